@@ -1,0 +1,50 @@
+# mcuroof firmware, memory suite helper: runs one STREAM-like kernel over a working-set sweep.
+# The host sends each kernel as its own script (host/mcuroof/kernels.py renders them), then
+# calls sweep(); buffers live only while that kernel runs. Needs common.py and
+# CFG = {'min_n': int, ...}.
+import array
+
+ISZ = {'b': 1, 'h': 2, 'i': 4, 'f': 4}
+
+
+def buffers(tc, maxws):
+    gc.collect()
+    nb = 1 << 30
+    while nb * 3 > maxws or nb * 3 > gc.mem_free() // 2:
+        nb //= 2
+    while nb >= 16:
+        try:
+            bufs = []
+            for _ in range(3):
+                bufs.append(array.array(tc, bytearray(nb)))
+                gc.collect()
+            return bufs, nb // ISZ[tc]
+        except MemoryError:
+            bufs = None
+            gc.collect()
+            nb //= 2
+    return None, 0
+
+
+#--
+def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv):
+    # na: arrays touched, dst: index of the output array, f: output = f * input (checked by the host)
+    bufs, top = buffers(tc, maxws)
+    if not bufs:
+        emit({'t': 'skip', 'k': name, 'em': em, 'ty': ty, 'why': 'no memory'})
+        return
+    a = bufs[0]
+    for i in range(top):
+        a[i] = i % 7 + 1
+    if mv:
+        bufs = [memoryview(b) for b in bufs]
+    n = CFG['min_n']
+    while n <= top:
+        mn, md, ov, r = measure(k, bufs[0], bufs[1], bufs[2], n)
+        d = bufs[dst]
+        emit({'t': 'mem', 'k': name, 'em': em, 'ty': ty, 'n': n, 'isz': ISZ[tc],
+              'bytes': na * n * ISZ[tc], 'r': r, 'us': mn, 'med': md, 'ovh': ov,
+              'chk': int(d[0] + d[n // 2] + d[n - 1]), 'f': f})
+        n *= 2
+    bufs = a = d = None
+    gc.collect()

@@ -1,0 +1,56 @@
+# mcuroof firmware, probe: what this board and port offer (first record of every run).
+def resolution():
+    best = 1 << 30
+    for _ in range(8):
+        t0 = ticks()
+        t1 = ticks()
+        while t1 == t0:
+            t1 = ticks()
+        best = min(best, tdiff(t1, t0))
+    return best
+
+
+def _loop(a, b, c, n):
+    for i in range(n):
+        pass
+
+
+def has(src):
+    try:
+        exec(src)
+        return True
+    except Exception:
+        return False
+
+
+#--
+def emitters():
+    found = ['bytecode']
+    for em, body in (('native', 'def f():\n pass'), ('viper', 'def f():\n pass'),
+                     ('asm_thumb', 'def f(r0):\n add(r0, r0, 1)')):
+        if has('@micropython.' + em + '\n' + body):
+            found.append(em)
+    return found
+
+
+#--
+def probe():
+    import sys
+    gc.collect()
+    try:
+        import machine
+        freq = machine.freq()
+        if type(freq) is tuple:
+            freq = freq[0]
+    except Exception:
+        freq = None
+    mn, md, ov, r = measure(_loop, 0, 0, 0, 64)
+    emit({'t': 'probe', 'schema': SCHEMA, 'platform': sys.platform,
+          'version': list(sys.implementation.version), 'freq': freq,
+          'tick_us': resolution(), 'loop_us': mn, 'loop_ovh': ov, 'loop_n': 64 * r,
+          'emitters': emitters(), 'float': has('x = 1.5 * 2'),
+          'memoryview': has('m = memoryview(bytearray(4))\nm[0:2] = m[2:4]'), 'free': gc.mem_free()})
+
+
+probe()
+finish()

@@ -1,0 +1,57 @@
+"""Command line entry point: one module per subcommand, one error type caught here."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+from .errors import UserError
+
+# subcommand -> (module under mcuroof, one-line help)
+COMMANDS = {
+    "run": ("cmd_run", "run the suites on a board and write raw.jsonl, results.json and the plot"),
+    "plot": ("cmd_plot", "redraw the roofline plot from a results.json"),
+    "report": ("cmd_report", "print the summary tables of a results.json"),
+    "boards": ("cmd_boards", "list the board profiles, or show one"),
+    "analyze": ("cmd_analyze", "per-layer MACC, bytes, intensity and peak memory of a model"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mcuroof", description="Empirical roofline toolkit for MicroPython boards.")
+    parser.add_argument("--version", action="version", version=f"mcuroof {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
+        p.set_defaults(module=module)
+        importlib.import_module(f"mcuroof.{module}").configure(p)
+    return parser
+
+
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return importlib.import_module(f"mcuroof.{args.module}").run(args) or 0
+    except UserError as e:
+        if args.debug:
+            raise
+        print(f"mcuroof: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print("mcuroof: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

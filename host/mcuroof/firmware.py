@@ -1,0 +1,56 @@
+"""The MicroPython code sent to the board: firmware files plus a config line, made compact."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from . import kernels
+
+FIRMWARE_DIR = Path(__file__).resolve().parent / "fw"
+if not FIRMWARE_DIR.is_dir():  # editable install / source tree: <repo>/firmware
+    FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
+
+
+
+def source(name: str) -> list[str]:
+    """firmware/NAME.py as pieces split at `#--` lines, without comments and blank lines.
+
+    The micro:bit has 8 KB of heap: a piece is compiled (and its parse tree freed) before the
+    next is sent, so each must stay under about 1 KB of text.
+    """
+    text = (FIRMWARE_DIR / f"{name}.py").read_text()
+    pieces = []
+    for part in re.split(r"^#--.*$", text, flags=re.M):
+        lines = [ln for ln in part.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        if lines:
+            pieces.append("\n".join(lines) + "\n")
+    return pieces
+
+
+def config_line(cfg: dict) -> str:
+    """A `CFG = {...}` line: only numbers, strings, lists and dicts of them reach the board."""
+    return "CFG = " + _literal(cfg) + "\nWIN = %d\nTRIALS = %d\n" % (cfg["win_us"], cfg["trials"])
+
+
+def _literal(v) -> str:
+    if isinstance(v, bool) or v is None:
+        return repr(v)
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        if not re.fullmatch(r"[A-Za-z0-9_.\-]*", v):
+            raise ValueError(f"unsafe string in firmware config: {v!r}")
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(_literal(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{_literal(k)}:{_literal(x)}" for k, x in v.items()) + "}"
+    raise TypeError(f"cannot send {type(v).__name__} to the board")
+
+
+def chunks(suite: str, cfg: dict) -> list[str]:
+    """The scripts that run one suite, in order; globals carry from one to the next."""
+    pieces = [config_line(cfg)] + source("common") + source(suite)
+    if suite == "probe":
+        return pieces
+    return pieces + [k.source for k in kernels.for_suite(suite, cfg)] + ["finish()\n"]

@@ -1,0 +1,107 @@
+"""MicroPython source of every measured kernel, rendered per emitter and element type.
+
+Each kernel is sent to the board as a script of its own: a `def k(...)` followed by the call
+to the suite's helper in firmware/ (sweep or peak) that times it and emits its records. Keeping
+kernels out of the resident firmware is what lets them compile in the micro:bit's 8 KB heap.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TYPE_NAMES = {"b": "int8", "h": "int16", "i": "int32", "f": "float32"}
+PTR = {"b": "ptr8", "h": "ptr16", "i": "ptr32"}
+ASM_LOAD = {"b": ("ldrb", "strb", 1), "h": ("ldrh", "strh", 2), "i": ("ldr", "str", 4)}
+# STREAM kernels: name, arrays touched, element statement, output array, output = factor * input
+STREAM = (("copy", 2, "B[i]=A[i]", 1, 1), ("scale", 2, "B[i]=3*A[i]", 1, 3),
+          ("add", 3, "C[i]=A[i]+B[i]", 2, 4), ("triad", 3, "C[i]=A[i]+3*B[i]", 2, 10))
+ASM_STREAM = {"copy": ["L(r4,[r0,0])", "S(r4,[r1,0])"],
+              "scale": ["L(r4,[r0,0])", "mul(r4,r7)", "S(r4,[r1,0])"],
+              "add": ["L(r4,[r0,0])", "L(r5,[r1,0])", "add(r4,r4,r5)", "S(r4,[r2,0])"],
+              "triad": ["L(r4,[r0,0])", "L(r5,[r1,0])", "mul(r5,r7)", "add(r4,r4,r5)", "S(r4,[r2,0])"]}
+# The fastest movers, from which the memory roof is taken.
+ASM_COPY4 = ("@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n lsr(r3,r3,2)\n label(L)\n"
+             " ldr(r4,[r0,0])\n ldr(r5,[r0,4])\n ldr(r6,[r0,8])\n ldr(r7,[r0,12])\n"
+             " str(r4,[r1,0])\n str(r5,[r1,4])\n str(r6,[r1,8])\n str(r7,[r1,12])\n"
+             " add(r0,16)\n add(r1,16)\n sub(r3,1)\n bgt(L)\n")
+C_COPY = "def k(A,B,C,n):\n B[0:n]=A[0:n]\n"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    key: str      # unique within a run: suite/emitter/type/name
+    source: str   # the whole script sent to the board
+
+
+def _stream_body(em: str, tc: str, op: tuple) -> str | None:
+    name, _, stmt = op[:3]
+    if em in ("bytecode", "native"):
+        dec = "@micropython.native\n" if em == "native" else ""
+        return f"{dec}def k(A,B,C,n):\n for i in range(n):\n  {stmt}\n"
+    if em == "viper" and tc in PTR:
+        p = PTR[tc]
+        return (f"@micropython.viper\ndef k(a,b,c,n:int):\n A={p}(a)\n B={p}(b)\n C={p}(c)\n"
+                f" for i in range(n):\n  {stmt}\n")
+    if em == "asm_thumb" and tc in ASM_LOAD:
+        ld, st, z = ASM_LOAD[tc]
+        body = "\n ".join(ASM_STREAM[name]).replace("L(", ld + "(").replace("S(", st + "(")
+        return (f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n mov(r7,3)\n label(L)\n {body}\n"
+                f" add(r0,{z})\n add(r1,{z})\n add(r2,{z})\n sub(r3,1)\n bgt(L)\n")
+    if em == "c" and tc == "b" and name == "copy":
+        return C_COPY
+    return None
+
+
+def memory_kernels(cfg: dict) -> list[Kernel]:
+    out = []
+    for em in cfg["emitters"]:
+        maxws = cfg["max_ws"].get(em, 1 << 30)
+        for tc in cfg["types"]:
+            ops = [(op, _stream_body(em, tc, op)) for op in STREAM]
+            if em == "asm_thumb" and tc == "i":
+                ops.append((("copy4", 2, "", 1, 1), ASM_COPY4))
+            for (name, na, _, dst, f), body in ops:
+                if body:
+                    call = (f"sweep(k,'{name}','{em}','{TYPE_NAMES[tc]}','{tc}',{na},{dst},{f},"
+                            f"{maxws},{int(em == 'c')})\n")
+                    out.append(Kernel(f"memory/{em}/{TYPE_NAMES[tc]}/{name}", body + call))
+    return out
+
+
+def _mac_body(em: str, tc: str, u: int) -> str | None:
+    if em in ("bytecode", "native"):
+        dec = "@micropython.native\n" if em == "native" else ""
+        acc = "0.0" if tc == "f" else "0"
+        macs = "".join(f"  a+=X[{j}]*W[{j}]\n" for j in range(u))
+        return f"{dec}def k(X,W,C,n):\n a={acc}\n for i in range(n):\n{macs} return a\n"
+    if em == "viper" and tc in PTR:
+        p = PTR[tc]
+        macs = "".join(f"  a+=X[{j}]*W[{j}]\n" for j in range(u))
+        return (f"@micropython.viper\ndef k(x,w,c,n:int)->int:\n X={p}(x)\n W={p}(w)\n a=0\n"
+                f" for i in range(n):\n{macs} return a\n")
+    if em == "asm_thumb" and tc in ASM_LOAD:
+        ld, _, z = ASM_LOAD[tc]
+        macs = "".join(f" {ld}(r4,[r0,{j * z}])\n {ld}(r5,[r1,{j * z}])\n mul(r4,r5)\n add(r2,r2,r4)\n"
+                       for j in range(u))
+        return (f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n mov(r2,0)\n label(L)\n{macs}"
+                f" sub(r3,1)\n bgt(L)\n mov(r0,r2)\n")
+    return None
+
+
+def compute_kernels(cfg: dict) -> list[Kernel]:
+    out = []
+    for em in cfg["emitters"]:
+        u = cfg["unroll_asm"] if em == "asm_thumb" else cfg["unroll"]
+        n = cfg["iters"][em]
+        for tc in cfg["types"]:
+            body = _mac_body(em, tc, u)
+            if body:
+                call = f"peak(k,'{em}','{TYPE_NAMES[tc]}','{tc}',{u},{n})\n"
+                out.append(Kernel(f"compute/{em}/{TYPE_NAMES[tc]}", body + call))
+    return out
+
+
+KERNELS = {"memory": memory_kernels, "compute": compute_kernels}
+
+
+def for_suite(suite: str, cfg: dict) -> list[Kernel]:
+    return KERNELS[suite](cfg) if suite in KERNELS else []
