@@ -34,8 +34,9 @@ def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv):
         emit({'t': 'skip', 'k': name, 'em': em, 'ty': ty, 'why': 'no memory'})
         return
     a = bufs[0]
+    b = bufs[1]
     for i in range(top):
-        a[i] = i % 7 + 1
+        a[i] = b[i] = i % 7 + 1
     if mv:
         bufs = [memoryview(b) for b in bufs]
     n = CFG['min_n']
@@ -46,5 +47,5 @@ def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv):
               'bytes': na * n * ISZ[tc], 'r': r, 'us': mn, 'med': md, 'ovh': ov,
               'chk': int(d[0] + d[n // 2] + d[n - 1]), 'f': f})
         n *= 2
-    bufs = a = d = None
+    bufs = a = b = d = None
     gc.collect()

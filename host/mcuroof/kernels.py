@@ -12,8 +12,9 @@ TYPE_NAMES = {"b": "int8", "h": "int16", "i": "int32", "f": "float32"}
 PTR = {"b": "ptr8", "h": "ptr16", "i": "ptr32"}
 ASM_LOAD = {"b": ("ldrb", "strb", 1), "h": ("ldrh", "strh", 2), "i": ("ldr", "str", 4)}
 # STREAM kernels: name, arrays touched, element statement, output array, output = factor * input
+# (the firmware fills A and B with the same pattern before each sweep)
 STREAM = (("copy", 2, "B[i]=A[i]", 1, 1), ("scale", 2, "B[i]=3*A[i]", 1, 3),
-          ("add", 3, "C[i]=A[i]+B[i]", 2, 4), ("triad", 3, "C[i]=A[i]+3*B[i]", 2, 10))
+          ("add", 3, "C[i]=A[i]+B[i]", 2, 2), ("triad", 3, "C[i]=A[i]+3*B[i]", 2, 4))
 ASM_STREAM = {"copy": ["L(r4,[r0,0])", "S(r4,[r1,0])"],
               "scale": ["L(r4,[r0,0])", "mul(r4,r7)", "S(r4,[r1,0])"],
               "add": ["L(r4,[r0,0])", "L(r5,[r1,0])", "add(r4,r4,r5)", "S(r4,[r2,0])"],
@@ -105,3 +106,12 @@ KERNELS = {"memory": memory_kernels, "compute": compute_kernels}
 
 def for_suite(suite: str, cfg: dict) -> list[Kernel]:
     return KERNELS[suite](cfg) if suite in KERNELS else []
+
+
+def record_key(rec: dict) -> str | None:
+    """The Kernel.key a measurement record belongs to."""
+    if rec.get("t") == "mem":
+        return f"memory/{rec['em']}/{rec['ty']}/{rec['k']}"
+    if rec.get("t") == "mac":
+        return f"compute/{rec['em']}/{rec['ty']}"
+    return None

@@ -130,7 +130,7 @@ class UnixLink(Link):
         self.description = f"{self.binary} -X heapsize={heapsize}"
 
     def run(self, chunks, on_line, timeout=600.0):
-        proc = subprocess.Popen([self.binary, "-X", f"heapsize={self.heapsize}", "-"],
+        proc = subprocess.Popen([self.binary, "-X", f"heapsize={self.heapsize}"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         proc.stdin.write("\n".join(chunks).encode())
         proc.stdin.close()

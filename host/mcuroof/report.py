@@ -1,0 +1,71 @@
+"""Summary tables of a results.json, as rich renderables (the caller's console prints them)."""
+from __future__ import annotations
+
+from rich.table import Table
+
+from .units import si
+
+
+def roofs_table(result: dict) -> Table:
+    board = result.get("board", {})
+    clock = board.get("clock_hz")
+    t = Table(title=f"Roofs: {board.get('name', '?')} ({board.get('firmware', '')})", title_justify="left")
+    for col in ("kind", "name", "emitter", "dtype", "source", "value", "per cycle"):
+        t.add_column(col, justify="right" if col in ("value", "per cycle") else "left")
+    for r in sorted(result["roofs"], key=lambda r: (r["kind"], r["source"], -_value(r))):
+        unit = "B" if r["kind"] == "memory" else "MACC"
+        per = f"{_value(r) / clock:.3g} {unit}/cycle" if clock else "-"
+        t.add_row(r["kind"], r["name"], r.get("emitter") or "-", r.get("dtype") or "-", r["source"],
+                  si(_value(r), unit + "/s"), per)
+    return t
+
+
+def ridges_table(result: dict) -> Table:
+    """Ridge-point matrix: OI (MACC/byte) where each compute ceiling meets each memory roof."""
+    ridges = result.get("ridges", [])
+    mems = list(dict.fromkeys(r["memory"] for r in ridges))
+    comps = list(dict.fromkeys(r["compute"] for r in ridges))
+    oi = {(r["compute"], r["memory"]): r["oi"] for r in ridges}
+    t = Table(title="Ridge points (MACC/byte)", title_justify="left")
+    t.add_column("compute \\ memory")
+    for m in mems:
+        t.add_column(m, justify="right")
+    for c in comps:
+        t.add_row(c, *[f"{oi[(c, m)]:.3g}" for m in mems])
+    return t
+
+
+def reference_table(result: dict) -> Table | None:
+    ref = result.get("reference")
+    if not ref or not ref.get("levels"):
+        return None
+    t = Table(title=f"Memory roof against {ref['kind']}", title_justify="left")
+    for col in ("level", "roof", "reference", "ratio"):
+        t.add_column(col, justify="left" if col == "level" else "right")
+    for lv in ref["levels"]:
+        t.add_row(lv["level"], si(lv["roof_bytes_per_s"], "B/s"), si(lv["reference_bytes_per_s"], "B/s"),
+                  f"{lv['ratio']:.2f}")
+    return t
+
+
+def checks_line(result: dict) -> str:
+    c = result.get("checks", {})
+    line = f"{c.get('verified', 0)} measurements verified against their expected output"
+    if c.get("failed"):
+        line += f"; [bold red]{c['failed']} FAILED their check and were left out[/]"
+    return line
+
+
+def renderables(result: dict) -> list:
+    out = [roofs_table(result)]
+    if result.get("ridges"):
+        out.append(ridges_table(result))
+    ref = reference_table(result)
+    if ref:
+        out.append(ref)
+    out.append(checks_line(result))
+    return out
+
+
+def _value(r: dict) -> float:
+    return r["bytes_per_s"] if r["kind"] == "memory" else r["macs_per_s"]

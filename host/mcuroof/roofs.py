@@ -1,0 +1,133 @@
+"""Roofs from measurement records: pure computation, no I/O.
+
+A memory record gives bytes/s, a MAC record MACC/s; each is first checked against the value
+its kernel must have produced. The memory roof is the fastest mover's sweep, split into levels
+where bandwidth drops clearly (the Empirical Roofline Toolkit's method); slower emitters give
+ceilings below it.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+
+def seconds(rec: dict) -> float:
+    """Time of one kernel call: best trial minus the timing harness's own cost."""
+    return max(rec["us"] - rec["ovh"], 1) * 1e-6 / rec["r"]
+
+
+def bandwidth(rec: dict) -> float:
+    return rec["bytes"] / seconds(rec)
+
+
+def mac_rate(rec: dict) -> float:
+    return rec["macs"] / seconds(rec)
+
+
+def _pattern(i: int) -> int:
+    return i % 7 + 1  # the input the firmware writes: a[i] = i % 7 + 1
+
+
+def memory_ok(rec: dict) -> bool:
+    n = rec["n"]
+    return rec["chk"] == rec["f"] * (_pattern(0) + _pattern(n // 2) + _pattern(n - 1))
+
+
+def mac_ok(rec: dict) -> bool:
+    u = rec["u"]
+    return rec["chk"] == rec["n"] * u * (u + 1) // 2
+
+
+def split(records: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
+    """(verified memory records, verified MAC records, records whose check failed)."""
+    mem, mac, bad = [], [], []
+    for rec in records:
+        if rec.get("t") == "mem":
+            (mem if memory_ok(rec) else bad).append(rec)
+        elif rec.get("t") == "mac":
+            (mac if mac_ok(rec) else bad).append(rec)
+    return mem, mac, bad
+
+
+def series(mem: list[dict]) -> dict[tuple, list[tuple[int, float]]]:
+    """(emitter, kernel, dtype) -> [(working-set bytes, best bytes/s)] sorted by size."""
+    best: dict[tuple, dict[int, float]] = defaultdict(dict)
+    for rec in mem:
+        key = (rec["em"], rec["k"], rec["ty"])
+        ws = rec["bytes"]
+        best[key][ws] = max(best[key].get(ws, 0.0), bandwidth(rec))
+    return {k: sorted(v.items()) for k, v in best.items()}
+
+
+def detect_levels(points: list[tuple[int, float]], drop: float = 1.25) -> list[dict]:
+    """Plateaus of a sweep: a new level opens where bandwidth falls below 1/drop of the
+    current level's best and stays there for the next size too (one slow point is noise)."""
+    levels: list[list[tuple[int, float]]] = []
+    for i, (ws, bw) in enumerate(points):
+        if levels:
+            top = max(b for _, b in levels[-1])
+            nxt = points[i + 1][1] if i + 1 < len(points) else bw
+            if bw * drop < top and nxt * drop < top:
+                levels.append([])
+        else:
+            levels.append([])
+        levels[-1].append((ws, bw))
+    return [{"bytes_per_s": max(b for _, b in lv), "min_ws": lv[0][0], "max_ws": lv[-1][0]}
+            for lv in levels]
+
+
+def memory_roofs(mem: list[dict]) -> list[dict]:
+    by_series = series(mem)
+    if not by_series:
+        return []
+    fastest = max(by_series, key=lambda k: max(bw for _, bw in by_series[k]))
+    em, kernel, ty = fastest
+    levels = detect_levels(by_series[fastest])
+    roofs = []
+    for i, lv in enumerate(levels):
+        name = f"memory L{i + 1}" if len(levels) > 1 else "memory"
+        if len(levels) > 1 and i == len(levels) - 1:
+            name = f"memory L{i + 1} (main)"
+        roofs.append({"kind": "memory", "role": "roof", "name": name, "dtype": ty, "emitter": em,
+                      "kernel": kernel, "source": "measured", "level": i + 1,
+                      "ws_range": [lv["min_ws"], lv["max_ws"]], "bytes_per_s": lv["bytes_per_s"]})
+    for other in sorted({k[0] for k in by_series} - {em}):
+        key = max((k for k in by_series if k[0] == other), key=lambda k: max(bw for _, bw in by_series[k]))
+        roofs.append({"kind": "memory", "role": "ceiling", "name": f"{other} {key[1]}", "dtype": key[2],
+                      "emitter": other, "kernel": key[1], "source": "measured",
+                      "bytes_per_s": max(bw for _, bw in by_series[key])})
+    return roofs
+
+
+def compute_roofs(mac: list[dict]) -> list[dict]:
+    best: dict[tuple, float] = {}
+    for rec in mac:
+        key = (rec["em"], rec["ty"])
+        best[key] = max(best.get(key, 0.0), mac_rate(rec))
+    roofs = [{"kind": "compute", "role": "ceiling", "name": f"{ty} {em}", "dtype": ty, "emitter": em,
+              "source": "measured", "macs_per_s": v} for (em, ty), v in best.items()]
+    roofs.sort(key=lambda r: -r["macs_per_s"])
+    if roofs:
+        roofs[0]["role"] = "roof"
+    return roofs
+
+
+def top_memory(roofs: list[dict]) -> dict | None:
+    mem = [r for r in roofs if r["kind"] == "memory" and r["role"] == "roof" and r["source"] == "measured"]
+    return max(mem, key=lambda r: r["bytes_per_s"]) if mem else None
+
+
+def ridges(roofs: list[dict]) -> list[dict]:
+    """Operational intensity where each compute ceiling meets each memory roof (MACC/byte)."""
+    mems = [r for r in roofs if r["kind"] == "memory" and r["source"] == "measured"]
+    comps = [r for r in roofs if r["kind"] == "compute" and r["source"] == "measured"]
+    return [{"compute": c["name"], "memory": m["name"], "oi": c["macs_per_s"] / m["bytes_per_s"]}
+            for c in comps for m in mems]
+
+
+def attainable(oi: float, roofs: list[dict], emitter: str | None = None, dtype: str | None = None) -> float:
+    """The roofline at this intensity: min(top memory roof * oi, matching compute ceiling)."""
+    mem = top_memory(roofs)
+    comps = [r for r in roofs if r["kind"] == "compute" and r["source"] == "measured"
+             and (emitter is None or r["emitter"] == emitter) and (dtype is None or r["dtype"] == dtype)]
+    peak = max((r["macs_per_s"] for r in comps), default=float("inf"))
+    return min(mem["bytes_per_s"] * oi if mem else float("inf"), peak)
