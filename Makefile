@@ -1,0 +1,34 @@
+# mcuroof: `make demo` sets everything up and runs the full suite on the emulated board;
+# `make test` runs the tests. Both create .venv and install what is missing.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+APT_PACKAGES := qemu-system-arm firmware-microbit-micropython
+FIRMWARE_HEX := /usr/share/firmware-microbit-micropython/firmware.hex
+
+.PHONY: setup sysdeps demo test clean
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+setup: $(VENV)/.installed sysdeps
+
+sysdeps:
+	@if command -v qemu-system-arm >/dev/null && [ -f $(FIRMWARE_HEX) ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
+	else \
+		echo "The emulated board needs: sudo apt-get install $(APT_PACKAGES)"; exit 1; \
+	fi
+
+demo: setup
+	$(VENV)/bin/mcuroof run --board qemu-microbit -o out
+	@echo "plot: out/roofline.png"
+
+test: setup
+	$(PY) -m pytest -q
+
+clean:
+	rm -rf $(VENV) out build *.egg-info

@@ -1,0 +1,22 @@
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mcuroof.link import find_micropython
+from mcuroof.qemu import FIRMWARE
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def micropython():
+    """The unix port binary (a dependency: installed by make setup)."""
+    return find_micropython()
+
+
+def qemu_ready() -> bool:
+    return bool(shutil.which("qemu-system-arm")) and FIRMWARE.exists()
+
+
+needs_qemu = pytest.mark.skipif(not qemu_ready(), reason="qemu-system-arm or the micro:bit firmware is missing (make sysdeps)")
