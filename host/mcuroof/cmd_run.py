@@ -117,7 +117,7 @@ def _collect(link, log, suites, console):
 
 def _reference(records: list[dict]) -> list[dict]:
     sizes = sorted({r["bytes"] for r in records if r.get("t") == "mem" and r.get("em") == "c"})
-    return reference.numpy_copy(sizes) if sizes else []
+    return reference.memcpy_bandwidth(sizes) if sizes else []
 
 
 def _theoretical(profile: str, shift: int | None) -> list[dict]:

@@ -334,7 +334,7 @@ class _TensorInfo(NamedTuple):
     nbytes: int
 
 
-def _tensor(model, graph, t: int, buf: bytes) -> _TensorInfo:
+def _tensor(model, graph, t: int) -> _TensorInfo:
     if not 0 <= t < graph.TensorsLength():
         raise _Corrupt(f"tensor index {t} out of range")
     tensor = graph.Tensors(t)
@@ -400,8 +400,8 @@ def _tflite_layer(model, graph, i: int, buf: bytes) -> Layer:
     in_ids = [t for t in _ints(op.InputsAsNumpy()) if t >= 0]   # -1: optional input absent
     out_ids = _ints(op.OutputsAsNumpy())
     _count(len(in_ids) + len(out_ids), buf, "operator tensor")
-    ins = [(t, _tensor(model, graph, t, buf)) for t in in_ids]
-    outs = [_tensor(model, graph, t, buf) for t in out_ids]
+    ins = [(t, _tensor(model, graph, t)) for t in in_ids]
+    outs = [_tensor(model, graph, t) for t in out_ids]
     acts = [(t, info) for t, info in ins if not info.const]
     consts = [info for _, info in ins if info.const]
     output = outs[0].shape if outs else ()
@@ -419,7 +419,7 @@ def _tflite_layer(model, graph, i: int, buf: bytes) -> Layer:
         **_params(op, name, [info.shape for _, info in ins]))
 
 
-def _const_bytes(model, graph, buf: bytes) -> int:
+def _const_bytes(model, graph) -> int:
     """Bytes of the distinct constant tensors read by any operator."""
     seen: set[int] = set()
     total = 0
@@ -427,14 +427,14 @@ def _const_bytes(model, graph, buf: bytes) -> int:
         for t in _ints(graph.Operators(i).InputsAsNumpy()):
             if t >= 0 and t not in seen:
                 seen.add(t)
-                info = _tensor(model, graph, t, buf)
+                info = _tensor(model, graph, t)
                 total += info.nbytes if info.const else 0
     return total
 
 
-def _act_sizes(model, graph, layers: list[Layer], buf: bytes, extra: list[int]) -> dict[int, int]:
+def _act_sizes(model, graph, layers: list[Layer], extra: list[int]) -> dict[int, int]:
     ids = {t for l in layers for t in (*l.input_ids, *l.output_ids)} | set(extra)
-    return {t: _tensor(model, graph, t, buf).nbytes for t in ids}
+    return {t: _tensor(model, graph, t).nbytes for t in ids}
 
 
 def parse_tflite(buf: bytes, name: str, source: str) -> Network:
@@ -451,10 +451,10 @@ def parse_tflite(buf: bytes, name: str, source: str) -> Network:
     layers = [_tflite_layer(model, graph, i, buf) for i in range(n)]
     inputs = [t for t in _ints(graph.InputsAsNumpy()) if t >= 0]
     outputs = [t for t in _ints(graph.OutputsAsNumpy()) if t >= 0]
-    sizes = _act_sizes(model, graph, layers, buf, inputs + outputs)
+    sizes = _act_sizes(model, graph, layers, inputs + outputs)
     notes = (f"subgraph 0 of {model.SubgraphsLength()} analysed",) if model.SubgraphsLength() > 1 else ()
     return Network(name, tuple(layers), sizes, tuple(inputs), tuple(outputs),
-                   _const_bytes(model, graph, buf), source, notes)
+                   _const_bytes(model, graph), source, notes)
 
 
 def read_tflite(path: str | Path) -> Network:
@@ -478,7 +478,7 @@ def read_tflite(path: str | Path) -> Network:
         raise UserError(f"{path}: truncated or corrupt flatbuffer ({e})") from None
     except Exception as e:  # any accessor failure on a damaged buffer
         kind = type(e).__name__ if type(e).__module__ == "builtins" else f"{type(e).__module__}.{type(e).__name__}"
-        raise UserError(f"{path}: truncated or corrupt flatbuffer ({kind})") from None
+        raise UserError(f"{path}: truncated or corrupt flatbuffer ({kind})") from e
 
 
 def load_network(spec: str) -> Network:

@@ -51,7 +51,7 @@ def reference_summary(points: list[dict], roofs: list[dict]) -> dict:
         if ref:
             ratios.append({"level": lv["name"], "roof_bytes_per_s": lv["bytes_per_s"],
                            "reference_bytes_per_s": max(ref), "ratio": lv["bytes_per_s"] / max(ref)})
-    return {"kind": "numpy copy on the host", "points": points, "levels": ratios}
+    return {"kind": "C memcpy on the host (libc memmove on numpy buffers)", "points": points, "levels": ratios}
 
 
 def save(result: dict, path: Path) -> None:

@@ -37,15 +37,27 @@ def mac_ok(rec: dict) -> bool:
     return rec["chk"] == rec["n"] * u * (u + 1) // 2
 
 
+MIN_KERNEL_SHARE = 0.2
+
+
+def timed_well(rec: dict) -> bool:
+    """The kernel, not the harness, must take at least MIN_KERNEL_SHARE of the timed window:
+    otherwise subtracting the harness's cost leaves mostly noise (tiny buffers, fast emitters)."""
+    return rec["us"] - rec["ovh"] >= MIN_KERNEL_SHARE * rec["us"]
+
+
 def split(records: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
-    """(verified memory records, verified MAC records, records whose check failed)."""
+    """(verified memory records, verified MAC records, records whose check failed).
+
+    Records that passed their check but were dominated by the harness's cost are left out of
+    all three."""
     mem, mac, bad = [], [], []
     for rec in records:
         if rec.get("t") == "mem":
             (mem if memory_ok(rec) else bad).append(rec)
         elif rec.get("t") == "mac":
             (mac if mac_ok(rec) else bad).append(rec)
-    return mem, mac, bad
+    return [r for r in mem if timed_well(r)], [r for r in mac if timed_well(r)], bad
 
 
 def series(mem: list[dict]) -> dict[tuple, list[tuple[int, float]]]:
@@ -58,15 +70,16 @@ def series(mem: list[dict]) -> dict[tuple, list[tuple[int, float]]]:
     return {k: sorted(v.items()) for k, v in best.items()}
 
 
-def detect_levels(points: list[tuple[int, float]], drop: float = 1.25) -> list[dict]:
-    """Plateaus of a sweep: a new level opens where bandwidth falls below 1/drop of the
-    current level's best and stays there for the next size too (one slow point is noise)."""
+def detect_levels(points: list[tuple[int, float]], drop: float = 1.25, flat: float = 0.15) -> list[dict]:
+    """Plateaus of a sweep: a new level opens where bandwidth has fallen below 1/drop of the
+    current level's best and the next size agrees within `flat` (a plateau starts here).
+    A lone slow point is noise; points on the slope between two plateaus stay with the upper."""
     levels: list[list[tuple[int, float]]] = []
     for i, (ws, bw) in enumerate(points):
         if levels:
             top = max(b for _, b in levels[-1])
             nxt = points[i + 1][1] if i + 1 < len(points) else bw
-            if bw * drop < top and nxt * drop < top:
+            if bw * drop < top and abs(nxt - bw) <= flat * bw:
                 levels.append([])
         else:
             levels.append([])
@@ -118,7 +131,7 @@ def top_memory(roofs: list[dict]) -> dict | None:
 
 def ridges(roofs: list[dict]) -> list[dict]:
     """Operational intensity where each compute ceiling meets each memory roof (MACC/byte)."""
-    mems = [r for r in roofs if r["kind"] == "memory" and r["source"] == "measured"]
+    mems = [r for r in roofs if r["kind"] == "memory" and r["source"] == "measured" and r["role"] == "roof"]
     comps = [r for r in roofs if r["kind"] == "compute" and r["source"] == "measured"]
     return [{"compute": c["name"], "memory": m["name"], "oi": c["macs_per_s"] / m["bytes_per_s"]}
             for c in comps for m in mems]
