@@ -64,13 +64,5 @@ class Collector:
         return records[:-1]
 
 
-def expected_records(suite: str, cfg: dict) -> int | None:
-    """How many measurement records a suite will send, for the progress bar (None if unknown)."""
-    if suite == "compute":
-        return sum(1 for em in cfg["emitters"] for tc in cfg["types"]
-                   if not (tc == "f" and em in ("viper", "asm_thumb")))
-    return None
-
-
 def configs(probe: dict, suites: list[str]) -> dict[str, dict]:
     return {s: plan.suite_config(s, probe) for s in suites}
