@@ -5,11 +5,9 @@ import re
 from pathlib import Path
 
 from . import kernels
+from .errors import UserError
 
-FIRMWARE_DIR = Path(__file__).resolve().parent / "fw"
-if not FIRMWARE_DIR.is_dir():  # editable install / source tree: <repo>/firmware
-    FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"
-
+FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"  # <repo>/firmware (editable install)
 
 
 def source(name: str) -> list[str]:
@@ -18,7 +16,11 @@ def source(name: str) -> list[str]:
     The micro:bit has 8 KB of heap: a piece is compiled (and its parse tree freed) before the
     next is sent, so each must stay under about 1 KB of text.
     """
-    text = (FIRMWARE_DIR / f"{name}.py").read_text()
+    try:
+        text = (FIRMWARE_DIR / f"{name}.py").read_text()
+    except OSError:
+        raise UserError(f"{FIRMWARE_DIR / name}.py not found: install mcuroof from its repository "
+                        "with pip install -e .") from None
     pieces = []
     for part in re.split(r"^#--.*$", text, flags=re.M):
         lines = [ln for ln in part.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]

@@ -1,6 +1,6 @@
 """The board link: send a suite's scripts, stream the lines they print, reset, close.
 
-Backends (chosen by name in `open_link`):
+Backends (chosen from the command line in cmd_run._open_link; qemu.QemuLink adds the emulator):
 - `SerialLink(device)`: a board (USB or QEMU's pty) through mpremote's SerialTransport, raw REPL.
 - `UnixLink(binary)`: MicroPython's unix port as a subprocess, the scripts on its stdin.
 """
@@ -60,6 +60,7 @@ class SerialLink(Link):
 
         self.name = device
         self.description = f"serial {device}"
+        self._paste_probed = False
         try:
             self.transport = SerialTransport(device, baudrate=baudrate)
         except Exception as e:  # mpremote raises TransportError or serial exceptions
@@ -90,11 +91,12 @@ class SerialLink(Link):
         mpremote's 256 bytes per 10 ms); raw-paste mode is used wherever the board has it.
         """
         t = self.transport
-        if t.use_raw_paste:
-            t.exec_raw_no_follow(b"pass")  # settles whether raw-paste works here
+        if not self._paste_probed:  # mpremote clears use_raw_paste on the first exec if unsupported
+            t.exec_raw_no_follow(b"pass")
             t.follow(5)
-            if t.use_raw_paste:
-                return t.exec_raw_no_follow(code)
+            self._paste_probed = True
+        if t.use_raw_paste:
+            return t.exec_raw_no_follow(code)
         if not t.read_until(1, b">").endswith(b">"):
             raise TransportError("no raw REPL prompt")
         for i in range(0, len(code), PACED_BYTES):

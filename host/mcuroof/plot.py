@@ -78,8 +78,8 @@ def _limits(roofs: list[dict], points: list[dict]):
     xmax = 10 ** math.ceil(math.log10(max(ois) * 10))
     ys = comps + [m * xmin for m in mems] + [p["macs_per_s"] for p in points if p.get("macs_per_s")]
     ymin = 10 ** math.floor(math.log10(min(ys) / 3))
-    ymax = 10 ** math.ceil(math.log10(max(comps + [max(mems, default=1) * xmax]) * 1.5)) if not comps else \
-        10 ** math.ceil(math.log10(max(comps) * 3))
+    top = max(comps) if comps else max(mems) * xmax  # memory roofs alone rise to the right edge
+    ymax = 10 ** math.ceil(math.log10(top * 3))
     return (xmin, xmax), (ymin, ymax)
 
 
