@@ -40,11 +40,11 @@ def reference_table(result: dict) -> Table | None:
     if not ref or not ref.get("levels"):
         return None
     t = Table(title=f"Memory roof against {ref['kind']}", title_justify="left")
-    for col in ("level", "roof", "reference", "ratio"):
+    for col in ("level", "roof", "reference best", "roof / reference", "sizes"):
         t.add_column(col, justify="left" if col == "level" else "right")
     for lv in ref["levels"]:
         t.add_row(lv["level"], si(lv["roof_bytes_per_s"], "B/s"), si(lv["reference_bytes_per_s"], "B/s"),
-                  f"{lv['ratio']:.2f}")
+                  f"{lv['ratio']:.2f}", str(lv.get("sizes_compared", "-")))
     return t
 
 

@@ -6,6 +6,7 @@ Schema history (the loader reads every version up to RESULTS_SCHEMA and refuses 
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from pathlib import Path
 
@@ -37,21 +38,29 @@ def build(board: dict, records: list[dict], reference: list[dict] | None = None,
                          "failed_records": bad[:20]},
               "points": []}
     if reference:
-        result["reference"] = reference_summary(reference, roofs)
+        top = roofs_mod.top_memory(roofs)
+        sweep = roofs_mod.series(mem).get((top["emitter"], top["kernel"], top["dtype"]), []) if top else []
+        result["reference"] = reference_summary(reference, roofs, sweep)
     return result
 
 
-def reference_summary(points: list[dict], roofs: list[dict]) -> dict:
-    """The C memcpy reference beside the measured memory roof (ratio per level)."""
-    levels = [r for r in roofs if r["kind"] == "memory" and r["role"] == "roof"]
-    ratios = []
+def reference_summary(points: list[dict], roofs: list[dict], sweep: list[tuple[int, float]]) -> dict:
+    """The C memcpy reference beside the measured memory roof, per level.
+
+    `ratio` is the median, over the working sets both measured in the level, of roof mover /
+    memcpy at the same size; the level's best values are kept beside it."""
+    measured = dict(sweep)
+    levels = [r for r in roofs if r["kind"] == "memory" and r["role"] == "roof" and r["source"] == "measured"]
+    out = []
     for lv in levels:
         lo, hi = lv["ws_range"]
-        ref = [p["bytes_per_s"] for p in points if lo <= p["bytes"] <= hi]
-        if ref:
-            ratios.append({"level": lv["name"], "roof_bytes_per_s": lv["bytes_per_s"],
-                           "reference_bytes_per_s": max(ref), "ratio": lv["bytes_per_s"] / max(ref)})
-    return {"kind": "C memcpy on the host (libc memmove on numpy buffers)", "points": points, "levels": ratios}
+        ref = {p["bytes"]: p["bytes_per_s"] for p in points if lo <= p["bytes"] <= hi}
+        common = sorted(ws for ws in ref if ws in measured)
+        if common:
+            out.append({"level": lv["name"], "roof_bytes_per_s": lv["bytes_per_s"],
+                        "reference_bytes_per_s": max(ref.values()), "sizes_compared": len(common),
+                        "ratio": statistics.median(measured[ws] / ref[ws] for ws in common)})
+    return {"kind": "C memcpy on the host (libc memmove on numpy buffers)", "points": points, "levels": out}
 
 
 def save(result: dict, path: Path) -> None:
