@@ -1,35 +1,41 @@
 # mcuroof firmware, memory suite helper: runs one STREAM-like kernel over a working-set sweep.
 # The host sends each kernel as its own script (host/mcuroof/kernels.py renders them), then
 # calls sweep(); buffers live only while that kernel runs. Needs common.py and
-# CFG = {'min_n': int, ...}.
+# CFG = {'min_n': int, ...}; CFG['heap'] (default 2): buffers take at most 1/heap of the free heap.
 import array
 
 ISZ = {'b': 1, 'h': 2, 'i': 4, 'f': 4}
 
 
 def buffers(tc, maxws):
+    # returns (buffers, elements, halvings): each MemoryError halves the buffers and is counted
     gc.collect()
     nb = 1 << 30
-    while nb * 3 > maxws or nb * 3 > gc.mem_free() // 2:
+    h = 0
+    while nb * 3 > maxws or nb * 3 > gc.mem_free() // CFG.get('heap', 2):
         nb //= 2
     while nb >= 16:
         try:
             bufs = []
             for _ in range(3):
-                bufs.append(array.array(tc, bytearray(nb)))
+                # small heaps: no temporary bytearray (it fragments an 8 KB heap); big: fast
+                bufs.append(array.array(tc, range(nb // ISZ[tc]) if nb < 65536 else bytearray(nb)))
                 gc.collect()
-            return bufs, nb // ISZ[tc]
+            return bufs, nb // ISZ[tc], h
         except MemoryError:
             bufs = None
             gc.collect()
             nb //= 2
-    return None, 0
+            h += 1
+    return None, 0, h
 
 
 #--
 def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv):
     # na: arrays touched, dst: index of the output array, f: output = f * input (checked by the host)
-    bufs, top = buffers(tc, maxws)
+    bufs, top, h = buffers(tc, maxws)
+    if h:
+        emit({'t': 'halved', 'k': name, 'em': em, 'ty': ty, 'why': 'MemoryError', 'times': h, 'n': top})
     if not bufs:
         emit({'t': 'skip', 'k': name, 'em': em, 'ty': ty, 'why': 'no memory'})
         return

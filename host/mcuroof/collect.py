@@ -1,19 +1,77 @@
-"""Runs suites over a link, checks every record on arrival and logs it to raw.jsonl."""
+"""Runs suites over a link, checks every record on arrival and logs it to raw.jsonl.
+
+A suite runs as units: the probe, or one kernel script each (kernels.for_suite) followed by
+`finish()`, whose end record closes the unit. A unit is accepted only if its records arrived
+intact (protocol.parse_line: framing and checksum), numbered without a gap, belong to its kernel,
+and its end record counts them. Anything else - a damaged or missing record, a lost link, a board
+that stalls or resets, an exception on the board - makes the units it touched run again, in a
+fresh interpreter state and after reconnecting if needed; finished units are never repeated
+(nor are the ones a resumed run finds in raw.jsonl). A unit that fails MAX_ATTEMPTS times in a
+row stops the run with a message naming the suite, the unit and the last record received.
+A MemoryError re-runs the unit with half its working set (memory) or unroll (compute).
+"""
 from __future__ import annotations
 
+import copy
+from collections import Counter
+from dataclasses import dataclass
 from typing import Callable
 
-from . import firmware, plan
+from . import firmware, kernels, plan
 from .errors import BoardError
+from .link import BoardReset, BoardStalled, LinkLost, ScriptError
 from .protocol import CorruptRecord, parse_line
-from .rawlog import RawLog
+from .rawlog import RawLog, complete_kernels
 
 PROBE_CONFIG = {"win_us": 20000, "trials": 5}
-MAX_ATTEMPTS = 3
+MAX_ATTEMPTS = 3   # failures in a row of one unit before the run stops
+MAX_SHRINK = 4     # MemoryError retries of one unit, each with half the working set
+MIN_WS = 3 * 16 * 4  # below this a memory kernel has no sweep left to run
+RECOVERABLE = (LinkLost, BoardStalled, BoardReset, ScriptError)
 
 
-class SuiteDamaged(Exception):
-    """A record was corrupt or missing: the suite's measurements are run again."""
+# fields a measurement record must carry (numbers unless named in TEXT) before it is accepted
+REQUIRED = {"mem": ("k", "em", "ty", "n", "isz", "bytes", "r", "us", "med", "ovh", "chk", "f"),
+            "mac": ("em", "ty", "macs", "r", "us", "med", "ovh", "chk", "u", "n"),
+            "end": ("records",)}
+TEXT = {"k", "em", "ty"}
+
+
+def malformed(rec: dict) -> str | None:
+    """Why a record that arrived intact still cannot be used (None: it can)."""
+    t = rec["t"]
+    if not isinstance(t, str):
+        return "record type is not a string"
+    if t == "probe" and not isinstance(rec.get("emitters"), list):
+        return "probe record without a list of emitters"
+    for f in REQUIRED.get(t, ()):
+        v = rec.get(f)
+        ok = isinstance(v, str) if f in TEXT else isinstance(v, (int, float)) and not isinstance(v, bool)
+        if not ok:
+            return f"{t} record without a valid '{f}'"
+    return None
+
+
+@dataclass
+class Unit:
+    key: str
+    chunks: list[str]
+    check_keys: bool = True
+
+
+def record_key(suite: str, rec: dict) -> str | None:
+    """The unit a record belongs to (None: any; end records close a unit)."""
+    key = kernels.record_key(rec)
+    if key is None and suite == "memory" and {"k", "em", "ty"} <= rec.keys():  # skip / retry notes
+        key = f"memory/{rec['em']}/{rec['ty']}/{rec['k']}"
+    if key is None and rec.get("t") == "probe":
+        key = "probe"
+    return key
+
+
+def describe(rec: dict, seq: int) -> str:
+    what = kernels.record_key(rec) or rec.get("t", "?")
+    return f"{what}{' n=%s' % rec['n'] if 'n' in rec else ''} (record {seq})"
 
 
 class Collector:
@@ -22,46 +80,200 @@ class Collector:
         self.log = log
         self.on_record = on_record or (lambda suite, rec: None)
         self.attempts: dict[str, int] = {}
+        self.done: dict[tuple[str, str], list[dict]] = {}
+        self.last: dict[str, str] = {}
+        self.stats: Counter = Counter()
+        self.retries: list[dict] = []
+        self._recover_first = False
+
+    def resume_from(self, entries: list[dict]) -> int:
+        """Take the units finished in a previous run's raw log; returns how many."""
+        self.done.update(complete_kernels(entries))
+        for e in entries:
+            if "suite" in e and isinstance(e.get("attempt"), int):
+                self.attempts[e["suite"]] = max(self.attempts.get(e["suite"], 0), e["attempt"])
+        return len(self.done)
 
     def probe(self) -> dict:
-        return self.run_suite("probe", PROBE_CONFIG)[0]
+        recs = [r for r in self.run_suite("probe", PROBE_CONFIG) if r.get("t") == "probe"]
+        if not recs:
+            raise BoardError("probe: the board sent no probe record")
+        return recs[0]
+
+    def units(self, suite: str, cfg: dict) -> list[Unit]:
+        if suite == "probe":
+            return [Unit("probe", firmware.source("probe"))]
+        ks = kernels.for_suite(suite, cfg)
+        if not ks:  # a suite whose firmware runs it whole: one unit
+            return [Unit(suite, ["finish()\n"], check_keys=False)]
+        return [Unit(k.key, k.scripts("finish()\n")) for k in ks]
 
     def run_suite(self, suite: str, cfg: dict) -> list[dict]:
-        """The suite's records; re-run when the link damaged any of them."""
-        for _ in range(MAX_ATTEMPTS):
+        """The suite's records (end records left out), every unit intact."""
+        units = self.units(suite, cfg)
+        failures: Counter = Counter()
+        shrinks: Counter = Counter()
+        overrides: dict[str, dict] = {}
+        while True:
+            pending = [u for u in units if (suite, u.key) not in self.done]
+            if not pending:
+                break
             attempt = self.attempts[suite] = self.attempts.get(suite, 0) + 1
+            run = _Attempt(self, suite, attempt, pending)
+            error = None
             try:
-                return self._attempt(suite, cfg, attempt)
-            except SuiteDamaged as e:
-                self.log.write("fault", suite=suite, attempt=attempt, what=str(e))
-        raise BoardError(f"suite {suite}: records damaged in {MAX_ATTEMPTS} attempts in a row")
+                if self._recover_first:
+                    self.link.recover()
+                    self._recover_first = False
+                self.link.run(firmware.prefix(suite, cfg) + [c for u in pending for c in u.chunks], run.on_line)
+            except RECOVERABLE as e:
+                error = e
+            blamed = run.close(error is None)
+            if error is not None:
+                blamed.append(self._in_flight(run, pending, error, len(firmware.prefix(suite, cfg))))
+                kind = {LinkLost: "lost", BoardStalled: "stalled", BoardReset: "reset"}.get(type(error), "board")
+                self.stats[kind] += 1
+                self._recover_first = not isinstance(error, ScriptError)
+            problems = run.damage + ([str(error)] if error else [])
+            self.stats["damaged"] += len(run.damage)
+            if not problems:
+                continue
+            for what in problems:
+                self.log.write("fault", suite=suite, attempt=attempt, what=what)
+            if isinstance(error, ScriptError) and "MemoryError" in error.text and blamed[-1]:
+                key = blamed.pop()
+                if shrinks[key] < MAX_SHRINK and self._shrink(suite, cfg, key, units, overrides):
+                    shrinks[key] += 1
+                    self.stats["memory"] += 1
+                    continue
+                blamed.append(key)
+            for key in dict.fromkeys(k for k in blamed if k):
+                failures[key] += 1
+                self.stats["reruns"] += 1
+                if failures[key] >= MAX_ATTEMPTS:
+                    last = self.last.get(suite, "none")
+                    raise BoardError(f"suite {suite}: {key} failed {MAX_ATTEMPTS} times in a row "
+                                     f"(last: {problems[-1]}); last record received: {last}")
+        records = [r for u in units for r in self.done[(suite, u.key)]]
+        self.log.write("suite", suite=suite, kernels=[u.key for u in units], records=len(records))
+        return records
 
-    def _attempt(self, suite: str, cfg: dict, attempt: int) -> list[dict]:
-        records: list[dict] = []
-        damage: list[str] = []
+    def _in_flight(self, run: "_Attempt", pending: list[Unit], error: Exception, n_prefix: int) -> str | None:
+        """The unit that was running when the error struck."""
+        piece = getattr(error, "piece", None)
+        if piece is not None and piece >= n_prefix:
+            i, n = 0, piece - n_prefix
+            for u in pending:
+                if n < len(u.chunks):
+                    return u.key
+                n -= len(u.chunks)
+        left = [u.key for u in pending if u.key not in run.closed]
+        return left[0] if left else None
 
-        def on_line(line: str) -> None:
-            try:
-                rec = parse_line(line)
-            except CorruptRecord as e:
-                damage.append(f"{e} after record {len(records) - 1}")
-                return
-            if rec is None:
-                return
-            if rec.seq != len(records):
-                damage.append(f"record {len(records)} missing (got {rec.seq})")
-                return
-            records.append(rec.data)
-            self.log.write("record", suite=suite, attempt=attempt, seq=rec.seq, rec=rec.data)
-            self.on_record(suite, rec.data)
+    def _shrink(self, suite: str, cfg: dict, key: str, units: list[Unit], overrides: dict) -> bool:
+        """Re-render unit `key` with half its working set; False if it cannot shrink."""
+        new = copy.deepcopy(overrides.get(key, cfg))
+        em = key.split("/")[1] if "/" in key else ""
+        if suite == "memory" and em in new.get("max_ws", {}):
+            field, value = "max_ws", new["max_ws"][em] // 2
+            if value < MIN_WS:
+                return False
+            new["max_ws"][em] = value
+        elif suite == "compute" and em:
+            field = "unroll_asm" if em == "asm_thumb" else "unroll"
+            value = new[field] // 2
+            if value < 1:
+                return False
+            new[field] = value
+        else:
+            return False
+        found = [k for k in kernels.for_suite(suite, new) if k.key == key]
+        if not found:
+            return False
+        overrides[key] = new
+        units[:] = [Unit(key, found[0].scripts("finish()\n")) if u.key == key else u for u in units]
+        retry = {"suite": suite, "kernel": key, "why": "MemoryError", field: value}
+        self.retries.append(retry)
+        self.log.write("retry", **retry)
+        return True
 
-        self.link.run(firmware.chunks(suite, cfg), on_line)
-        end = records[-1] if records else {}
-        if not damage and (end.get("t") != "end" or end.get("records") != len(records)):
-            damage.append("suite ended without its end record")
-        if damage:
-            raise SuiteDamaged("; ".join(damage))
-        return records[:-1]
+
+class _Attempt:
+    """One pass over the pending units: splits the record stream at end records and checks it."""
+
+    def __init__(self, col: Collector, suite: str, attempt: int, units: list[Unit]):
+        self.col, self.suite, self.attempt, self.units = col, suite, attempt, units
+        self.i = 0              # the unit whose records are arriving
+        self.expect = 0         # the sequence number the next record must have
+        self.cur: list[dict] = []
+        self.bad: str | None = None
+        self.damage: list[str] = []
+        self.closed: dict[str, bool] = {}  # unit key -> finished intact
+
+    def on_line(self, line: str) -> None:
+        try:
+            rec = parse_line(line)
+        except CorruptRecord as e:
+            self.bad = self.bad or f"{e} after {self.col.last.get(self.suite, 'the start')}"
+            return
+        if rec is None:
+            return
+        why = malformed(rec.data)
+        if why:
+            self.bad = self.bad or f"{why} (record {rec.seq})"
+            return
+        if self.i >= len(self.units):
+            self.damage.append(f"stray record {rec.seq} after the last unit")
+            return
+        data = rec.data
+        if data.get("t") == "end":
+            return self._end(rec.seq, data)
+        unit = self.units[self.i]
+        key = record_key(self.suite, data)
+        if unit.check_keys and key is not None and key != unit.key:
+            nxt = [j for j in range(self.i + 1, len(self.units)) if self.units[j].key == key]
+            if not nxt:
+                self.bad = self.bad or f"record {rec.seq} of {key} where {unit.key} was expected"
+                return
+            # this unit's end record was lost: the units up to this one did not finish intact
+            self._finish(False, self.bad or "its end record was lost")
+            while self.i < nxt[0]:
+                self._finish(False, "its end record was lost")
+            self.bad = "began while the stream was out of step"
+            unit = self.units[self.i]
+        if rec.seq != self.expect:
+            self.bad = self.bad or f"record {self.expect} missing (got {rec.seq})"
+        self.expect = rec.seq + 1
+        self.col.log.write("record", suite=self.suite, attempt=self.attempt, seq=rec.seq, kernel=unit.key, rec=data)
+        self.cur.append(data)
+        self.col.last[self.suite] = describe(data, rec.seq)
+        self.col.on_record(self.suite, data)
+
+    def _end(self, seq: int, data: dict) -> None:
+        unit = self.units[self.i]
+        self.col.log.write("record", suite=self.suite, attempt=self.attempt, seq=seq, kernel=unit.key, rec=data)
+        ok = self.bad is None and seq == self.expect and data.get("records") == seq + 1
+        self._finish(ok, self.bad or f"end record {seq} does not close records up to {self.expect - 1}")
+        self.expect = seq + 1
+
+    def _finish(self, ok: bool, why: str) -> None:
+        unit = self.units[self.i]
+        if ok:
+            self.col.done[(self.suite, unit.key)] = self.cur
+            self.col.log.write("kernel", suite=self.suite, attempt=self.attempt, kernel=unit.key,
+                               records=len(self.cur))
+        else:
+            self.damage.append(f"{unit.key}: {why}")
+        self.closed[unit.key] = ok
+        self.i += 1
+        self.cur, self.bad = [], None
+
+    def close(self, ran_to_end: bool) -> list[str | None]:
+        """Keys of the units that did not finish intact and are not blamed on an error."""
+        if ran_to_end:
+            while self.i < len(self.units):
+                self._finish(False, self.bad or "no end record")
+        return [k for k, ok in self.closed.items() if not ok]
 
 
 def configs(probe: dict, suites: list[str]) -> dict[str, dict]:

@@ -6,7 +6,11 @@ Backends (chosen from the command line in cmd_run._open_link; qemu.QemuLink adds
 """
 from __future__ import annotations
 
+import contextlib
+import io
+import re
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -24,6 +28,33 @@ except ImportError:  # pragma: no cover - mpremote is a dependency
 OnLine = Callable[[str], None]
 PACED_BYTES = 32
 PACED_PAUSE = 0.01
+READ_TIMEOUT = 1.0     # serial read timeout: lets mpremote's waits time out on a pty too
+SILENCE_TIMEOUT = 30.0  # a board silent this long while running a script has stalled
+REOPEN_WAIT = 5.0       # how long a port may take to come back (cable replugged, board rebooting)
+# A board that (re)started prints its banner; a soft reset prints "soft reboot". Either one in the
+# middle of a script means the board reset under it (watchdog, brown-out, reset button).
+BANNER = re.compile(r"MicroPython v\d+\.\d+\S* on \d{4}-\d\d-\d\d|^\W*soft reboot\s*$")
+
+
+class LinkLost(BoardError):
+    """The connection broke (port gone, pty closed, protocol out of step): reconnect and go on."""
+
+
+class BoardStalled(BoardError):
+    """The board printed nothing for the silence timeout while running a script."""
+
+
+class BoardReset(BoardError):
+    """The board's start-up banner appeared while a script ran: it reset under the run."""
+
+
+class ScriptError(BoardError):
+    """A script raised on the board. `piece` is the index of the script (None: not known)."""
+
+    def __init__(self, message: str, text: str, piece: int | None = None):
+        super().__init__(message)
+        self.text = text
+        self.piece = piece
 
 
 class Link:
@@ -36,6 +67,9 @@ class Link:
         """Run the scripts in one fresh interpreter state; lines go to on_line as they arrive."""
         raise NotImplementedError
 
+    def recover(self) -> None:
+        """Make the link usable again after LinkLost, BoardStalled or BoardReset."""
+
     def close(self) -> None:
         pass
 
@@ -46,43 +80,88 @@ class Link:
         self.close()
 
 
-def _board_error(stderr: str, where: str) -> BoardError:
+def _board_error(stderr: str, where: str, piece: int | None = None) -> ScriptError:
     lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
     last = lines[-1] if lines else "unknown error"
-    return BoardError(f"{where}: the board raised {last}")
+    return ScriptError(f"{where}: the board raised {last}", last, piece)
+
+
+class _ResetWatch:
+    """Passes lines on; raises BoardReset when the board's start-up banner shows up."""
+
+    def __init__(self, on_line: OnLine, name: str):
+        self.on_line, self.name = on_line, name
+
+    def __call__(self, line: str) -> None:
+        if BANNER.search(line):
+            raise BoardReset(f"{self.name}: the board reset during the run ({line.strip()[:60]!r})")
+        self.on_line(line)
 
 
 class SerialLink(Link):
     """A MicroPython board on a serial port, driven through the raw REPL."""
 
     def __init__(self, device: str, baudrate: int = 115200):
-        from mpremote.transport_serial import SerialTransport
-
         self.name = device
         self.description = f"serial {device}"
+        self.device, self.baudrate = device, baudrate
+        self.timeout = SILENCE_TIMEOUT
+        self.reopen_wait = REOPEN_WAIT
+        self.answered = False  # a raw REPL answered once: later failures are the link's, not the board's
+        self.transport = self._open(device)
+
+    def _open(self, device: str):
+        from mpremote.transport_serial import SerialTransport
+
         self._paste_probed = False
         try:
-            self.transport = SerialTransport(device, baudrate=baudrate)
+            return SerialTransport(device, baudrate=self.baudrate, timeout=READ_TIMEOUT)
         except Exception as e:  # mpremote raises TransportError or serial exceptions
             raise UserError(f"{device}: cannot open serial port ({_reason(e)})") from None
 
-    def run(self, chunks, on_line, timeout=60.0):
+    def run(self, chunks, on_line, timeout=None):
+        timeout = timeout or self.timeout
         t = self.transport
         try:
-            t.enter_raw_repl(soft_reset=True)
-        except TransportError:
+            with contextlib.redirect_stdout(io.StringIO()):  # mpremote prints what it got on failure
+                t.enter_raw_repl(soft_reset=True, timeout_overall=min(10.0, timeout))
+        except (TransportError, OSError) as e:
+            if self.answered:
+                raise LinkLost(f"{self.name}: could not re-enter the raw REPL ({_reason(e)})") from None
             raise BoardError(f"{self.name}: no MicroPython raw REPL answered (is it running MicroPython?)") from None
+        self.answered = True
         for i, chunk in enumerate(chunks):
-            splitter = LineSplitter(on_line)
+            splitter = LineSplitter(_ResetWatch(on_line, self.name))
             try:
                 self._send(chunk.encode())
                 _, err = t.follow(timeout, splitter.feed)
             except TransportError as e:
-                raise BoardError(f"{self.name}: board stopped answering ({_reason(e)})") from None
+                if "timeout" in str(e):
+                    raise BoardStalled(f"{self.name}: the board sent nothing for {timeout:g} s") from None
+                raise LinkLost(f"{self.name}: board stopped answering ({_reason(e)})") from None
+            except (OSError, struct.error) as e:  # serial.SerialException: the port went away
+                raise LinkLost(f"{self.name}: connection lost ({_reason(e)})") from None
             splitter.flush()
             if err:
                 where = f"{self.name} (script piece {i + 1} of {len(chunks)})"
-                raise _board_error(err.decode("utf-8", "replace"), where)
+                raise _board_error(err.decode("utf-8", "replace"), where, i)
+
+    def recover(self) -> None:
+        """After a lost link, stall or reset: open the port again (waiting a little for it to come
+        back); the next run() interrupts whatever runs and starts a fresh interpreter state."""
+        SerialLink.close(self)  # the port only (QemuLink.close also stops QEMU)
+        deadline = time.monotonic() + self.reopen_wait
+        while True:
+            try:
+                self.transport = self._open(self._device())
+                return
+            except (UserError, OSError) as e:
+                if time.monotonic() > deadline:
+                    raise LinkLost(str(e)) from None
+                time.sleep(0.2)
+
+    def _device(self) -> str:
+        return self.device
 
     def _send(self, code: bytes) -> None:
         """Like exec_raw_no_follow, but paced where the board lacks raw-paste flow control.
@@ -103,7 +182,7 @@ class SerialLink(Link):
             t.serial.write(code[i:i + PACED_BYTES])
             time.sleep(PACED_PAUSE)
         t.serial.write(b"\x04")
-        if t.serial.read(2) != b"OK":
+        if t.read_until(1, b"OK", timeout=self.timeout)[-2:] != b"OK":
             raise TransportError("the board did not accept the script")
 
     def close(self):
@@ -130,6 +209,9 @@ class UnixLink(Link):
         self.heapsize = heapsize
         self.name = "unix"
         self.description = f"{self.binary} -X heapsize={heapsize}"
+
+    def recover(self) -> None:
+        pass  # every run is a fresh process
 
     def run(self, chunks, on_line, timeout=600.0):
         proc = subprocess.Popen([self.binary, "-X", f"heapsize={self.heapsize}"],

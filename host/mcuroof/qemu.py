@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import re
 import shutil
+import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 from .errors import UserError
 from .link import SerialLink
@@ -18,17 +21,22 @@ DEFAULT_ICOUNT_SHIFT = 6  # 2^6 ns per instruction: about the real 16 MHz part
 class QemuMicrobit:
     """Starts qemu-system-arm -M microbit with -icount, exposes its UART as a SerialLink."""
 
-    def __init__(self, icount_shift: int = DEFAULT_ICOUNT_SHIFT, firmware: Path = FIRMWARE):
+    def __init__(self, icount_shift: int = DEFAULT_ICOUNT_SHIFT, firmware: Path = FIRMWARE,
+                 monitor: bool = False):
         qemu = shutil.which("qemu-system-arm")
         if not qemu:
             raise UserError(f"qemu-system-arm not found: {APT_HINT}")
         if not firmware.exists():
             raise UserError(f"{firmware} not found: {APT_HINT}")
         self.icount_shift = icount_shift
-        self.cmd = [qemu, "-M", "microbit", "-nographic", "-monitor", "none", "-serial", "pty",
+        # monitor=True (tests): a QEMU monitor on a unix socket, for system_reset
+        self._mondir = tempfile.TemporaryDirectory(prefix="mcuroof-qemu-") if monitor else None
+        mon = f"unix:{self._mondir.name}/monitor,server,nowait" if monitor else "none"
+        self.cmd = [qemu, "-M", "microbit", "-nographic", "-monitor", mon, "-serial", "pty",
                     "-icount", f"shift={icount_shift}", "-device", f"loader,file={firmware}"]
         self.proc = None
         self.pty = None
+        self.starts = 0
 
     def start(self) -> str:
         self.proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -39,11 +47,30 @@ class QemuMicrobit:
             m = re.search(r"(/dev/pts/\d+)", line)
             if m:
                 self.pty = m.group(1)
+                self.starts += 1
                 return self.pty
             if not line and self.proc.poll() is not None:
                 break
         self.stop()
         raise UserError("qemu-system-arm did not open its serial pty")
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def system_reset(self) -> None:
+        """A hardware reset of the emulated board (as a watchdog or brown-out would do)."""
+        if not self._mondir:
+            raise RuntimeError("QEMU was started without a monitor")
+        with socket.socket(socket.AF_UNIX) as mon:
+            mon.connect(f"{self._mondir.name}/monitor")
+            mon.sendall(b"system_reset\n")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """Kill QEMU outright (tests: the emulator dying mid-run)."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -57,19 +84,32 @@ class QemuMicrobit:
 
 
 class QemuLink(SerialLink):
-    """A SerialLink that owns the QEMU process behind it and stops it on close."""
+    """A SerialLink that owns the QEMU process behind it and stops it on close.
 
-    def __init__(self, icount_shift: int = DEFAULT_ICOUNT_SHIFT):
-        self.qemu = QemuMicrobit(icount_shift)
+    `wrap` (tests) maps QEMU's pty to the device actually opened, e.g. a fault-injecting proxy's
+    pty (faultproxy.FaultProxy.attach); it is called again whenever the link is re-opened.
+    If QEMU died, recover() starts a fresh one (the run then resumes on a freshly booted board).
+    """
+
+    def __init__(self, icount_shift: int = DEFAULT_ICOUNT_SHIFT,
+                 wrap: Callable[[str], str] | None = None, monitor: bool = False):
+        self.qemu = QemuMicrobit(icount_shift, monitor=monitor)
+        self.wrap = wrap
         pty = self.qemu.start()
         try:
-            super().__init__(pty)
+            super().__init__(wrap(pty) if wrap else pty)
         except BaseException:
             self.qemu.stop()
             raise
         self.name = "qemu-microbit"
         self.description = f"QEMU micro:bit on {pty}, -icount shift={icount_shift}"
         self.icount_shift = icount_shift
+
+    def _device(self) -> str:
+        if not self.qemu.alive():
+            self.qemu.stop()
+            self.qemu.start()
+        return self.wrap(self.qemu.pty) if self.wrap else self.qemu.pty
 
     def close(self):
         super().close()

@@ -1,0 +1,80 @@
+"""Safety: nothing the board sends is evaluated, only firmware code is sent to the board, and a run
+writes inside its output folder only."""
+import ast
+import os
+from pathlib import Path
+
+from mcuroof import firmware, kernels, plan
+from mcuroof.cli import main
+from mcuroof.collect import PROBE_CONFIG, Collector
+from mcuroof.link import Link
+from mcuroof.protocol import frame, parse_line
+from mcuroof.rawlog import RawLog
+
+HOST = Path(__file__).resolve().parents[1] / "host" / "mcuroof"
+BUILTINS = {"eval", "exec", "compile", "__import__"}
+UNSAFE = {("ast", "literal_eval"), ("os", "system"), ("os", "popen")}
+
+
+def test_host_code_has_no_evaluator_of_board_output():
+    """No eval/exec/compile/literal_eval/pickle in the package: board output is parsed by
+    protocol.parse_line with json.loads only."""
+    for path in HOST.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            where = f"{path.name}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Call):
+                f = node.func
+                assert not (isinstance(f, ast.Name) and f.id in BUILTINS), where
+                if isinstance(f, ast.Attribute):
+                    owner = f.value.id if isinstance(f.value, ast.Name) else ""
+                    assert (owner, f.attr) not in UNSAFE and f.attr != "literal_eval", where
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = {a.name for a in node.names} | {getattr(node, "module", None) or ""}
+                assert not {"pickle", "marshal", "shelve", "yaml"} & names, where
+
+
+def test_a_record_carrying_code_stays_data():
+    line = frame(0, {"t": "probe", "platform": "__import__('os').system('touch /tmp/x')"})
+    rec = parse_line(line)
+    assert rec.data["platform"].startswith("__import__")  # a string, never run
+
+
+class Recording(Link):
+    def __init__(self):
+        self.sent = []
+
+    def run(self, chunks, on_line, timeout=60.0):
+        self.sent += chunks
+        # answer as a board would, so that every unit finishes
+        seq, recs = 0, []
+        for c in chunks:
+            if c.endswith("finish()\n") or "finish()" in c.splitlines()[-1:]:
+                on_line(frame(seq, {"t": "x"}))
+                on_line(frame(seq + 1, {"t": "end", "records": seq + 2}))
+                seq += 2
+
+
+def test_only_firmware_code_is_sent(tmp_path):
+    probe = {"platform": "microbit", "free": 3000, "tick_us": 1, "float": True, "memoryview": False,
+             "emitters": ["bytecode", "asm_thumb"]}
+    link = Recording()
+    col = Collector(link, RawLog(tmp_path / "raw.jsonl"))
+    col.run_suite("probe", PROBE_CONFIG)
+    cfgs = {s: plan.suite_config(s, probe) for s in ("memory", "compute")}
+    for suite, cfg in cfgs.items():
+        col.run_suite(suite, cfg)
+    allowed = set(firmware.source("common") + firmware.source("probe") + firmware.source("memory")
+                  + firmware.source("compute"))
+    allowed |= {firmware.config_line(c) for c in [PROBE_CONFIG, *cfgs.values()]}
+    allowed |= {c for s, cfg in cfgs.items() for k in kernels.for_suite(s, cfg) for c in k.scripts("finish()\n")}
+    assert link.sent and set(link.sent) <= allowed
+
+
+def test_run_writes_inside_its_output_folder_only(tmp_path, micropython, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = set(Path(tmp_path).rglob("*"))
+    assert main(["run", "--board", "unix", "--suite", "compute", "-o", "out"]) == 0
+    new = set(Path(tmp_path).rglob("*")) - before
+    assert new and all(p == tmp_path / "out" or (tmp_path / "out") in p.parents for p in new)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["raw.jsonl", "results.json", "roofline.png"]
+    assert not os.path.exists(tmp_path / "out" / "results.json.tmp")
