@@ -15,6 +15,7 @@ COMMANDS = {
     "report": ("cmd_report", "print the summary tables of a results.json"),
     "boards": ("cmd_boards", "list the board profiles, or show one"),
     "analyze": ("cmd_analyze", "per-layer MACC, bytes, intensity and peak memory of a model"),
+    "compare": ("cmd_compare", "two or more runs on one plot, roof ratios and per-layer speed-ups"),
 }
 
 

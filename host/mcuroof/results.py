@@ -28,14 +28,18 @@ def build(board: dict, records: list[dict], reference: list[dict] | None = None,
           theoretical: list[dict] | None = None) -> dict:
     """Everything derived from the verified records of one run."""
     mem, mac, bad = roofs_mod.split(records)
-    roofs = roofs_mod.memory_roofs(mem) + roofs_mod.compute_roofs(mac) + list(theoretical or [])
+    reg, reg_bad = roofs_mod.region_split(records)
+    bad += reg_bad
+    roofs = (roofs_mod.memory_roofs(mem) + roofs_mod.region_roofs(reg) + roofs_mod.compute_roofs(mac)
+             + list(theoretical or []))
     result = {"schema": RESULTS_SCHEMA, "tool": f"mcuroof {__version__}",
               "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "board": board,
               "roofs": roofs, "ridges": roofs_mod.ridges(roofs),
               "sweeps": [{"emitter": em, "kernel": k, "dtype": ty, "points": pts}
                          for (em, k, ty), pts in roofs_mod.series(mem).items()],
-              "checks": {"verified": len(mem) + len(mac), "failed": len(bad),
+              "checks": {"verified": len(mem) + len(mac) + len(reg), "failed": len(bad),
                          "failed_records": bad[:20]},
+              "skipped": [r for r in records if r.get("t") == "skip" and r.get("suite") == "regions"],
               "points": []}
     if reference:
         top = roofs_mod.top_memory(roofs)

@@ -124,14 +124,71 @@ def compute_roofs(mac: list[dict]) -> list[dict]:
     return roofs
 
 
+WORD = 0xFFFFFFFF
+
+
+def pattern_word_sum(nbytes: int) -> int:
+    """Sum of the little-endian 32-bit words of the pattern buffer (byte i = i % 7 + 1), wrapped."""
+    return sum(_pattern(i) << 8 * (i % 4) for i in range(nbytes)) & WORD
+
+
+def region_ok(rec: dict) -> bool:
+    """A region read: a pattern buffer's sum is known here; memory-mapped flash is read a second
+    time on the board by a different reader (bytecode through machine.mem32), and both must agree."""
+    if rec.get("pat"):
+        return rec["chk"] & WORD == pattern_word_sum(rec["ws"])
+    return rec.get("ref") is not None and rec["chk"] & WORD == rec["ref"] & WORD
+
+
+def region_split(records: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(verified and well-timed region records, region records whose check failed)."""
+    ok, bad = [], []
+    for rec in records:
+        if rec.get("t") == "reg":
+            (ok if region_ok(rec) else bad).append(rec)
+    return [r for r in ok if timed_well(r)], bad
+
+
+def region_roofs(reg: list[dict]) -> list[dict]:
+    """One read roof per region (role "region"): the plateau at the region's largest sizes, i.e.
+    where the data comes from the region itself and not from a cache in front of it."""
+    best: dict[tuple, dict[int, float]] = defaultdict(dict)
+    for rec in reg:
+        key = (rec["rg"], rec["em"])
+        best[key][rec["ws"]] = max(best[key].get(rec["ws"], 0.0), bandwidth(rec))
+    roofs = []
+    for (rg, em), by_ws in best.items():
+        last = detect_levels(sorted(by_ws.items()))[-1]
+        roofs.append({"kind": "memory", "role": "region", "name": f"{rg} read", "region": rg, "dtype": "int32",
+                      "emitter": em, "kernel": "read", "source": "measured",
+                      "ws_range": [last["min_ws"], last["max_ws"]], "bytes_per_s": last["bytes_per_s"]})
+    return sorted(roofs, key=lambda r: -r["bytes_per_s"])
+
+
+def theoretical_match(roof: dict, roofs: list[dict]) -> dict | None:
+    """The profile's theoretical roof a measured roof is compared with, matched by kind and
+    dtype: a compute roof to the first theoretical compute roof of its dtype (the core's own
+    figure: boards.theoretical_roofs lists it before accelerators and multi-core figures); a
+    region to the theoretical memory named after it; other memory roofs to the first theoretical
+    memory roof (the profile's fastest RAM, whose dtype is None: bytes are bytes)."""
+    if roof.get("source") != "measured":
+        return None
+    theory = [r for r in roofs if r.get("source") == "theoretical" and r["kind"] == roof["kind"]]
+    if roof["kind"] == "compute":
+        return next((r for r in theory if r.get("dtype") == roof.get("dtype")), None)
+    if roof.get("role") == "region":
+        return next((r for r in theory if roof.get("region", "").lower() in r["name"].lower()), None)
+    return next((r for r in theory if r.get("dtype") in (None, roof.get("dtype"))), None)
+
+
 def top_memory(roofs: list[dict]) -> dict | None:
     mem = [r for r in roofs if r["kind"] == "memory" and r["role"] == "roof" and r["source"] == "measured"]
     return max(mem, key=lambda r: r["bytes_per_s"]) if mem else None
 
 
 def ridges(roofs: list[dict]) -> list[dict]:
-    """Operational intensity where each compute ceiling meets each memory roof (MACC/byte)."""
-    mems = [r for r in roofs if r["kind"] == "memory" and r["source"] == "measured" and r["role"] == "roof"]
+    """Operational intensity where each compute ceiling meets each memory roof or region (MACC/byte)."""
+    mems = [r for r in roofs if r["kind"] == "memory" and r["source"] == "measured" and r["role"] in ("roof", "region")]
     comps = [r for r in roofs if r["kind"] == "compute" and r["source"] == "measured"]
     return [{"compute": c["name"], "memory": m["name"], "oi": c["macs_per_s"] / m["bytes_per_s"]}
             for c in comps for m in mems]

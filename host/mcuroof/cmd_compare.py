@@ -1,0 +1,31 @@
+"""`mcuroof compare A/results.json B/results.json [...] [-o FILE]`: runs side by side."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from . import compare, results
+from .cmd_plot import FORMATS
+from .errors import UserError
+
+
+def configure(p):
+    p.add_argument("results", type=Path, nargs="+", help="two or more results.json written by mcuroof run")
+    p.add_argument("-o", "--output", type=Path, default=Path("compare.png"),
+                   help="plot file (.png, .svg or .pdf; default: compare.png)")
+
+
+def run(args) -> int:
+    if len(args.results) < 2:
+        raise UserError("compare needs two or more results.json files")
+    if args.output.suffix.lower() not in FORMATS:
+        raise UserError(f"{args.output}: unknown plot format {args.output.suffix!r} (use {', '.join(FORMATS)})")
+    datas = [results.load(p) for p in args.results]
+    runs = list(zip(compare.labels(datas, args.results), datas))
+    console = Console()
+    for item in compare.tables(runs, args.results):
+        console.print(item)
+    compare.draw(runs, args.output)
+    console.print(f"wrote {args.output}")
+    return 0

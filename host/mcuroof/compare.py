@@ -1,0 +1,286 @@
+"""Several runs side by side (boards, clocks, icount shifts, firmware versions): roof ratios,
+per-layer speed-ups and the fastest target per layer, and all the roofs on one plot.
+
+Pure computation except draw(); runs are (label, results dict) pairs, the first is the baseline.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from . import plot as plot_mod
+from . import roofs as roofs_mod
+from .errors import UserError
+from .units import si
+
+RUN_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+RUN_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def labels(results: list[dict], paths: list[Path]) -> list[str]:
+    """Short distinct names: board, QEMU shift, clock where the runs' clocks differ, then the
+    results' folder where that is still not enough."""
+    clocks = {r.get("board", {}).get("clock_hz") for r in results} - {None}
+    out = []
+    for data in results:
+        b = data.get("board", {})
+        text = b.get("name") or "?"
+        if b.get("icount_shift") is not None:
+            text += f" shift={b['icount_shift']}"
+        if len(clocks) > 1 and b.get("clock_hz"):
+            text += f" {b['clock_hz'] / 1e6:g} MHz"
+        out.append(text)
+    if len(set(out)) < len(out):
+        out = [f"{t} ({p.parent.name or p})" for t, p in zip(out, paths)]
+    if len(set(out)) < len(out):
+        out = [f"{t} #{i + 1}" for i, t in enumerate(out)]
+    return out
+
+
+def _value(r: dict) -> float:
+    return r["bytes_per_s"] if r["kind"] == "memory" else r["macs_per_s"]
+
+
+def _measured(data: dict) -> list[dict]:
+    return [r for r in data["roofs"] if r.get("source") == "measured"]
+
+
+def _top_compute(data: dict) -> dict | None:
+    comps = [r for r in _measured(data) if r["kind"] == "compute"]
+    return max(comps, key=_value) if comps else None
+
+
+def roof_rows(runs: list[tuple[str, dict]]) -> list[dict]:
+    """Rows of matched measured roofs: first the top memory and top compute roof of every run
+    (whatever their names), then every roof that two or more runs share by kind, name, emitter
+    and dtype. `values` has one entry per run (None where a run lacks the roof); `ratios` is
+    value / the first run's value that has it."""
+    rows = [{"kind": "memory", "name": "top memory roof", "emitter": None, "dtype": None,
+             "values": [_v(roofs_mod.top_memory(d["roofs"])) for _, d in runs]},
+            {"kind": "compute", "name": "top compute roof", "emitter": None, "dtype": None,
+             "values": [_v(_top_compute(d)) for _, d in runs]}]
+    keyed: dict[tuple, list] = {}
+    for i, (_, data) in enumerate(runs):
+        for r in _measured(data):
+            key = (r["kind"], r["name"], r.get("emitter"), r.get("dtype"))
+            keyed.setdefault(key, [None] * len(runs))[i] = _value(r)
+    for (kind, name, em, dt), values in keyed.items():
+        if sum(v is not None for v in values) >= 2:
+            rows.append({"kind": kind, "name": name, "emitter": em, "dtype": dt, "values": values})
+    for row in rows:
+        base = next((v for v in row["values"] if v), None)
+        row["ratios"] = [v / base if v and base else None for v in row["values"]]
+    return rows
+
+
+def _v(r: dict | None) -> float | None:
+    return _value(r) if r else None
+
+
+def _model(data: dict) -> str | None:
+    m = data.get("model")
+    if isinstance(m, dict):
+        return m.get("name") or m.get("path")
+    return m if isinstance(m, str) else None
+
+
+def layer_comparison(runs: list[tuple[str, dict]]) -> dict | None:
+    """Per-layer speed-ups where the runs profiled the same model's layers (results' points:
+    name, dtype, emitter, seconds, macc). None when fewer than two runs share a layer.
+
+    layers: per layer, each run's fastest (dtype, emitter) and its seconds, the speed-up of each
+    run over the first (first's seconds / this run's), and the fastest run, dtype and emitter.
+    network: per (run, dtype, emitter) that ran every shared layer, the summed seconds; the
+    fastest of them; and per run its best total (fastest variant per layer, summed)."""
+    models = {_model(d) for _, d in runs} - {None}
+    if len(models) > 1:
+        return {"layers": [], "network": [], "note": f"different models ({', '.join(sorted(models))})"}
+    per_run: list[dict[str, dict[tuple, float]]] = []
+    order: list[str] = []
+    for _, data in runs:
+        layers: dict[str, dict[tuple, float]] = {}
+        for p in data.get("points") or []:
+            if p.get("verified") is False or not p.get("seconds") or not p.get("name"):
+                continue
+            variants = layers.setdefault(p["name"], {})
+            key = (p.get("dtype"), p.get("emitter"))
+            variants[key] = min(variants.get(key, math.inf), p["seconds"])
+            if p["name"] not in order:
+                order.append(p["name"])
+        per_run.append(layers)
+    shared = [n for n in order if sum(n in lay for lay in per_run) >= 2]
+    if not shared:
+        return None
+    rows = []
+    for name in shared:
+        best = [min(lay[name].items(), key=lambda kv: kv[1]) if name in lay else None for lay in per_run]
+        base = next((b[1] for b in best if b), None)
+        fastest = min(((i, k, s) for i, b in enumerate(best) if b for k, s in per_run[i][name].items()),
+                      key=lambda t: t[2])
+        rows.append({"layer": name, "best": [{"dtype": b[0][0], "emitter": b[0][1], "seconds": b[1]} if b else None
+                                            for b in best],
+                     "speedup": [base / b[1] if b else None for b in best],
+                     "fastest": {"run": fastest[0], "dtype": fastest[1][0], "emitter": fastest[1][1],
+                                 "seconds": fastest[2]}})
+    network = []
+    for i, lay in enumerate(per_run):
+        if not all(n in lay for n in shared):
+            continue
+        for key in set.intersection(*(set(lay[n]) for n in shared)):
+            network.append({"run": i, "dtype": key[0], "emitter": key[1],
+                            "seconds": sum(lay[n][key] for n in shared)})
+    network.sort(key=lambda v: v["seconds"])
+    best_total = [sum(min(lay[n].values()) for n in shared) if all(n in lay for n in shared) else None
+                  for lay in per_run]
+    return {"layers": rows, "network": network, "best_total": best_total, "shared": len(shared)}
+
+
+# ---------------------------------------------------------------- tables
+
+def tables(runs: list[tuple[str, dict]], paths: list[Path] | None = None) -> list:
+    from rich.table import Table
+
+    out = []
+    t = Table(title="Runs", title_justify="left")
+    for col in ("run", "board", "firmware", "clock", "icount shift", "results"):
+        t.add_column(col)
+    for i, (label, data) in enumerate(runs):
+        b = data.get("board", {})
+        t.add_row(_tag(i) + " " + label, str(b.get("name", "?")), str(b.get("firmware", "")),
+                  si(b.get("clock_hz"), "Hz"), str(b.get("icount_shift") if b.get("icount_shift") is not None else "-"),
+                  str(paths[i]) if paths else "-")
+    out.append(t)
+    t = Table(title=f"Roofs (ratio: run / {_tag(0)})", title_justify="left")
+    for col in ("kind", "name", "emitter", "dtype"):
+        t.add_column(col)
+    for i, (label, _) in enumerate(runs):
+        t.add_column(_tag(i), justify="right")
+        if i:
+            t.add_column(f"{_tag(i)}/{_tag(0)}", justify="right")
+    for row in roof_rows(runs):
+        unit = "B/s" if row["kind"] == "memory" else "MACC/s"
+        cells = []
+        for i, v in enumerate(row["values"]):
+            cells.append(si(v, unit))
+            if i:
+                cells.append(f"{row['ratios'][i]:.3g}" if row["ratios"][i] and row["values"][0] else "-")
+        t.add_row(row["kind"], row["name"], row["emitter"] or "-", row["dtype"] or "-", *cells)
+    out.append(t)
+    lay = layer_comparison(runs)
+    if lay is None:
+        out.append("layers: no model layers that two of these runs share (results' points)")
+    elif lay.get("note"):
+        out.append(f"layers: not compared: {lay['note']}")
+    else:
+        out += _layer_tables(runs, lay)
+    return out
+
+
+def _variant(run: int, dtype, emitter) -> str:
+    return f"{_tag(run)} {dtype or '?'} {emitter or '?'}"
+
+
+def _layer_tables(runs, lay) -> list:
+    from rich.table import Table
+
+    t = Table(title=f"Layers: best time per run (speed-up over {_tag(0)}) and the fastest target", title_justify="left")
+    t.add_column("layer")
+    for i, _ in enumerate(runs):
+        t.add_column(_tag(i), justify="right")
+    t.add_column("fastest")
+    for row in lay["layers"]:
+        cells = []
+        for b, s in zip(row["best"], row["speedup"]):
+            cells.append(f"{_ms(b['seconds'])} {b['dtype']} {b['emitter']}" + (f" (x{s:.3g})" if s else "")
+                         if b else "-")
+        f = row["fastest"]
+        t.add_row(row["layer"], *cells, _variant(f["run"], f["dtype"], f["emitter"]))
+    out = [t]
+    n = Table(title=f"Whole network ({lay['shared']} shared layers)", title_justify="left")
+    for col in ("target / dtype / emitter", "seconds", "speed-up over the slowest"):
+        n.add_column(col, justify="left" if col.startswith("target") else "right")
+    slowest = max((v["seconds"] for v in lay["network"]), default=None)
+    for v in lay["network"]:
+        n.add_row(_variant(v["run"], v["dtype"], v["emitter"]), _ms(v["seconds"]), f"x{slowest / v['seconds']:.3g}")
+    out.append(n)
+    if lay["network"]:
+        f = lay["network"][0]
+        out.append(f"fastest for the whole network: {_tag(f['run'])} {runs[f['run']][0]}, {f['dtype']} {f['emitter']} "
+                   f"({_ms(f['seconds'])})")
+    return out
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms"
+
+
+def _tag(i: int) -> str:
+    return chr(ord("A") + i) if i < 26 else f"R{i + 1}"
+
+
+# ---------------------------------------------------------------- plot
+
+def draw(runs: list[tuple[str, dict]], path: Path) -> Path:
+    """Every run's measured roofs on one log-log plot: a colour per run, line style by roof
+    kind (memory level, region, compute ceiling by dtype); labels carry the run's letter."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    all_roofs = [r for _, d in runs for r in _measured(d)]
+    if not all_roofs:
+        raise UserError("nothing to plot: the results hold no measured roof")
+    points = [p for _, d in runs for p in d.get("points") or []]
+    xlim, ylim = plot_mod._limits(all_roofs, points)
+    fig, ax = plt.subplots(figsize=(12, 7.5), dpi=110)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    labels_ = []
+    for i, (label, data) in enumerate(runs):
+        color = RUN_COLORS[i % len(RUN_COLORS)]
+        roofs = _measured(data)
+        top = roofs_mod.top_memory(roofs)
+        comps = [r for r in roofs if r["kind"] == "compute"]
+        peak = max((_value(r) for r in comps), default=ylim[1])
+        for r in roofs:
+            if r["kind"] == "memory" and r.get("role") in ("roof", "region"):
+                bw = r["bytes_per_s"]
+                x_end = min(peak / bw, xlim[1])
+                ls = "-" if r["role"] == "roof" else (0, (7, 2, 1, 2))
+                ax.plot([xlim[0], x_end], [bw * xlim[0], bw * x_end], color=color, ls=ls,
+                        lw=2.4 if r is top else 1.4)
+                x_lab = xlim[0] * 1.6
+                labels_.append((x_lab, bw * x_lab, f"{_tag(i)} {r['name']}: {si(bw, 'B/s')}", color, "left", bw))
+            elif r["kind"] == "compute":
+                y = r["macs_per_s"]
+                x0 = y / top["bytes_per_s"] if top else xlim[0]
+                ax.plot([max(x0, xlim[0]), xlim[1]], [y, y], color=color,
+                        ls=plot_mod.DTYPE_STYLES.get(r["dtype"], "-"), lw=2.0 if y == peak else 1.1)
+                labels_.append((xlim[1] / 1.15, y, f"{_tag(i)} {r['name']}: {si(y, 'MACC/s')}", color, "right", None))
+        for p in data.get("points") or []:
+            if p.get("oi") and p.get("macs_per_s") and p.get("verified") is not False:
+                ax.plot([p["oi"]], [p["macs_per_s"]], RUN_MARKERS[i % len(RUN_MARKERS)], color=color, ms=4,
+                        alpha=0.8, zorder=5)
+    plot_mod._place_labels(ax, labels_, ylim)
+    handles = [Line2D([], [], color=RUN_COLORS[i % len(RUN_COLORS)], lw=2.4, marker=RUN_MARKERS[i % len(RUN_MARKERS)],
+                      label=f"{_tag(i)}: {label}") for i, (label, _) in enumerate(runs)]
+    handles += [Line2D([], [], color="#444", ls="-", lw=2, label="memory roof (levels)"),
+                Line2D([], [], color="#444", ls=(0, (7, 2, 1, 2)), lw=1.4, label="memory region read")]
+    handles += [Line2D([], [], color="#444", ls=ls, lw=1.1, label=f"compute {dt}")
+                for dt, ls in plot_mod.DTYPE_STYLES.items()]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, framealpha=0.9)
+    ax.set_title("Empirical rooflines compared: " + ", ".join(f"{_tag(i)} {lb}" for i, (lb, _) in enumerate(runs)),
+                 fontsize=10)
+    ax.set_xlabel("operational intensity (MACC / byte)")
+    ax.set_ylabel("attainable performance (MACC / s)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.grid(True, which="minor", alpha=0.08)
+    fig.tight_layout()
+    try:
+        fig.savefig(path)
+    except (OSError, ValueError) as e:
+        raise UserError(f"{path}: cannot write the plot ({e})") from None
+    finally:
+        plt.close(fig)
+    return path
