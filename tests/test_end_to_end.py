@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from mcuroof import results
+from mcuroof import layer_kernels, model, results
 from mcuroof.cli import main
 
 from conftest import needs_qemu
@@ -13,7 +13,7 @@ from conftest import needs_qemu
 @needs_qemu
 def test_run_on_qemu_microbit(tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["run", "--board", "qemu-microbit", "-o", str(out)]) == 0
+    assert main(["run", "--board", "qemu-microbit", "--model", "kws-dscnn", "-o", str(out)]) == 0
     data = results.load(out / "results.json")
     assert data["board"]["icount_shift"] == 6 and data["board"]["platform"] == "microbit"
     measured = [r for r in data["roofs"] if r["source"] == "measured"]
@@ -28,4 +28,31 @@ def test_run_on_qemu_microbit(tmp_path, capsys):
     assert (out / "roofline.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # QEMU was stopped
     assert subprocess.run(["pgrep", "-f", "qemu-system-arm -M microbit"], capture_output=True).returncode != 0
-    assert "Ridge points" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "Ridge points" in printed and "Whole model: kws-dscnn" in printed
+    # every KWS layer with a kernel ran in the 8 KB heap, on a tile, and matched the reference
+    pts = data["points"]
+    kws = model.builtin_network("kws-dscnn")
+    with_kernel = {l.index for l in kws.layers if l.op in layer_kernels.OPS}
+    assert {p["index"] for p in pts if p["emitter"] == "bytecode"} == with_kernel
+    assert {p["index"] for p in pts if p["emitter"] == "asm_thumb"} == {
+        l.index for l in kws.layers if l.op in layer_kernels.MAC_OPS}
+    assert all(p["verified"] for p in pts) and data["checks"]["points_failed"] == 0
+    assert all(0 < p["tile_fraction"] <= 1 and p["heap_bytes"] > 0 for p in pts)
+    assert all(p["bound"] in ("memory", "compute") and p["advice"] for p in pts)
+    assert data["model"]["macc"] == 2656768 and data["model"]["whole_model"]
+
+
+def test_layers_on_the_unix_port_through_the_cli(tmp_path, capsys):
+    out = tmp_path / "u"
+    assert main(["run", "--board", "unix", "--suite", "compute", "--model", "ad-autoencoder",
+                 "--emitter", "viper,bytecode", "-o", str(out)]) == 0
+    data = results.load(out / "results.json")
+    pts = data["points"]
+    assert len(pts) == 2 * 10 and all(p["verified"] for p in pts)
+    assert sum(p["macc"] for p in pts if p["emitter"] == "viper") == 264192
+    assert all(p["tile_fraction"] == 1 for p in pts)  # the host's heap holds every layer whole
+    # the plot and the summary come back from the saved file alone
+    assert main(["report", str(out / "results.json")]) == 0
+    assert "Layers of ad-autoencoder" in capsys.readouterr().out
+    assert main(["plot", str(out / "results.json"), "-o", str(tmp_path / "p.svg")]) == 0

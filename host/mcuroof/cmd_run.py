@@ -2,46 +2,75 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import __version__, boards, kernels, plot, reference, report, results
+from . import __version__, boards, kernels, layer_suite, layers, plot, reference, report, results
 from .collect import Collector, configs
-from .errors import UserError
+from .errors import BoardError, UserError
 from .link import SerialLink, UnixLink
+from .model import load_network
 from .ports import resolve_port
 from .qemu import DEFAULT_ICOUNT_SHIFT, QemuLink
-from .rawlog import RawLog
+from .rawlog import RawLog, read as read_raw
 
-SUITES = ("memory", "compute")
+SUITES = ("memory", "compute", "regions", "layers")
+LAYER_OPTIONS = ("model", "dtype", "emitter", "tile_seconds")
 
 
 def configure(p):
     target = p.add_mutually_exclusive_group()
     target.add_argument("--board", default=None, help="qemu-microbit, unix, or a profile name used with --port")
     target.add_argument("--port", help="serial port of a real board: /dev/ttyACM0, auto, or a0/u0/c0")
-    p.add_argument("--suite", default="memory,compute", help="comma-separated: memory,compute (default both)")
+    p.add_argument("--suite", default="memory,compute,regions",
+                   help="comma-separated: memory,compute,regions (default all three)")
     p.add_argument("-o", "--output", type=Path, default=Path("out"), help="output folder (default: out)")
     p.add_argument("--icount-shift", type=int, default=DEFAULT_ICOUNT_SHIFT,
                    help=f"QEMU -icount shift: 2^K ns per instruction (default {DEFAULT_ICOUNT_SHIFT})")
     p.add_argument("--profile", help="board profile for the theoretical roofs (default: the --board name)")
+    p.add_argument("--resume", type=Path, metavar="DIR",
+                   help="continue the interrupted run in DIR (its raw.jsonl) without repeating finished measurements")
+    p.add_argument("--model", help="profile a network layer by layer: a .tflite file or a built-in name "
+                                   "(kws-dscnn, vww-mobilenet, ic-resnet8, ad-autoencoder); adds the layers suite")
+    p.add_argument("--dtype", help="element types of the layer kernels: int8,float32 (default: the model's)")
+    p.add_argument("--emitter", help="emitters of the layer kernels, e.g. bytecode,asm_thumb (default: all the board has)")
+    p.add_argument("--tile-seconds", type=float, default=None,
+                   help="time budget of one layer-kernel call at its measured ceiling (default 0.25 s on small boards, 1 s else)")
+    p.add_argument("--clocks", help="run the suites at each CPU clock, e.g. 64M,125M (ports with a settable "
+                                    "machine.freq()); writes DIR/<clock>/results.json and DIR/compare.png")
 
 
 def run(args) -> int:
+    entries = _resume(args) if args.resume else None
     suites = _suites(args.suite)
+    layer_request = _layer_request(args, suites)
     out = _output_dir(args.output)
     console = Console()
+    if getattr(args, "clocks", None):
+        from . import clocks
+
+        clocks.parse(args.clocks)  # a bad list fails before the board is touched
+        if entries is not None:
+            raise UserError("--clocks cannot resume a run: run it again without --resume")
+        attach = (lambda data, recs: layer_suite.attach(data, layer_request, recs)) if layer_request else None
+        return clocks.run(args, suites, out, console, _open_link,
+                          lambda *a: _collect(*a, None, layer_request), _reference, attach)
     link, name, shift = _open_link(args)
     log = RawLog(out / "raw.jsonl")
     try:
         log.write("header", tool=f"mcuroof {__version__}", board=name, link=link.description,
-                  icount_shift=shift, started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                  icount_shift=shift, started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                  suites=suites, resumed=entries is not None,
+                  **{opt: getattr(args, opt, None) for opt in LAYER_OPTIONS})
         t0 = time.monotonic()
-        probe, records = _collect(link, log, suites, console)
+        probe, records = _collect(link, log, suites, console, entries, layer_request)
         wall = time.monotonic() - t0
+    except BoardError as e:
+        raise BoardError(f"{e}; the partial run is kept: mcuroof run --resume {out}") from None
     finally:
         link.close()
         log.close()
@@ -49,6 +78,8 @@ def run(args) -> int:
     board["wall_seconds"] = round(wall, 1)
     ref = _reference(records) if probe.get("platform") == "linux" else None
     data = results.build(board, records, ref, _theoretical(args.profile or name, shift))
+    if layer_request:
+        layer_suite.attach(data, layer_request, records)
     results.save(data, out / "results.json")
     plot.draw(data, out / "roofline.png")
     for item in report.renderables(data):
@@ -65,13 +96,34 @@ def _suites(text: str) -> list[str]:
     return chosen
 
 
+def _layer_request(args, suites: list[str]) -> layer_suite.Request | None:
+    """--model adds the layers suite (after the suites whose roofs it is placed under)."""
+    model_spec = getattr(args, "model", None)
+    if not model_spec:
+        if "layers" in suites:
+            raise UserError("--suite layers needs --model MODEL (a .tflite file or a built-in name)")
+        return None
+    if "layers" not in suites:
+        suites.append("layers")
+    suites.sort(key=lambda s: s == "layers")
+    return layer_suite.Request(load_network(model_spec),
+                               layer_suite.parse_list(args.dtype, tuple(layers.DTYPES), "--dtype"),
+                               layer_suite.parse_list(args.emitter, layer_suite.EMITTERS, "--emitter"),
+                               args.tile_seconds)
+
+
 def _output_dir(path: Path) -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UserError(f"{path}: cannot create output folder ({e.strerror})") from None
-    if not os.access(path, os.W_OK):
-        raise UserError(f"{path}: output folder is not writable")
+    try:  # os.access alone says yes to root, or on a read-only file system
+        if not os.access(path, os.W_OK):
+            raise PermissionError(13, "permission denied")
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        raise UserError(f"{path}: output folder is not writable ({e.strerror})") from None
     return path
 
 
@@ -89,16 +141,39 @@ def _open_link(args):
     raise UserError(f"--board {board}: unknown board (use qemu-microbit, unix, or --port with one of: {', '.join(known)})")
 
 
-def _collect(link, log, suites, console):
+def _resume(args) -> list[dict]:
+    """The raw log of the run to continue; its board, suites and output folder become this run's."""
+    entries = read_raw(args.resume / "raw.jsonl")
+    header = next((e for e in entries if e["kind"] == "header"), None)
+    if header is None:
+        raise UserError(f"{args.resume / 'raw.jsonl'}: no header line: not a run to resume")
+    args.output = args.resume
+    if isinstance(header.get("suites"), list):
+        args.suite = ",".join(str(s) for s in header["suites"])
+    if not args.board and not args.port:
+        args.board = header.get("board")
+    for opt in LAYER_OPTIONS:  # the same layer plan as the interrupted run
+        if getattr(args, opt, None) is None and header.get(opt) is not None:
+            setattr(args, opt, header[opt])
+    if isinstance(header.get("icount_shift"), int):
+        args.icount_shift = header["icount_shift"]
+    return entries
+
+
+def _collect(link, log, suites, console, entries=None, layer_request=None):
     records: list[dict] = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as progress:
         task = progress.add_task("probe", total=1)
         collector = Collector(link, log)
+        if entries:
+            collector.resume_from(entries)
         probe = collector.probe()
         progress.update(task, completed=1)
-        cfgs = configs(probe, suites)
+        cfgs = configs(probe, [s for s in suites if s != "layers"])
         for suite in suites:
+            if suite == "layers":
+                cfgs[suite] = layer_suite.config(layer_request, probe, records)
             keys = [k.key for k in kernels.for_suite(suite, cfgs[suite])]
             task = progress.add_task(suite, total=len(keys))
             seen: set[str] = set()
@@ -112,6 +187,9 @@ def _collect(link, log, suites, console):
             collector.on_record = advance
             records += collector.run_suite(suite, cfgs[suite])
             progress.update(task, completed=len(keys), description=suite)
+    faults = {k: v for k, v in collector.stats.items() if v}
+    if faults or collector.retries:
+        console.print(f"recovered from faults: {faults}; MemoryError retries: {collector.retries}", highlight=False)
     return probe, records
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from . import kernels
 from .errors import UserError
 
+HOST_ONLY = ("jobs",)  # config the host keeps: the layers suite's plan is rendered into its kernels
 FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"  # <repo>/firmware (editable install)
 
 
@@ -31,7 +32,8 @@ def source(name: str) -> list[str]:
 
 def config_line(cfg: dict) -> str:
     """A `CFG = {...}` line: only numbers, strings, lists and dicts of them reach the board."""
-    return "CFG = " + _literal(cfg) + "\nWIN = %d\nTRIALS = %d\n" % (cfg["win_us"], cfg["trials"])
+    sent = {k: v for k, v in cfg.items() if k not in HOST_ONLY}
+    return "CFG = " + _literal(sent) + "\nWIN = %d\nTRIALS = %d\n" % (cfg["win_us"], cfg["trials"])
 
 
 def _literal(v) -> str:
@@ -50,9 +52,14 @@ def _literal(v) -> str:
     raise TypeError(f"cannot send {type(v).__name__} to the board")
 
 
+def prefix(suite: str, cfg: dict) -> list[str]:
+    """The scripts that set up one suite's state on the board before its kernels run."""
+    return [config_line(cfg)] + source("common") + ([] if suite == "probe" else source(suite))
+
+
 def chunks(suite: str, cfg: dict) -> list[str]:
     """The scripts that run one suite, in order; globals carry from one to the next."""
     pieces = [config_line(cfg)] + source("common") + source(suite)
     if suite == "probe":
         return pieces
-    return pieces + [k.source for k in kernels.for_suite(suite, cfg)] + ["finish()\n"]
+    return pieces + [c for k in kernels.for_suite(suite, cfg) for c in k.scripts()] + ["finish()\n"]

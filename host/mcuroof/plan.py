@@ -5,6 +5,9 @@ SMALL_HEAP = 256 * 1024
 MiB = 1 << 20
 # loop iterations per kernel call: enough that the call costs little beside the loop
 ITERS = {"bytecode": 32, "native": 64, "viper": 1024, "asm_thumb": 1024}
+# On big ports a call's own cost is not the only one: boxed floats made a 32-iteration float
+# kernel run at half the rate of a 1000-iteration one on the unix port (allocation per call)
+ITERS_LARGE = {"bytecode": 1024, "native": 1024, "viper": 4096, "asm_thumb": 4096}
 
 
 def is_small(probe: dict) -> bool:
@@ -34,11 +37,48 @@ def compute_config(probe: dict) -> dict:
     types = ["b", "h", "i"] + (["f"] if probe.get("float") else [])
     # the micro:bit's parser cannot hold a longer unrolled kernel in its 8 KB heap
     unroll, unroll_asm = (8, 4) if is_small(probe) else (16, 16)
-    return {**timing(probe), "emitters": ems, "types": types, "iters": ITERS, "unroll": unroll,
+    return {**timing(probe), "emitters": ems, "types": types, "iters": ITERS if is_small(probe) else ITERS_LARGE, "unroll": unroll,
             "unroll_asm": unroll_asm}
 
 
-CONFIGS = {"memory": memory_config, "compute": compute_config}
+# Memory-mapped flash holding the firmware, per sys.platform: (base address, bytes surely inside
+# the firmware image). Only the micro:bit (under QEMU) is tested; the others follow the parts'
+# memory maps (nRF5x and SAMD: flash at 0; STM32: 0x08000000; RP2040/RP2350: XIP at 0x10000000,
+# through its cache; i.MX RT: FlexSPI at 0x60000000) and were not run on hardware.
+FLASH_MAP = {"microbit": (0x0, 64 * 1024), "nrf": (0x0, 64 * 1024), "samd": (0x0, 64 * 1024),
+             "pyboard": (0x08000000, 256 * 1024), "rp2": (0x10000000, 256 * 1024),
+             "mimxrt": (0x60000000, 256 * 1024)}
+# ESP32 and ESP32-S3 data-bus windows, [lo, hi) pairs of word addresses (untested: no board here)
+ESP32_PSRAM = [0x3F800000 >> 2, 0x3FC00000 >> 2, 0x3C000000 >> 2, 0x3E000000 >> 2]
+ESP32_SRAM = [0x3FF80000 >> 2, 0x40000000 >> 2, 0x3FC88000 >> 2, 0x3FD00000 >> 2]
+ESP32_INTERNAL = 520 * 1024  # more free heap than this means the heap has SPIRAM in it
+
+
+def regions_config(probe: dict) -> dict:
+    """Regions a sweep cannot find: memory-mapped flash (read in place) and RAM buffers."""
+    ems, plat = probe.get("emitters", []), probe.get("platform")
+    # each call reads per_call bytes (the region p times over): the call's own cost stays small
+    cfg = {**timing(probe), "min_bytes": 256, "per_call": 65536, "regions": [], "emitter": None, "skip": None}
+    free = probe.get("free", 0)
+    if plat in ("linux", "darwin", "windows"):
+        return {**cfg, "skip": "unix"}
+    if "asm_thumb" in ems:
+        if plat not in FLASH_MAP:
+            return {**cfg, "skip": "no-map"}
+        base, top = FLASH_MAP[plat]
+        ram = 4096 if is_small(probe) else 64 * 1024  # halved on the board until it fits
+        return {**cfg, "emitter": "asm_thumb",
+                "regions": [{"name": "flash", "wa": base >> 2, "top": top, "rng": []},
+                            {"name": "SRAM", "wa": None, "top": ram, "rng": []}]}
+    if plat == "esp32" and "viper" in ems:
+        regions = [{"name": "SRAM", "wa": None, "top": 16 * 1024, "rng": ESP32_SRAM}]
+        if free > 2 * ESP32_INTERNAL:
+            regions.append({"name": "PSRAM", "wa": None, "top": 1 << 20, "rng": ESP32_PSRAM})
+        return {**cfg, "emitter": "viper", "regions": regions}
+    return {**cfg, "skip": "no-reader"}
+
+
+CONFIGS = {"memory": memory_config, "compute": compute_config, "regions": regions_config}
 
 
 def suite_config(suite: str, probe: dict) -> dict:

@@ -17,15 +17,16 @@ EMITTER_COLORS = {"c": "#1f3b73", "asm_thumb": "#d62728", "viper": "#9467bd", "n
                   "bytecode": "#ff7f0e", None: "#555555"}
 DTYPE_STYLES = {"int8": "-", "int16": (0, (6, 2)), "int32": (0, (3, 1, 1, 1)), "float32": ":"}
 LEVEL_COLORS = ["#08306b", "#2171b5", "#6baed6", "#9ecae1", "#c6dbef"]
+REGION_COLORS = {"flash": "#8c564b", "SRAM": "#17becf", "PSRAM": "#e377c2"}
 
 
 def draw(result: dict, path: Path, title: str | None = None) -> Path:
     roofs = result["roofs"]
     top_mem = roofs_mod.top_memory(roofs)
     measured_c = [r for r in roofs if r["kind"] == "compute" and r["source"] == "measured"]
-    if not top_mem and not measured_c:
-        raise UserError("nothing to plot: the results hold no measured roof")
-    fig, ax = plt.subplots(figsize=(11, 7), dpi=110)
+    if not top_mem and not measured_c and not any(p.get("verified") for p in result.get("points", [])):
+        raise UserError("nothing to plot: the results hold no measured roof and no verified point")
+    fig, ax = plt.subplots(figsize=(13, 7), dpi=110)
     xlim, ylim = _limits(roofs, result.get("points", []))
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -44,15 +45,20 @@ def draw(result: dict, path: Path, title: str | None = None) -> Path:
         for r in measured_c:
             oi = r["macs_per_s"] / top_mem["bytes_per_s"]
             ax.plot([oi], [r["macs_per_s"]], "o", color=EMITTER_COLORS.get(r["emitter"], "#555"), ms=5, zorder=4)
-    _draw_points(ax, result.get("points", []))
+    with_points = _draw_points(ax, result.get("points", []))
     board = result.get("board", {})
     ax.set_title(title or _title(board), fontsize=11)
     ax.set_xlabel("operational intensity (MACC / byte)")
     ax.set_ylabel("attainable performance (MACC / s)")
     ax.grid(True, which="major", alpha=0.3)
     ax.grid(True, which="minor", alpha=0.08)
-    ax.legend(loc="lower right", fontsize=7, ncol=2, framealpha=0.9)
+    if with_points:  # the key of layer numbers takes the right margin's top, the legend its bottom
+        ax.legend(loc="lower left", bbox_to_anchor=(1.01, 0.0), fontsize=6, ncol=1, framealpha=0.9)
+    else:
+        ax.legend(loc="lower right", fontsize=7, ncol=2, framealpha=0.9)
     fig.tight_layout()
+    if with_points:
+        fig.subplots_adjust(right=0.78)
     try:
         fig.savefig(path)
     except (OSError, ValueError) as e:
@@ -78,7 +84,7 @@ def _limits(roofs: list[dict], points: list[dict]):
     xmax = 10 ** math.ceil(math.log10(max(ois) * 10))
     ys = comps + [m * xmin for m in mems] + [p["macs_per_s"] for p in points if p.get("macs_per_s")]
     ymin = 10 ** math.floor(math.log10(min(ys) / 3))
-    top = max(comps) if comps else max(mems) * xmax  # memory roofs alone rise to the right edge
+    top = max(comps) if comps else max(mems) * xmax if mems else max(ys)  # memory roofs rise to the right edge
     ymax = 10 ** math.ceil(math.log10(top * 3))
     return (xmin, xmax), (ymin, ymax)
 
@@ -88,6 +94,8 @@ def _memory_style(r: dict):
         return dict(color="#7f7f7f", ls="--", lw=1.2)
     if r.get("role") == "roof":
         return dict(color=LEVEL_COLORS[min(r.get("level", 1) - 1, len(LEVEL_COLORS) - 1)], ls="-", lw=2.6)
+    if r.get("role") == "region":  # a region read (regions suite): its own colour, dash-dot-dot
+        return dict(color=REGION_COLORS.get(r.get("region"), "#7b4173"), ls=(0, (8, 2, 1, 2, 1, 2)), lw=1.8)
     return dict(color=EMITTER_COLORS.get(r["emitter"], "#555"), ls="-.", lw=1.3)
 
 
@@ -118,25 +126,86 @@ def _label(r: dict) -> str:
     return f"{r['name']}{tag}: {value}"
 
 
+LABEL_PT = 7  # label font size (points); a label's slot is its line height
+
+
 def _place_labels(ax, labels, ylim):
-    """Labels sit just above their line, spread downwards from the top so that no two overlap
-    and none leaves the axes: compute labels on the right edge, memory labels on the left."""
-    span = math.log10(ylim[1] / ylim[0])
-    gap = span * 0.032
+    """Every roof gets its label, none overlaps another or leaves the axes: compute labels on
+    the right edge, memory labels on the left, each as close as it can be to just above its own
+    line (least-squares positions under a minimum spacing, found by pool-adjacent-violators);
+    a label pushed away from its line is tied to it by a thin leader line."""
+    lo_y, hi_y = math.log10(ylim[0]), math.log10(ylim[1])
+    span = hi_y - lo_y
+    fig = ax.figure
+    axes_px = ax.get_position().height * fig.get_figheight() * fig.dpi
+    slot = span * (LABEL_PT * fig.dpi / 72 * 1.35) / axes_px  # one text line, in decades
     for side in ("right", "left"):
-        group = sorted([lb for lb in labels if lb[4] == side], key=lambda lb: -lb[1])
-        last = math.log10(ylim[1]) - gap * 0.2
-        for x, y, text, color, ha, _ in group:
-            ly = min(math.log10(y) + gap * 0.15, last - gap)
-            last = ly
-            ax.text(x, 10 ** ly, text, color=color, fontsize=7, ha=ha, va="bottom",
-                    bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.7))
+        group = sorted([lb for lb in labels if lb[4] == side], key=lambda lb: lb[1])
+        if not group:
+            continue
+        gap = min(slot, span / (len(group) + 0.5))
+        size = LABEL_PT * min(1.0, gap / slot)
+        want = [math.log10(lb[1]) + gap * 0.55 for lb in group]
+        for (x, y, text, color, ha, _), ly in zip(group, spread(want, gap, lo_y + gap / 2, hi_y - gap / 2)):
+            moved = abs(ly - math.log10(y) - gap * 0.55) > gap * 0.6
+            # the leader ends on the line just outside the text's end, in the margin beside the labels
+            tip = x * 1.1 if ha == "right" else x / 1.25
+            ax.annotate(text, xy=(tip, y), xytext=(x, 10 ** ly), color=color, fontsize=size, ha=ha, va="center",
+                        bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.75), zorder=4,
+                        arrowprops=dict(arrowstyle="-", color=color, lw=0.6, alpha=0.8) if moved else None)
 
 
-def _draw_points(ax, points: list[dict]):
+def spread(want: list[float], gap: float, lo: float, hi: float) -> list[float]:
+    """Positions closest to `want` (sorted ascending) in the least-squares sense with every two
+    at least `gap` apart, then kept within [lo, hi] (assumes len(want) * gap fits)."""
+    blocks: list[list[float]] = []  # [sum, count] of z = want[i] - i * gap, merged while decreasing
+    for i, w in enumerate(want):
+        blocks.append([w - i * gap, 1])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            total, count = blocks.pop()
+            blocks[-1][0] += total
+            blocks[-1][1] += count
+    q = [b[0] / b[1] for b in blocks for _ in range(b[1])]
+    pos = [qi + i * gap for i, qi in enumerate(q)]
+    n = len(pos)
+    pos = [max(p, lo + i * gap) for i, p in enumerate(pos)]
+    return [min(p, hi - (n - 1 - i) * gap) for i, p in enumerate(pos)]
+
+
+DTYPE_MARKERS = {"int8": "s", "float32": "o"}
+
+
+def _draw_points(ax, points: list[dict]) -> bool:
+    """Verified layer points: colour by emitter, marker by type, numbered by layer index (points
+    that coincide share one label), with a key of the numbers beside the plot. A point above its
+    roof is drawn as a red X and named. True if any point was drawn."""
     shown = [p for p in points if p.get("verified") and p.get("oi") and p.get("macs_per_s")]
-    for i, p in enumerate(shown, 1):
-        color = "#d62728" if p.get("above_roof") else ("#1f77b4" if p.get("bound") == "memory" else "#2ca02c")
-        ax.plot([p["oi"]], [p["macs_per_s"]], "s", color=color, ms=5, zorder=5)
-        ax.annotate(str(p.get("index", i)), (p["oi"], p["macs_per_s"]), textcoords="offset points",
-                    xytext=(3, 3), fontsize=6, color=color)
+    groups: dict[tuple, list[dict]] = {}
+    for p in shown:
+        above = p.get("above_roof")
+        color = "#d62728" if above else EMITTER_COLORS.get(p.get("emitter"), "#555555")
+        ax.plot([p["oi"]], [p["macs_per_s"]], "X" if above else DTYPE_MARKERS.get(p.get("dtype"), "D"),
+                color=color, ms=8 if above else 5, zorder=5, mec="black", mew=0.4)
+        spot = (round(math.log10(p["oi"]) * 20), round(math.log10(p["macs_per_s"]) * 20), color)
+        groups.setdefault(spot, []).append(p)
+    for (_, _, color), pts in groups.items():
+        label = ",".join(str(i) for i in sorted({p["index"] for p in pts}))
+        if any(p.get("above_roof") for p in pts):
+            label += " ABOVE ROOF"
+        ax.annotate(label, (pts[0]["oi"], pts[0]["macs_per_s"]), textcoords="offset points", xytext=(4, 2),
+                    fontsize=6, color=color, zorder=6)
+    for dtype, marker in DTYPE_MARKERS.items():
+        for em in sorted({p["emitter"] for p in shown if p.get("dtype") == dtype}):
+            ax.plot([], [], marker, color=EMITTER_COLORS.get(em, "#555555"), mec="black", mew=0.4,
+                    label=f"layers: {em} {dtype}")
+    names = {p["index"]: (p["op"], p["name"]) for p in shown}
+    if names:
+        key = "\n".join(f"{i:>3} {op[:14]:<14} {_short(n)}" for i, (op, n) in sorted(names.items()))
+        ax.text(1.01, 1.0, "layers\n" + key, transform=ax.transAxes, fontsize=5.5, va="top", ha="left",
+                family="monospace")
+    return bool(shown)
+
+
+def _short(name: str, width: int = 18) -> str:
+    """A layer name's tail: tflite names are paths such as functional_1/activation_3/Relu."""
+    return name if len(name) <= width else "…" + name[-(width - 1):]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from . import layer_report, roofs as roofs_mod
 from .units import si
 
 
@@ -10,14 +11,24 @@ def roofs_table(result: dict) -> Table:
     board = result.get("board", {})
     clock = board.get("clock_hz")
     t = Table(title=f"Roofs: {board.get('name', '?')} ({board.get('firmware', '')})", title_justify="left")
-    for col in ("kind", "name", "emitter", "dtype", "source", "value", "per cycle"):
-        t.add_column(col, justify="right" if col in ("value", "per cycle") else "left")
+    for col in ("kind", "name", "emitter", "dtype", "source", "value", "per cycle", "/ theory"):
+        t.add_column(col, justify="right" if col in ("value", "per cycle", "/ theory") else "left")
     for r in sorted(result["roofs"], key=lambda r: (r["kind"], r["source"], -_value(r))):
         unit = "B" if r["kind"] == "memory" else "MACC"
         per = f"{_value(r) / clock:.3g} {unit}/cycle" if clock else "-"
         t.add_row(r["kind"], r["name"], r.get("emitter") or "-", r.get("dtype") or "-", r["source"],
-                  si(_value(r), unit + "/s"), per)
+                  si(_value(r), unit + "/s"), per, theory_ratio(r, result["roofs"]))
     return t
+
+
+def theory_ratio(roof: dict, roofs: list[dict]) -> str:
+    """measured / theoretical, against the profile's roof of the same kind and dtype (memory
+    roofs name the memory they are compared with); "-" where the profile has no figure."""
+    th = roofs_mod.theoretical_match(roof, roofs)
+    if not th:
+        return "-"
+    ratio = f"{_value(roof) / _value(th):.2g}"
+    return f"{ratio} {th['name']}" if roof["kind"] == "memory" else ratio
 
 
 def ridges_table(result: dict) -> Table:
@@ -53,6 +64,10 @@ def checks_line(result: dict) -> str:
     line = f"{c.get('verified', 0)} measurements verified against their expected output"
     if c.get("failed"):
         line += f"; [bold red]{c['failed']} FAILED their check and were left out[/]"
+    if "points_verified" in c:
+        line += f"; {c['points_verified']} layer runs verified against the numpy reference"
+        if c.get("points_failed"):
+            line += f", [bold red]{c['points_failed']} FAILED (not plotted)[/]"
     return line
 
 
@@ -63,8 +78,16 @@ def renderables(result: dict) -> list:
     ref = reference_table(result)
     if ref:
         out.append(ref)
+    out += skipped_lines(result)
+    out += layer_report.renderables(result)
     out.append(checks_line(result))
     return out
+
+
+def skipped_lines(result: dict) -> list[str]:
+    """Why a suite (regions) measured nothing, or left a region out."""
+    return [f"regions: {s['rg'] + ' ' if s.get('rg') else ''}skipped: {s['why']}"
+            for s in result.get("skipped", [])]
 
 
 def _value(r: dict) -> float:

@@ -1,0 +1,66 @@
+# mcuroof firmware, layers suite helper: runs one network layer, or a tile of it, on data
+# generated from a seed, times it and emits its output checksum for the host to check.
+# The host sends each layer kernel as its own script (host/mcuroof/layer_kernels.py renders
+# them) and the tile candidates, largest first. Needs common.py.
+import array
+
+ISZ = {'b': 1, 'f': 4}
+RESERVE = 1024  # heap left free for timing and writing records once a tile's buffers are made
+
+
+def fill(a, n, s, q):
+    # Park-Miller-like LCG small enough for 30-bit ints; host/mcuroof/layers.py makes the same
+    for i in range(n):
+        s = (s * 75 + 74) % 65537
+        a[i] = (s % 15 - 7) * q
+    return s
+
+
+def osum(o, n):
+    s = 0
+    for i in range(n):
+        s += o[i] * (i % 7 + 1)
+    return s
+
+
+#--
+def alloc(tc, c):
+    # c: [nx, nw, no, nb, P0..P15]; nb biases follow the 16 parameters in P
+    gc.collect()
+    m0 = gc.mem_alloc()
+    z = ISZ[tc]
+    x = array.array(tc, bytearray(c[0] * z))
+    w = array.array(tc, bytearray(c[1] * z))
+    o = array.array(tc, bytearray(c[2] * z))
+    p = array.array('i', c[4:] + [0] * c[3])
+    gc.collect()
+    if gc.mem_free() < RESERVE:
+        raise MemoryError
+    return x, w, o, p, gc.mem_alloc() - m0
+
+
+#--
+def layer(k, i, em, ty, tc, q, cands):
+    # The largest tile that fits: a MemoryError moves on to the next candidate.
+    j = 0
+    for c in cands:
+        try:
+            x, w, o, p, h = alloc(tc, c)
+            break
+        except MemoryError:
+            x = w = o = p = None
+        j += 1
+    if j == len(cands):
+        emit({'t': 'skip', 'k': i, 'em': em, 'ty': ty, 'why': 'no memory'})
+        return
+    fill(x, c[0], 1, q)
+    fill(w, c[1], 2, q)
+    s = 3
+    for b in range(c[3]):
+        s = (s * 75 + 74) % 65537
+        p[16 + b] = s % 129 - 64
+    mn, md, ov, r = measure(k, x, w, o, p)
+    emit({'t': 'layer', 'k': i, 'em': em, 'ty': ty, 'cand': j, 'heap': h, 'r': r,
+          'us': mn, 'med': md, 'ovh': ov, 'chk': osum(o, c[2])})
+    x = w = o = p = None
+    gc.collect()

@@ -1,0 +1,154 @@
+"""MicroPython source of the layer kernels, rendered per op, emitter and element type.
+
+Every kernel is `k(X, W, O, P)`: input, weights (or the second input of ADD), output, and an
+int32 parameter array P (layout below, then one bias per output channel). Layouts are NHWC
+activations and TFLite's weight layouts: conv OHWI, depthwise 1HWO, dense [OUT][IN].
+int8 kernels accumulate in int32 and requantize as (acc * M) >> S clamped to [LO, 127];
+float32 kernels add bias * 0.125 and apply relu where P[14] is set. host/mcuroof/layers.py
+computes the same with numpy, and the firmware's checksum of O is compared with it.
+
+Emitters: bytecode and native run the plain loops; viper the same on raw pointers (int8 only:
+viper has no float pointers); asm_thumb keeps the Python loops and runs every inner dot product
+in an inline-assembler routine (int8 only: Cortex-M0 has no FPU).
+"""
+from __future__ import annotations
+
+PARAMS = ("H", "V", "C", "OH", "OW", "OC", "KH", "KW", "SH", "SW", "PT", "PL", "M", "S", "LO", "N")
+MAC_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+OPS = MAC_OPS + ("AVERAGE_POOL_2D", "MAX_POOL_2D", "ADD", "RELU")
+ASM_PACK_LIMIT = 1 << 15  # asm dot takes both offsets packed in one 30-bit small int
+
+_HEAD = " H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5];KH=P[6];KW=P[7];SH=P[8];SW=P[9];PT=P[10];PL=P[11]\n"
+_WINDOW = ("   y0=oy*SH-PT;x0=ox*SW-PL\n"
+           "   ky0=max(0,-y0);ky1=min(KH,H-y0);kx0=max(0,-x0);kx1=min(KW,V-x0)\n")
+
+CONV = ("def k(X,W,O,P):\n" + _HEAD + " o=0\n for oy in range(OH):\n  for ox in range(OW):\n" + _WINDOW +
+        "   for oc in range(OC):\n    a={acc}\n    for ky in range(ky0,ky1):\n"
+        "     xi=((y0+ky)*V+x0+kx0)*C;wi=((oc*KH+ky)*KW+kx0)*C;n=(kx1-kx0)*C\n"
+        "{inner1}{fin}    O[o]=a;o+=1\n")
+DEPTHWISE = ("def k(X,W,O,P):\n" + _HEAD + " o=0\n for oy in range(OH):\n  for ox in range(OW):\n" + _WINDOW +
+             "   for oc in range(OC):\n    a={acc}\n    for ky in range(ky0,ky1):\n"
+             "     xi=((y0+ky)*V+x0+kx0)*C+oc;wi=(ky*KW+kx0)*C+oc;n=kx1-kx0\n"
+             "{innerC}{fin}    O[o]=a;o+=1\n")
+DENSE = ("def k(X,W,O,P):\n C=P[2];OC=P[5]\n for oc in range(OC):\n    a={acc}\n    xi=0;wi=oc*C;n=C\n"
+         "{inner0}{fin}    O[oc]=a\n")
+POOL = ("def k(X,W,O,P):\n" + _HEAD + " o=0\n for oy in range(OH):\n  for ox in range(OW):\n" + _WINDOW +
+        "   for oc in range(OC):\n    a={init}\n    for ky in range(ky0,ky1):\n"
+        "     for kx in range(kx0,kx1):\n      v=X[((y0+ky)*V+x0+kx)*C+oc]\n      {step}\n"
+        "    O[o]={result};o+=1\n")
+ADD = "def k(X,W,O,P):\n for i in range(P[15]):\n  a=X[i]+W[i]\n{fin}  O[i]=a\n"
+RELU = "def k(X,W,O,P):\n for i in range(P[15]):\n  a=X[i]\n  if a<0:a={zero}\n  O[i]=a\n"
+
+INT_FIN = "a=(a*P[12])>>P[13]\nif a>127:a=127\nif a<P[14]:a=P[14]\n"
+FLOAT_FIN = "if P[14] and a<0:a=0.0\n"
+ADD_INT_FIN = "if a>127:a=127\nif a<-128:a=-128\n"
+
+ASM_DOT = ("@micropython.asm_thumb\ndef dot(r0,r1,r2,r3):\n"
+           " lsr(r4,r3,15)\n add(r0,r0,r4)\n lsl(r3,r3,17)\n lsr(r3,r3,17)\n add(r1,r1,r3)\n"
+           " lsr(r3,r2,12)\n lsl(r2,r2,20)\n lsr(r2,r2,20)\n mov(r7,0)\n label(L)\n"
+           " ldrb(r4,[r0,0])\n lsl(r4,r4,24)\n asr(r4,r4,24)\n ldrb(r5,[r1,0])\n lsl(r5,r5,24)\n"
+           " asr(r5,r5,24)\n mul(r4,r5)\n add(r7,r7,r4)\n add(r0,r0,r3)\n add(r1,r1,r3)\n"
+           " sub(r2,1)\n bgt(L)\n mov(r0,r7)\n")
+
+
+def _indent(code: str, n: int) -> str:
+    return "".join(" " * n + ln + "\n" for ln in code.splitlines())
+
+
+def _inner(em: str, stride: str, indent: int = 5) -> str:
+    """The dot product over n taps from X[xi] and W[wi], `stride` elements apart, into a."""
+    if em == "asm_thumb":  # dot(X, W, n | stride << 12, xi << 15 | wi); n > 0 by the window
+        return _indent(f"a+=dot(X,W,n|({stride})<<12,xi<<15|wi)", indent)
+    step = "" if stride == "1" else f"*{stride}"
+    return _indent(f"for j in range(n):\n a+=X[xi+j{step}]*W[wi+j{step}]", indent)
+
+
+def python_source(op: str, em: str, ty: str) -> str | None:
+    """Kernel for bytecode, native or asm_thumb (the latter: Python loops, asm inner product)."""
+    integer = ty == "int8"
+    if em == "asm_thumb" and (not integer or op not in MAC_OPS):
+        return None
+    fin = INT_FIN if integer else FLOAT_FIN
+    acc = "P[16+oc]" if integer else "P[16+oc]*0.125"
+    if op in MAC_OPS:
+        template = {"CONV_2D": CONV, "DEPTHWISE_CONV_2D": DEPTHWISE, "FULLY_CONNECTED": DENSE}[op]
+        src = template.format(acc=acc, inner0=_inner(em, "1", 4), inner1=_inner(em, "1"), innerC=_inner(em, "C"),
+                              fin=_indent(fin, 4))
+    elif op in ("AVERAGE_POOL_2D", "MAX_POOL_2D"):
+        avg = op == "AVERAGE_POOL_2D"
+        cnt = "((ky1-ky0)*(kx1-kx0))"
+        src = POOL.format(init=("0" if integer else "0.0") if avg else ("-128" if integer else "-1e30"),
+                          step="a+=v" if avg else "if v>a:a=v",
+                          result=(f"a//{cnt}" if integer else f"a/{cnt}") if avg else "a")
+    elif op == "ADD":
+        src = ADD.format(fin=_indent(ADD_INT_FIN if integer else "", 2))
+    elif op == "RELU":
+        src = RELU.format(zero="0" if integer else "0.0")
+    else:
+        return None
+    if em == "native":
+        src = "@micropython.native\n" + src
+    if em == "asm_thumb":  # compiled apart: together they overflow the micro:bit's heap
+        src = ASM_DOT + "#--\n" + src
+    return src
+
+
+# viper: int8 on raw byte pointers; (v ^ 128) - 128 sign-extends a loaded byte on any word size
+_VHEAD = (" x=ptr8(X);w=ptr8(W);out=ptr8(O)\n"
+          " H=int(P[0]);V=int(P[1]);C=int(P[2]);OH=int(P[3]);OW=int(P[4]);OC=int(P[5])\n"
+          " KH=int(P[6]);KW=int(P[7]);SH=int(P[8]);SW=int(P[9]);PT=int(P[10]);PL=int(P[11])\n"
+          " M=int(P[12]);S=int(P[13]);LO=int(P[14]);N=int(P[15])\n")
+_VWINDOW = ("   y0=oy*SH-PT;x0=ox*SW-PL\n   ky0=0;ky1=KH;kx0=0;kx1=KW\n"
+            "   if y0<0:ky0=0-y0\n   if H-y0<KH:ky1=H-y0\n"
+            "   if x0<0:kx0=0-x0\n   if V-x0<KW:kx1=V-x0\n")
+_VFIN = ("    a=(a*M)>>S\n    if a>127:a=127\n    if a<LO:a=LO\n")
+_VSPATIAL = " o=0\n for oy in range(OH):\n  for ox in range(OW):\n" + _VWINDOW + "   for oc in range(OC):\n"
+VIPER = {
+    "CONV_2D": _VSPATIAL + "    a=int(P[16+oc])\n    for ky in range(ky0,ky1):\n"
+               "     xi=((y0+ky)*V+x0+kx0)*C;wi=((oc*KH+ky)*KW+kx0)*C\n"
+               "     for j in range((kx1-kx0)*C):\n      a+=((x[xi+j]^128)-128)*((w[wi+j]^128)-128)\n"
+               + _VFIN + "    out[o]=a;o+=1\n",
+    "DEPTHWISE_CONV_2D": _VSPATIAL + "    a=int(P[16+oc])\n    for ky in range(ky0,ky1):\n"
+               "     xi=((y0+ky)*V+x0+kx0)*C+oc;wi=(ky*KW+kx0)*C+oc\n"
+               "     for j in range(kx1-kx0):\n      a+=((x[xi+j*C]^128)-128)*((w[wi+j*C]^128)-128)\n"
+               + _VFIN + "    out[o]=a;o+=1\n",
+    "FULLY_CONNECTED": " for oc in range(OC):\n    a=int(P[16+oc]);wi=oc*C\n"
+               "    for j in range(C):\n      a+=((x[j]^128)-128)*((w[wi+j]^128)-128)\n"
+               + _VFIN + "    out[oc]=a\n",
+    "AVERAGE_POOL_2D": _VSPATIAL + "    a=0\n    for ky in range(ky0,ky1):\n     for kx in range(kx0,kx1):\n"
+               "      a+=(x[((y0+ky)*V+x0+kx)*C+oc]^128)-128\n"
+               "    out[o]=a//((ky1-ky0)*(kx1-kx0));o+=1\n",
+    "MAX_POOL_2D": _VSPATIAL + "    a=-128\n    for ky in range(ky0,ky1):\n     for kx in range(kx0,kx1):\n"
+               "      v=(x[((y0+ky)*V+x0+kx)*C+oc]^128)-128\n      if v>a:a=v\n"
+               "    out[o]=a;o+=1\n",
+    "ADD": " for i in range(N):\n  a=((x[i]^128)-128)+((w[i]^128)-128)\n"
+           "  if a>127:a=127\n  if a<-128:a=-128\n  out[i]=a\n",
+    "RELU": " for i in range(N):\n  a=(x[i]^128)-128\n  if a<0:a=0\n  out[i]=a\n",
+}
+
+
+def viper_source(op: str, ty: str) -> str | None:
+    if ty != "int8" or op not in VIPER:
+        return None
+    return "@micropython.viper\ndef k(X,W,O,P):\n" + _VHEAD + VIPER[op]
+
+
+def source(op: str, em: str, ty: str) -> str | None:
+    """The kernel `k` for this op, or None where the emitter cannot run it."""
+    if em == "viper":
+        return viper_source(op, ty)
+    if em in ("bytecode", "native", "asm_thumb"):
+        return python_source(op, em, ty)
+    return None
+
+
+TYPECODES = {"int8": ("b", "1"), "float32": ("f", "0.125")}
+
+
+def script(job) -> str:
+    """The scripts that define a layers.Job's kernel and run it (firmware/layers.py layer()):
+    a collection first, then the def, then the call, each compiled on its own (8 KB heap)."""
+    tc, q = TYPECODES[job.dtype]
+    cands = "[" + ",".join("[" + ",".join(str(v) for v in t.firmware_list()) + "]" for t in job.tiles) + "]"
+    return ("gc.collect()\n#--\n" + source(job.layer.op, job.emitter, job.dtype) + "#--\n"
+            + f"layer(k,{job.layer.index},'{job.emitter}','{job.dtype}','{tc}',{q},{cands})\n")

@@ -1,0 +1,74 @@
+"""Summary tables of a profiled model (results.json `points` and `model`), as rich renderables."""
+from __future__ import annotations
+
+from rich.table import Table
+
+from .units import si
+
+ADVICE_KEYS = {"above": "ABOVE ROOF", "software": "software", "memory": "slope", "compute": "ceiling",
+               "nomac": "fuse"}
+
+
+def layers_table(result: dict) -> Table | None:
+    pts = result.get("points") or []
+    if not pts:
+        return None
+    t = Table(title=f"Layers of {result.get('model', {}).get('name', 'the model')} on the board", title_justify="left")
+    for col in ("#", "layer", "kernel", "tile", "OI", "MACC/s", "bytes/s (of roof)", "roof", "headroom",
+                "bound", "advice"):
+        t.add_column(col, justify="right" if col in ("#", "tile", "OI", "MACC/s", "roof", "headroom") else "left")
+    for p in sorted(pts, key=lambda p: (p["index"], p["dtype"], p["emitter"])):
+        share = f" ({p['memory_share']:.0%})" if p.get("memory_share") else ""
+        name = p["name"] if p["verified"] else f"{p['name']} [bold red]FAILED CHECK[/]"
+        t.add_row(str(p["index"]), name, f"{p['emitter']} {p['dtype']}", f"{p['tile_fraction']:.2g}",
+                  f"{p['oi']:.3g}", si(p["macs_per_s"], ""), si(p["bytes_per_s"], "B/s") + share,
+                  si(p["roof_macs_per_s"], "") if p.get("roof_macs_per_s") else "-",
+                  f"{p['headroom']:.3g}x" if p.get("headroom") else "-", p["bound"],
+                  ADVICE_KEYS.get(p.get("advice_kind"), "-"), style="bold red" if p.get("above_roof") else None)
+    return t
+
+
+def model_table(result: dict) -> Table | None:
+    m = result.get("model") or {}
+    rows = m.get("whole_model") or []
+    if not rows:
+        return None
+    t = Table(title=f"Whole model: {m.get('name')} ({si(m.get('macc', 0), 'MACC')})", title_justify="left")
+    for col in ("emitter", "dtype", "layers", "predicted (roofline)", "measured", "inferences/s", "measured / predicted"):
+        t.add_column(col, justify="left" if col in ("emitter", "dtype") else "right")
+    for r in rows:
+        ratio = r.get("measured_over_predicted")
+        t.add_row(r["emitter"], r["dtype"], str(r["layers"]), si(r["predicted_seconds"], "s"),
+                  si(r["measured_seconds"], "s"), f"{r['inferences_per_s']:.3g}" if r.get("inferences_per_s") else "-",
+                  f"{ratio:.3g}" if ratio else "-")
+    return t
+
+
+def model_lines(result: dict) -> list[str]:
+    m = result.get("model") or {}
+    if not m:
+        return []
+    lines = [f"peak memory (analytic, weights + live activations): {m['peak_memory_bytes']:,} B at layer "
+             f"{m['peak_memory_layer']}; largest heap one layer's (tile's) buffers took on the board: "
+             f"{m['measured_peak_heap_bytes'] or 0:,} B (gc.mem_alloc)"]
+    for s in m.get("not_profiled", []):
+        where = f" ({s['emitter']}, {s['dtype']})" if s.get("emitter") else ""
+        lines.append(f"not profiled: layer {s['index']} {s.get('name', '')} {s.get('op', '')}{where}: {s['why']}")
+    advice: dict[tuple[str, str], set] = {}
+    for p in result.get("points", []):
+        advice.setdefault((ADVICE_KEYS.get(p.get("advice_kind"), "-"), p["advice"]), set()).add(f"{p['index']} {p['emitter']}")
+    for (key, text), runs in advice.items():
+        lines.append(f"advice [bold]{key}[/] ({', '.join(sorted(runs, key=lambda r: int(r.split()[0])))}): {text}")
+    above = [p for p in result.get("points", []) if p.get("above_roof")]
+    if above:
+        lines.append(f"[bold red]{len(above)} point(s) ABOVE their roof: an accounting error "
+                     f"(layers {', '.join(str(p['index']) for p in above)}); do not trust them[/]")
+    tiled = [p for p in result.get("points", []) if p["tile_fraction"] < 1]
+    if tiled:
+        lines.append(f"{len(tiled)} of {len(result['points'])} layer runs ran on a tile (memory or time budget); "
+                     "their MACC, bytes and time are scaled by the tile's fraction")
+    return lines
+
+
+def renderables(result: dict) -> list:
+    return [x for x in (layers_table(result), model_table(result)) if x is not None] + model_lines(result)

@@ -1,0 +1,94 @@
+"""The layers suite of `mcuroof run --model`: its plan on a probed board, and the points and
+whole-model figures it adds to results.json.
+
+The plan is made after the memory and compute suites of the same run: a layer's tile is kept
+small enough that one call takes about `tile_seconds` at its emitter's measured compute ceiling
+(the micro:bit's bytecode would otherwise spend minutes per layer), and small enough for the
+board's heap. The plan is deterministic, so a resumed run makes the same one from its log.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import kernels, layers, model, plan, points as points_mod, roofs as roofs_mod
+from .errors import UserError
+
+TILE_SECONDS = {"small": 0.25, "large": 1.0}
+# MACC/s assumed for the time budget where the run measured no compute ceiling
+FALLBACK_RATE = {"small": 16e3, "large": 10e6}
+EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
+
+
+@dataclass
+class Request:
+    """What the user asked to profile; `jobs` and `skipped` are filled in once planned."""
+    network: model.Network
+    dtypes: list[str] | None = None       # None: the model's own element type
+    emitters: list[str] | None = None     # None: every emitter the board has
+    tile_seconds: float | None = None
+    jobs: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+
+
+def parse_list(text: str | None, allowed: tuple[str, ...], option: str) -> list[str] | None:
+    if not text:
+        return None
+    chosen = [s.strip() for s in text.split(",") if s.strip()]
+    bad = [s for s in chosen if s not in allowed]
+    if bad or not chosen:
+        raise UserError(f"{option}: unknown {', '.join(bad) or '(none)'} (choose from {', '.join(allowed)})")
+    return chosen
+
+
+def model_dtype(net: model.Network) -> str:
+    kinds = {l.dtype for l in net.layers}
+    return "float32" if kinds == {"float32"} else "int8"
+
+
+def config(request: Request, probe: dict, records: list[dict]) -> dict:
+    """The layers suite's config; plans request.jobs from the probe and the run's roofs."""
+    size = "small" if plan.is_small(probe) else "large"
+    board_emitters = [e for e in probe.get("emitters", []) if e in EMITTERS]
+    emitters = [e for e in (request.emitters or board_emitters) if e in board_emitters]
+    dtypes = request.dtypes or [model_dtype(request.network)]
+    if not probe.get("float"):
+        dtypes = [d for d in dtypes if d != "float32"]
+    _, mac, _ = roofs_mod.split(records)
+    ceilings = {(r["emitter"], r["dtype"]): r["macs_per_s"] for r in roofs_mod.compute_roofs(mac)}
+    seconds = request.tile_seconds or TILE_SECONDS[size]
+    max_work = {(em, dt): ceilings.get((em, dt), FALLBACK_RATE[size]) * seconds
+                for em in emitters for dt in dtypes}
+    request.jobs, request.skipped = layers.plan(request.network, dtypes, emitters, probe.get("free", 0), max_work)
+    return {**plan.timing(probe), "jobs": request.jobs}
+
+
+def attach(result: dict, request: Request, records: list[dict]) -> dict:
+    """Add `points`, `model` and the layer checks to a results dict built from the same run."""
+    by_key = {job.key: job for job in request.jobs}
+    emitters = result.get("board", {}).get("emitters", [])
+    pts = []
+    for rec in records:
+        job = by_key.get(kernels.record_key(rec) or "")
+        if rec.get("t") == "layer" and job:
+            pts.append(points_mod.point(job, rec, result["roofs"], emitters))
+    net = request.network
+    peak = model.peak_memory(net)
+    layer_of = {l.index: l for l in net.layers}
+    skipped_on_board = [r for r in records if r.get("t") == "skip" and r.get("k") in layer_of]
+    result["points"] = pts
+    result["model"] = {
+        "name": net.name, "source": net.source, "layers": len(net.layers),
+        "macc": model.totals(net)["macc"],
+        "peak_memory_bytes": peak.bytes, "peak_memory_layer": peak.layer,
+        "measured_peak_heap_bytes": max((p["heap_bytes"] or 0 for p in pts), default=None),
+        "not_profiled": request.skipped + [
+            {"index": r["k"], "name": layer_of[r["k"]].name, "op": layer_of[r["k"]].op, "emitter": r.get("em"),
+             "dtype": r.get("ty"), "why": f"no tile fitted the heap on the board ({r.get('why')})"}
+            for r in skipped_on_board],
+        "whole_model": points_mod.whole_model(pts),
+    }
+    checks = result.setdefault("checks", {})
+    checks["points_verified"] = sum(p["verified"] for p in pts)
+    checks["points_failed"] = sum(not p["verified"] for p in pts)
+    checks["points_above_roof"] = sum(p["above_roof"] for p in pts)
+    return result

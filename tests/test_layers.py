@@ -1,0 +1,186 @@
+"""Layer profiling: counts by hand, the numpy reference against hand-written loops, tiling, and
+every layer kernel run on the real MicroPython unix port and checked against the reference."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from mcuroof import kernels, layer_kernels, layers, model, points
+from mcuroof.collect import Collector
+from mcuroof.link import UnixLink
+from mcuroof.model import Layer
+from mcuroof.rawlog import RawLog
+
+
+def conv_layer(**kw):
+    base = dict(index=0, name="conv", op="CONV_2D", dtype="int8", inputs=((1, 9, 7, 3),), output=(1, 5, 4, 6),
+                weights=((6, 3, 3, 3), (6,)), kernel=(3, 3), stride=(2, 2), padding="same", activation="NONE",
+                macc=5 * 4 * 6 * 27)
+    base.update(kw)
+    return Layer(**base)
+
+
+def test_generator_matches_the_firmware_formula_by_hand():
+    # s = (s * 75 + 74) % 65537 from s = 1: 149, 11249, 57305 -> s % 15 - 7
+    assert list(layers.lcg(3, 1)) == [7, 7, -2]
+    assert list(layers.biases(2)) == [(((3 * 75 + 74) % 65537) % 129) - 64,
+                                      (((299 * 75 + 74) % 65537) % 129) - 64]
+
+
+def test_layer_bytes_and_intensity_by_hand():
+    kws = model.builtin_network("kws-dscnn")
+    conv0 = kws.layers[0]  # 49x10x1 in, 25x5x64 out, 64 filters of 10x4x1, int32 biases
+    assert points.layer_bytes(conv0, "int8") == 490 + 8000 + 64 * 40 + 64 * 4
+    assert points.layer_bytes(conv0, "float32") == 4 * (490 + 8000 + 64 * 40) + 64 * 4
+    assert conv0.macc == 25 * 5 * 64 * 10 * 4
+
+
+def test_tile_geometry_and_fraction_by_hand():
+    conv0 = model.builtin_network("kws-dscnn").layers[0]
+    t = layers.tile(conv0, "int8", 5, 5, 64)
+    # SAME padding: total (25-1)*2+10-49 = 9 rows, 4 on top; output rows 0..4 need input rows 0..13
+    assert t.params[:12] == (14, 10, 1, 5, 5, 64, 10, 4, 2, 2, 4, 1)
+    assert t.fraction == pytest.approx(5 * 5 * 64 / (25 * 5 * 64))
+    assert (t.nx, t.nw, t.no, t.nb) == (14 * 10, 64 * 40, 5 * 5 * 64, 64)
+
+
+def hand_conv(x, w, b, stride, pads, out_hw):
+    """Direct loops, written apart from layers.py: x HWC, w OHWI, zero padding."""
+    (h, wd, c), (oc, kh, kw, _) = x.shape, w.shape
+    out = np.zeros((*out_hw, oc), dtype=np.int64)
+    for oy in range(out_hw[0]):
+        for ox in range(out_hw[1]):
+            for o in range(oc):
+                acc = b[o]
+                for ky in range(kh):
+                    for kx in range(kw):
+                        y, xx = oy * stride - pads[0] + ky, ox * stride - pads[1] + kx
+                        if 0 <= y < h and 0 <= xx < wd:
+                            acc += int(np.dot(x[y, xx], w[o, ky, kx]))
+                out[oy, ox, o] = acc
+    return out
+
+
+def test_reference_conv_equals_hand_loops_with_requantization():
+    layer = conv_layer()
+    t = layers.tile(layer, "int8", 5, 4, 6)
+    x = layers.lcg(t.nx, 1).reshape(9, 7, 3)
+    w = layers.lcg(t.nw, 2).reshape(6, 3, 3, 3)
+    acc = hand_conv(x, w, layers.biases(6), 2, (1, 1), (5, 4))
+    m, s = t.params[12], t.params[13]
+    want = np.clip((acc * m) >> s, -128, 127).reshape(-1)
+    assert np.array_equal(layers.reference_output("CONV_2D", "int8", t), want)
+    assert layers.checksum(want) == sum(int(v) * (i % 7 + 1) for i, v in enumerate(want))
+
+
+def test_reference_depthwise_and_pools_by_hand():
+    dw = conv_layer(op="DEPTHWISE_CONV_2D", output=(1, 5, 4, 3), weights=((1, 3, 3, 3), (3,)),
+                    depth_multiplier=1, activation="RELU", macc=5 * 4 * 3 * 9)
+    t = layers.tile(dw, "float32", 5, 4, 3)
+    x = layers.lcg(t.nx, 1).reshape(9, 7, 3) * 0.125
+    w = layers.lcg(t.nw, 2).reshape(3, 3, 3) * 0.125
+    b = layers.biases(3) * 0.125
+    got = layers.reference_output("DEPTHWISE_CONV_2D", "float32", t).reshape(5, 4, 3)
+    for oy, ox, c in [(0, 0, 0), (2, 1, 2), (4, 3, 1)]:
+        acc = b[c] + sum(x[oy * 2 - 1 + ky, ox * 2 - 1 + kx, c] * w[ky, kx, c]
+                         for ky in range(3) for kx in range(3)
+                         if 0 <= oy * 2 - 1 + ky < 9 and 0 <= ox * 2 - 1 + kx < 7)
+        assert got[oy, ox, c] == pytest.approx(max(acc, 0.0))
+    pool = conv_layer(op="AVERAGE_POOL_2D", output=(1, 5, 4, 3), weights=(), macc=0)
+    t = layers.tile(pool, "int8", 5, 4, 3)
+    x = layers.lcg(t.nx, 1).reshape(9, 7, 3)
+    got = layers.reference_output("AVERAGE_POOL_2D", "int8", t).reshape(5, 4, 3)
+    taps = [x[y, xx, 1] for y in (0, 1) for xx in (0, 1)]  # corner window: 2x2 valid taps of 3x3
+    assert got[0, 0, 1] == sum(taps) // 4
+
+
+def test_a_wrong_checksum_is_not_verified():
+    job = layers.plan_layer(conv_layer(), "int8", "bytecode", 1 << 20, None)
+    want = layers.checksum(layers.reference_output("CONV_2D", "int8", job.tiles[0]))
+    assert layers.verify(job, {"cand": 0, "chk": want})
+    assert not layers.verify(job, {"cand": 0, "chk": want + 1})
+    assert not layers.verify(job, {"cand": 7, "chk": want})
+
+
+def test_every_kws_layer_gets_a_tile_in_the_microbit_heap():
+    kws = model.builtin_network("kws-dscnn")
+    jobs, skipped = layers.plan(kws, ["int8", "float32"], ["bytecode", "asm_thumb"], heap=3184,
+                                max_work={("bytecode", "int8"): 4000})
+    planned = {(j.layer.index, j.dtype, j.emitter) for j in jobs}
+    for layer in kws.layers:
+        if layer.op in layer_kernels.OPS:
+            assert (layer.index, "int8", "bytecode") in planned and (layer.index, "float32", "bytecode") in planned
+    assert {s["op"] for s in skipped} == {"RESHAPE", "SOFTMAX"}
+    for job in jobs:
+        assert all(t.heap_bytes(layers.DTYPES[job.dtype][1]) <= 3184 for t in job.tiles)
+        if job.key.startswith("layers/bytecode/int8"):
+            assert job.layer.macc * job.tiles[0].fraction <= 4000
+
+
+def test_points_bound_headroom_and_the_above_roof_flag():
+    layer = conv_layer()
+    job = layers.plan_layer(layer, "int8", "bytecode", 1 << 20, None)
+    chk = layers.checksum(layers.reference_output("CONV_2D", "int8", job.tiles[0]))
+    roofs = [{"kind": "memory", "role": "roof", "source": "measured", "name": "memory", "emitter": "c",
+              "bytes_per_s": 1e6},
+             {"kind": "compute", "role": "roof", "source": "measured", "name": "int8 bytecode",
+              "emitter": "bytecode", "dtype": "int8", "macs_per_s": 1e5}]
+    rec = {"cand": 0, "chk": chk, "us": 100000, "ovh": 0, "r": 1, "heap": 500}  # 0.1 s per call
+    p = points.point(job, rec, roofs, ["bytecode"])
+    assert p["verified"] and p["macs_per_s"] == pytest.approx(layer.macc / 0.1)
+    assert p["oi"] == pytest.approx(layer.macc / points.layer_bytes(layer, "int8"))
+    assert p["bound"] == "compute" and p["roof_macs_per_s"] == 1e5
+    assert p["headroom"] == pytest.approx(1e5 / p["macs_per_s"]) and not p["above_roof"]
+    fast = points.point(job, {**rec, "us": 1000}, roofs, ["bytecode"])  # 100x faster: above the roof
+    assert fast["above_roof"] and fast["advice"].startswith("ABOVE ITS ROOF")
+    model_rows = points.whole_model([p])
+    assert model_rows[0]["predicted_seconds"] == pytest.approx(layer.macc / 1e5)
+    assert model_rows[0]["measured_seconds"] == pytest.approx(0.1)
+
+
+def synthetic_network():
+    kws = model.builtin_network("kws-dscnn")
+    resnet = model.builtin_network("ic-resnet8")
+    extra = (conv_layer(index=90),
+             conv_layer(index=91, name="maxpool", op="MAX_POOL_2D", output=(1, 5, 4, 3), weights=(), macc=0),
+             Layer(index=92, name="relu", op="RELU", dtype="int8", inputs=((1, 50),), output=(1, 50)),
+             dataclasses.replace([l for l in resnet.layers if l.op == "ADD"][0], index=93))
+    return dataclasses.replace(kws, layers=kws.layers + extra)
+
+
+def test_every_layer_kernel_on_the_unix_port_matches_the_reference(tmp_path, micropython):
+    net = synthetic_network()
+    ems = ["bytecode", "native", "viper"]
+    jobs, _ = layers.plan(net, ["int8", "float32"], ems, heap=1 << 26,
+                          max_work={(e, d): 3e4 for e in ems for d in ("int8", "float32")})
+    log = RawLog(tmp_path / "raw.jsonl")
+    recs = Collector(UnixLink(micropython), log).run_suite("layers", {"win_us": 1000, "trials": 3, "jobs": jobs})
+    log.close()
+    by_key = {j.key: j for j in jobs}
+    runs = [r for r in recs if r["t"] == "layer"]
+    assert len(runs) == len(jobs)
+    failed = [kernels.record_key(r) for r in runs if not layers.verify(by_key[kernels.record_key(r)], r)]
+    assert failed == []
+    ops = {(by_key[kernels.record_key(r)].layer.op, r["em"], r["ty"]) for r in runs}
+    for op in layer_kernels.OPS:
+        assert (op, "bytecode", "int8") in ops and (op, "native", "float32") in ops and (op, "viper", "int8") in ops
+
+
+def test_a_small_tflite_of_our_own_profiled_on_the_unix_port(tmp_path):
+    from test_model import SMALL_OPS, SMALL_TENSORS, build_tflite
+
+    from mcuroof import results
+    from mcuroof.cli import main
+
+    path = tmp_path / "small.tflite"
+    path.write_bytes(build_tflite(SMALL_TENSORS, SMALL_OPS, [0], [10]))
+    out = tmp_path / "out"
+    assert main(["run", "--board", "unix", "--suite", "layers", "--model", str(path), "--emitter", "bytecode,viper",
+                 "-o", str(out)]) == 0
+    data = results.load(out / "results.json")
+    pts = data["points"]
+    assert all(p["verified"] for p in pts) and len(pts) == 2 * 4
+    # MACC by hand: conv 8x8x4 x 3x3x2, depthwise 8x8x4 x 3x3, ADD none, dense 10 x 256
+    assert sorted({(p["op"], p["macc"]) for p in pts}) == [
+        ("ADD", 0), ("CONV_2D", 4608), ("DEPTHWISE_CONV_2D", 2304), ("FULLY_CONNECTED", 2560)]
+    assert {p["bytes"] for p in pts if p["op"] == "CONV_2D"} == {200 + 256 + 72 + 16}
