@@ -64,7 +64,8 @@ def reference_summary(points: list[dict], roofs: list[dict], sweep: list[tuple[i
             out.append({"level": lv["name"], "roof_bytes_per_s": lv["bytes_per_s"],
                         "reference_bytes_per_s": max(ref.values()), "sizes_compared": len(common),
                         "ratio": statistics.median(measured[ws] / ref[ws] for ws in common)})
-    return {"kind": "C memcpy on the host (libc memmove on numpy buffers)", "points": points, "levels": out}
+    kind = points[0].get("method", "C memcpy on the host") if points else "C memcpy on the host"
+    return {"kind": kind, "points": points, "levels": out}
 
 
 def save(result: dict, path: Path) -> None:
