@@ -277,10 +277,4 @@ def draw(runs: list[tuple[str, dict]], path: Path) -> Path:
     ax.grid(True, which="major", alpha=0.3)
     ax.grid(True, which="minor", alpha=0.08)
     fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except (OSError, ValueError) as e:
-        raise UserError(f"{path}: cannot write the plot ({e})") from None
-    finally:
-        plt.close(fig)
-    return path
+    return plot_mod.save(fig, path)

@@ -59,6 +59,11 @@ def draw(result: dict, path: Path, title: str | None = None) -> Path:
     fig.tight_layout()
     if with_points:
         fig.subplots_adjust(right=0.78)
+    return save(fig, path)
+
+
+def save(fig, path: Path) -> Path:
+    """Write the figure (format from the suffix) and free it; a one-line error if it cannot."""
     try:
         fig.savefig(path)
     except (OSError, ValueError) as e:
