@@ -86,7 +86,8 @@ def _limits(roofs: list[dict], points: list[dict]):
     ridges = [c / m for c in comps for m in mems] or [1.0]
     ois = [p["oi"] for p in points if p.get("oi")] + ridges
     xmin = 10 ** math.floor(math.log10(min(ois) / 10))
-    xmax = 10 ** math.ceil(math.log10(max(ois) * 10))
+    # room right of the layer points for the ceilings' labels, which end at the right edge
+    xmax = 10 ** math.ceil(math.log10(max([o * 10 for o in ois] + [p["oi"] * 300 for p in points if p.get("oi")])))
     ys = comps + [m * xmin for m in mems] + [p["macs_per_s"] for p in points if p.get("macs_per_s")]
     ymin = 10 ** math.floor(math.log10(min(ys) / 3))
     top = max(comps) if comps else max(mems) * xmax if mems else max(ys)  # memory roofs rise to the right edge
