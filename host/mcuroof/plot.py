@@ -184,7 +184,7 @@ DTYPE_MARKERS = {"int8": "s", "float32": "o"}
 def _draw_points(ax, points: list[dict]) -> bool:
     """Verified layer points: colour by emitter, marker by type, numbered by layer index (points
     that coincide share one label), with a key of the numbers beside the plot. A point above its
-    roof is drawn as a red X and named. True if any point was drawn."""
+    roof is drawn as a big red X with a legend entry of its own. True if any point was drawn."""
     shown = [p for p in points if p.get("verified") and p.get("oi") and p.get("macs_per_s")]
     groups: dict[tuple, list[dict]] = {}
     for p in shown:
@@ -196,14 +196,15 @@ def _draw_points(ax, points: list[dict]) -> bool:
         groups.setdefault(spot, []).append(p)
     for (_, _, color), pts in groups.items():
         label = ",".join(str(i) for i in sorted({p["index"] for p in pts}))
-        if any(p.get("above_roof") for p in pts):
-            label += " ABOVE ROOF"
         ax.annotate(label, (pts[0]["oi"], pts[0]["macs_per_s"]), textcoords="offset points", xytext=(4, 2),
                     fontsize=6, color=color, zorder=6)
     for dtype, marker in DTYPE_MARKERS.items():
         for em in sorted({p["emitter"] for p in shown if p.get("dtype") == dtype}):
             ax.plot([], [], marker, color=EMITTER_COLORS.get(em, "#555555"), mec="black", mew=0.4,
                     label=f"layers: {em} {dtype}")
+    if any(p.get("above_roof") for p in shown):
+        ax.plot([], [], "X", color="#d62728", ms=8, mec="black", mew=0.4,
+                label="layer ABOVE its roof: an accounting error")
     names = {p["index"]: (p["op"], p["name"]) for p in shown}
     if names:
         key = "\n".join(f"{i:>3} {op[:14]:<14} {_short(n)}" for i, (op, n) in sorted(names.items()))
