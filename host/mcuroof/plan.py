@@ -37,8 +37,8 @@ def compute_config(probe: dict) -> dict:
     types = ["b", "h", "i"] + (["f"] if probe.get("float") else [])
     # the micro:bit's parser cannot hold a longer unrolled kernel in its 8 KB heap
     unroll, unroll_asm = (8, 4) if is_small(probe) else (16, 16)
-    return {**timing(probe), "emitters": ems, "types": types, "iters": ITERS if is_small(probe) else ITERS_LARGE, "unroll": unroll,
-            "unroll_asm": unroll_asm}
+    return {**timing(probe), "emitters": ems, "types": types, "iters": ITERS if is_small(probe) else ITERS_LARGE,
+            "unroll": unroll, "unroll_asm": unroll_asm}
 
 
 # Memory-mapped flash holding the firmware, per sys.platform: (base address, bytes surely inside
