@@ -51,11 +51,12 @@ def reference_table(result: dict) -> Table | None:
     if not ref or not ref.get("levels"):
         return None
     t = Table(title=f"Memory roof against {ref['kind']}", title_justify="left")
-    for col in ("level", "roof", "reference best", "roof / reference", "sizes"):
+    for col in ("level", "roof", "reference best", "at the roof's size", "median over sizes", "sizes"):
         t.add_column(col, justify="left" if col == "level" else "right")
     for lv in ref["levels"]:
+        at_roof = f"{lv['ratio_at_roof']:.2f} ({si(lv['roof_ws'], 'B')})" if "ratio_at_roof" in lv else "-"
         t.add_row(lv["level"], si(lv["roof_bytes_per_s"], "B/s"), si(lv["reference_bytes_per_s"], "B/s"),
-                  f"{lv['ratio']:.2f}", str(lv.get("sizes_compared", "-")))
+                  at_roof, f"{lv['ratio']:.2f}", str(lv.get("sizes_compared", "-")))
     return t
 
 

@@ -52,7 +52,8 @@ def reference_summary(points: list[dict], roofs: list[dict], sweep: list[tuple[i
     """The C memcpy reference beside the measured memory roof, per level.
 
     `ratio` is the median, over the working sets both measured in the level, of roof mover /
-    memcpy at the same size; the level's best values are kept beside it."""
+    memcpy at the same size; `ratio_at_roof` the same at the working set where the roof was
+    measured (`roof_ws`); the level's best values are kept beside them."""
     measured = dict(sweep)
     levels = [r for r in roofs if r["kind"] == "memory" and r["role"] == "roof" and r["source"] == "measured"]
     out = []
@@ -61,9 +62,11 @@ def reference_summary(points: list[dict], roofs: list[dict], sweep: list[tuple[i
         ref = {p["bytes"]: p["bytes_per_s"] for p in points if lo <= p["bytes"] <= hi}
         common = sorted(ws for ws in ref if ws in measured)
         if common:
+            at_roof = max(common, key=lambda ws: measured[ws])
             out.append({"level": lv["name"], "roof_bytes_per_s": lv["bytes_per_s"],
                         "reference_bytes_per_s": max(ref.values()), "sizes_compared": len(common),
-                        "ratio": statistics.median(measured[ws] / ref[ws] for ws in common)})
+                        "ratio": statistics.median(measured[ws] / ref[ws] for ws in common),
+                        "roof_ws": at_roof, "ratio_at_roof": measured[at_roof] / ref[at_roof]})
     kind = points[0].get("method", "C memcpy on the host") if points else "C memcpy on the host"
     return {"kind": kind, "points": points, "levels": out}
 
