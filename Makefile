@@ -24,7 +24,7 @@ sysdeps:
 	fi
 
 demo: setup
-	$(VENV)/bin/mcuroof run --board qemu-microbit -o out
+	$(VENV)/bin/mcuroof run --board qemu-microbit --model kws-dscnn -o out
 	@echo "plot: out/roofline.png"
 
 test: setup
