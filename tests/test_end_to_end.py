@@ -52,6 +52,11 @@ def test_layers_on_the_unix_port_through_the_cli(tmp_path, capsys):
     assert len(pts) == 2 * 10 and all(p["verified"] for p in pts)
     assert sum(p["macc"] for p in pts if p["emitter"] == "viper") == 264192
     assert all(p["tile_fraction"] == 1 for p in pts)  # the host's heap holds every layer whole
+    # the ceilings the layers are placed under were measured again in the layers' own process
+    raw = [json.loads(ln) for ln in (out / "raw.jsonl").read_text().splitlines()]
+    again = {(e["rec"]["em"], e["rec"]["ty"]) for e in raw
+             if e["kind"] == "record" and e.get("suite") == "layers" and e["rec"].get("t") == "mac"}
+    assert again == {("viper", "int8"), ("bytecode", "int8")}
     # the plot and the summary come back from the saved file alone
     assert main(["report", str(out / "results.json")]) == 0
     assert "Layers of ad-autoencoder" in capsys.readouterr().out

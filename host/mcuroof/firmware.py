@@ -7,7 +7,7 @@ from pathlib import Path
 from . import kernels
 from .errors import UserError
 
-HOST_ONLY = ("jobs",)  # config the host keeps: the layers suite's plan is rendered into its kernels
+HOST_ONLY = ("jobs", "peaks")  # config the host keeps: the layers suite's plan is rendered into its kernels
 FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"  # <repo>/firmware (editable install)
 
 
@@ -53,13 +53,15 @@ def _literal(v) -> str:
 
 
 def prefix(suite: str, cfg: dict) -> list[str]:
-    """The scripts that set up one suite's state on the board before its kernels run."""
-    return [config_line(cfg)] + source("common") + ([] if suite == "probe" else source(suite))
+    """The scripts that set up one suite's state on the board before its kernels run: the
+    layers suite also loads the compute helper where it re-measures ceilings (cfg "peaks")."""
+    helpers = [] if suite == "probe" else [suite] + (["compute"] if cfg.get("peaks") else [])
+    return [config_line(cfg)] + source("common") + [p for h in helpers for p in source(h)]
 
 
 def chunks(suite: str, cfg: dict) -> list[str]:
     """The scripts that run one suite, in order; globals carry from one to the next."""
-    pieces = [config_line(cfg)] + source("common") + source(suite)
+    pieces = prefix(suite, cfg)
     if suite == "probe":
         return pieces
     return pieces + [c for k in kernels.for_suite(suite, cfg) for c in k.scripts()] + ["finish()\n"]

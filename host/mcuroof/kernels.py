@@ -146,10 +146,12 @@ def regions_kernels(cfg: dict) -> list[Kernel]:
 
 
 def layer_kernels_for(cfg: dict) -> list[Kernel]:
-    """The layers suite: one script per layers.Job of cfg["jobs"] (kept on the host)."""
+    """The layers suite: one script per layers.Job of cfg["jobs"] (kept on the host), then the
+    compute ceilings of cfg["peaks"] measured again in the same interpreter (see layer_suite)."""
     from .layer_kernels import script
 
-    return [Kernel(job.key, script(job)) for job in cfg.get("jobs", [])]
+    peaks = compute_kernels(cfg["peaks"]) if cfg.get("peaks") else []
+    return [Kernel(job.key, script(job)) for job in cfg.get("jobs", [])] + peaks
 
 
 def clock_kernels(cfg: dict) -> list[Kernel]:
