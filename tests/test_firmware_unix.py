@@ -58,3 +58,12 @@ def test_kernel_with_wrong_output_is_caught(collector):
     recs = [parse_line(ln).data for ln in lines if parse_line(ln)]
     copies = [r for r in recs if r.get("k") == "copy"]
     assert copies and not any(roofs.memory_ok(r) for r in copies)
+
+
+def test_a_silent_unix_process_times_out_and_is_killed(micropython):
+    from mcuroof.link import BoardStalled, UnixLink
+
+    lines = []
+    with pytest.raises(BoardStalled, match="printed nothing for 0.5 s"):
+        UnixLink(micropython).run(["print('before')\nimport time\ntime.sleep(30)\n"], lines.append, timeout=0.5)
+    assert lines == ["before"]

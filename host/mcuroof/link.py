@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
+import select
 import shutil
 import struct
 import subprocess
@@ -214,17 +216,30 @@ class UnixLink(Link):
         pass  # every run is a fresh process
 
     def run(self, chunks, on_line, timeout=600.0):
+        """`timeout`: seconds the process may stay silent before it counts as stalled (killed)."""
         proc = subprocess.Popen([self.binary, "-X", f"heapsize={self.heapsize}"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        proc.stdin.write("\n".join(chunks).encode())
-        proc.stdin.close()
-        splitter = LineSplitter(on_line)
-        for data in iter(lambda: proc.stdout.readline(), b""):
-            splitter.feed(data)
-        splitter.flush()
-        err = proc.stderr.read().decode("utf-8", "replace")
-        if proc.wait(timeout) != 0:
-            raise _board_error(err or f"exit status {proc.returncode}", "unix")
+        try:
+            proc.stdin.write("\n".join(chunks).encode())
+            proc.stdin.close()
+            splitter = LineSplitter(on_line)
+            fd = proc.stdout.fileno()
+            while True:
+                ready, _, _ = select.select([fd], [], [], timeout)
+                if not ready:
+                    raise BoardStalled(f"unix: the MicroPython process printed nothing for {timeout:g} s")
+                data = os.read(fd, 65536)
+                if not data:
+                    break
+                splitter.feed(data)
+            splitter.flush()
+            err = proc.stderr.read().decode("utf-8", "replace")
+            if proc.wait(timeout) != 0:
+                raise _board_error(err or f"exit status {proc.returncode}", "unix")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 def _reason(e: Exception) -> str:
