@@ -63,5 +63,5 @@ def chunks(suite: str, cfg: dict) -> list[str]:
     """The scripts that run one suite, in order; globals carry from one to the next."""
     pieces = prefix(suite, cfg)
     if suite == "probe":
-        return pieces
+        return pieces + source("probe")
     return pieces + [c for k in kernels.for_suite(suite, cfg) for c in k.scripts()] + ["finish()\n"]
