@@ -184,3 +184,24 @@ def test_a_small_tflite_of_our_own_profiled_on_the_unix_port(tmp_path):
     assert sorted({(p["op"], p["macc"]) for p in pts}) == [
         ("ADD", 0), ("CONV_2D", 4608), ("DEPTHWISE_CONV_2D", 2304), ("FULLY_CONNECTED", 2560)]
     assert {p["bytes"] for p in pts if p["op"] == "CONV_2D"} == {200 + 256 + 72 + 16}
+
+
+def test_the_report_names_a_point_above_its_roof_and_the_plot_draws_it(tmp_path):
+    from rich.console import Console
+
+    from mcuroof import plot, report
+
+    job = layers.plan_layer(conv_layer(), "int8", "bytecode", 1 << 20, None)
+    chk = layers.checksum(layers.reference_output("CONV_2D", "int8", job.tiles[0]))
+    roofs = [{"kind": "compute", "role": "roof", "source": "measured", "name": "int8 bytecode",
+              "emitter": "bytecode", "dtype": "int8", "macs_per_s": 1e5}]
+    above = points.point(job, {"cand": 0, "chk": chk, "us": 1000, "ovh": 0, "r": 1, "heap": 500}, roofs, [])
+    result = {"board": {"name": "t"}, "roofs": roofs, "points": [above],
+              "model": {"name": "m", "macc": 3240, "peak_memory_bytes": 1, "peak_memory_layer": 0,
+                        "measured_peak_heap_bytes": 500, "not_profiled": [], "whole_model": points.whole_model([above])}}
+    console = Console(record=True, width=200)
+    for item in report.renderables(result):
+        console.print(item)
+    text = console.export_text()
+    assert "ABOVE ROOF" in text and "1 point(s) ABOVE their roof" in text and "Whole model: m" in text
+    assert plot.draw(result, tmp_path / "p.png").exists()
