@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.transforms import Bbox  # noqa: E402
 
 from . import roofs as roofs_mod  # noqa: E402
 from .errors import UserError  # noqa: E402
@@ -45,7 +46,8 @@ def draw(result: dict, path: Path, title: str | None = None) -> Path:
         for r in measured_c:
             oi = r["macs_per_s"] / top_mem["bytes_per_s"]
             ax.plot([oi], [r["macs_per_s"]], "o", color=EMITTER_COLORS.get(r["emitter"], "#555"), ms=5, zorder=4)
-    with_points = _draw_points(ax, result.get("points", []))
+    point_labels = _draw_points(ax, result.get("points", []))
+    with_points = bool(point_labels)
     board = result.get("board", {})
     ax.set_title(title or _title(board), fontsize=11)
     ax.set_xlabel("operational intensity (MACC / byte)")
@@ -59,6 +61,7 @@ def draw(result: dict, path: Path, title: str | None = None) -> Path:
     fig.tight_layout()
     if with_points:
         fig.subplots_adjust(right=0.78)
+        _label_points(ax, point_labels)  # after the layout: placement works in display space
     return save(fig, path)
 
 
@@ -181,10 +184,11 @@ def spread(want: list[float], gap: float, lo: float, hi: float) -> list[float]:
 DTYPE_MARKERS = {"int8": "s", "float32": "o"}
 
 
-def _draw_points(ax, points: list[dict]) -> bool:
-    """Verified layer points: colour by emitter, marker by type, numbered by layer index (points
-    that coincide share one label), with a key of the numbers beside the plot. A point above its
-    roof is drawn as a big red X with a legend entry of its own. True if any point was drawn."""
+def _draw_points(ax, points: list[dict]) -> list[tuple]:
+    """Verified layer points: colour by emitter, marker by type, with a key of the layer numbers
+    beside the plot. A point above its roof is drawn as a big red X with a legend entry of its
+    own. Returns the number labels to place, (oi, MACC/s, text, colour): points that coincide
+    share one."""
     shown = [p for p in points if p.get("verified") and p.get("oi") and p.get("macs_per_s")]
     groups: dict[tuple, list[dict]] = {}
     for p in shown:
@@ -194,10 +198,8 @@ def _draw_points(ax, points: list[dict]) -> bool:
                 color=color, ms=8 if above else 5, zorder=5, mec="black", mew=0.4)
         spot = (round(math.log10(p["oi"]) * 20), round(math.log10(p["macs_per_s"]) * 20), color)
         groups.setdefault(spot, []).append(p)
-    for (_, _, color), pts in groups.items():
-        label = ",".join(str(i) for i in sorted({p["index"] for p in pts}))
-        ax.annotate(label, (pts[0]["oi"], pts[0]["macs_per_s"]), textcoords="offset points", xytext=(4, 2),
-                    fontsize=6, color=color, zorder=6)
+    labels = [(pts[0]["oi"], pts[0]["macs_per_s"], ",".join(str(i) for i in sorted({p["index"] for p in pts})), color)
+              for (_, _, color), pts in groups.items()]
     for dtype, marker in DTYPE_MARKERS.items():
         for em in sorted({p["emitter"] for p in shown if p.get("dtype") == dtype}):
             ax.plot([], [], marker, color=EMITTER_COLORS.get(em, "#555555"), mec="black", mew=0.4,
@@ -210,7 +212,42 @@ def _draw_points(ax, points: list[dict]) -> bool:
         key = "\n".join(f"{i:>3} {op[:14]:<14} {_short(n)}" for i, (op, n) in sorted(names.items()))
         ax.text(1.01, 1.0, "layers\n" + key, transform=ax.transAxes, fontsize=5.5, va="top", ha="left",
                 family="monospace")
-    return bool(shown)
+    return labels
+
+
+# where a point's number may go, in points from the marker: beside it first, then further out
+LABEL_OFFSETS = [(4, 2), (4, -9), (-4, 2), (-4, -9), (4, 9), (-4, 9), (4, -16), (-4, -16),
+                 (12, 16), (-12, 16), (12, -23), (-12, -23), (20, 2), (-20, 2)]
+
+
+def _label_points(ax, labels: list[tuple]) -> None:
+    """Each number at the first offset where it overlaps no other text (roof labels included),
+    no marker and stays inside the axes; where none is free, at the least crowded one."""
+    renderer = ax.figure.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    taken = [t.get_window_extent(renderer) for t in ax.texts]
+    for line in ax.lines:  # markers of the points (lines with one vertex)
+        xy = line.get_xydata()
+        if len(xy) == 1 and line.get_marker() not in ("None", None, ""):
+            x, y = ax.transData.transform(xy[0])
+            taken.append(Bbox.from_bounds(x - 3, y - 3, 6, 6))
+    for oi, y, text, color in sorted(labels, key=lambda lb: (lb[0], lb[1])):
+        best = None
+        for dx, dy in LABEL_OFFSETS:
+            t = ax.annotate(text, (oi, y), textcoords="offset points", xytext=(dx, dy), fontsize=6,
+                            color=color, zorder=6, ha="left" if dx > 0 else "right")
+            box = t.get_window_extent(renderer)
+            crowd = sum(box.overlaps(o) for o in taken) + (0 if frame.contains(box.x0, box.y0)
+                                                             and frame.contains(box.x1, box.y1) else 100)
+            if best is None or crowd < best[0]:
+                if best:
+                    best[1].remove()
+                best = (crowd, t, box)
+            else:
+                t.remove()
+            if crowd == 0:
+                break
+        taken.append(best[2])
 
 
 def _short(name: str, width: int = 18) -> str:
