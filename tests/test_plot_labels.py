@@ -69,3 +69,17 @@ def test_spread_keeps_distance_and_bounds():
     assert all(b - a >= 0.1 - 1e-9 for a, b in zip(pos, pos[1:]))
     assert pos[3] == pytest.approx(0.455) and pos[5] == pytest.approx(3.0)
     assert plot.spread([2.95, 2.99], 0.1, 0.0, 3.0) == pytest.approx([2.9, 3.0])
+
+
+def test_layer_numbers_overlap_no_other_text(drawn):
+    data, fig = drawn
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    numbers = [t for t in ax.texts if t.get_text().replace(",", "").isdigit()]
+    assert {int(n) for t in numbers for n in t.get_text().split(",")} == {p["index"] for p in data["points"]}
+    others = [t for t in ax.texts if t not in numbers and t.get_text() and not t.get_text().startswith("layers\n")]
+    boxes = [Text.get_window_extent(t, renderer) for t in numbers]
+    for a, b in itertools.combinations(boxes, 2):
+        assert not a.overlaps(b)
+    for a in boxes:
+        assert not any(a.overlaps(Text.get_window_extent(o, renderer)) for o in others)
