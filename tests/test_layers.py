@@ -205,3 +205,22 @@ def test_the_report_names_a_point_above_its_roof_and_the_plot_draws_it(tmp_path)
     text = console.export_text()
     assert "ABOVE ROOF" in text and "1 point(s) ABOVE their roof" in text and "Whole model: m" in text
     assert plot.draw(result, tmp_path / "p.png").exists()
+
+
+def test_a_layer_whose_script_keeps_failing_is_left_out_not_the_run(tmp_path, micropython):
+    from mcuroof import layer_suite
+
+    good = layers.plan_layer(conv_layer(), "int8", "bytecode", 1 << 20, None)
+    bad_tile = dataclasses.replace(good.tiles[0], nx=1)  # the kernel reads past its input: IndexError
+    bad = dataclasses.replace(good, layer=conv_layer(index=5, name="broken"), tiles=(bad_tile,))
+    log = RawLog(tmp_path / "raw.jsonl")
+    recs = Collector(UnixLink(micropython), log).run_suite("layers", {"win_us": 1000, "trials": 3,
+                                                                      "jobs": [bad, good]})
+    log.close()
+    assert [r["t"] for r in recs] == ["skip", "layer"] and recs[0]["unit"] == bad.key
+    assert layers.verify(good, recs[1])
+    request = layer_suite.Request(dataclasses.replace(model.builtin_network("kws-dscnn"),
+                                                      layers=(bad.layer, good.layer)), jobs=[bad, good])
+    result = layer_suite.attach({"board": {}, "roofs": []}, request, recs)
+    assert [p["name"] for p in result["points"]] == ["conv"]
+    assert "kept failing" in result["model"]["not_profiled"][0]["why"]

@@ -25,6 +25,7 @@ from .rawlog import RawLog, complete_kernels
 
 PROBE_CONFIG = {"win_us": 20000, "trials": 5}
 MAX_ATTEMPTS = 3   # failures in a row of one unit before the run stops
+SKIPPABLE = ("layers",)  # suites whose failing units are left out (and said so) instead
 MAX_SHRINK = 4     # MemoryError retries of one unit, each with half the working set
 MIN_WS = 3 * 16 * 4  # below this a memory kernel has no sweep left to run
 RECOVERABLE = (LinkLost, BoardStalled, BoardReset, ScriptError)
@@ -150,13 +151,21 @@ class Collector:
             for key in dict.fromkeys(k for k in blamed if k):
                 failures[key] += 1
                 self.stats["reruns"] += 1
-                if failures[key] >= MAX_ATTEMPTS:
+                if failures[key] >= MAX_ATTEMPTS and suite in SKIPPABLE and isinstance(error, ScriptError):
+                    self._give_up(suite, key, problems[-1])
+                elif failures[key] >= MAX_ATTEMPTS:
                     last = self.last.get(suite, "none")
                     raise BoardError(f"suite {suite}: {key} failed {MAX_ATTEMPTS} times in a row "
                                      f"(last: {problems[-1]}); last record received: {last}")
         records = [r for u in units for r in self.done[(suite, u.key)]]
         self.log.write("suite", suite=suite, kernels=[u.key for u in units], records=len(records))
         return records
+
+    def _give_up(self, suite: str, key: str, why: str) -> None:
+        """Leave out a unit whose script keeps raising: one layer the board cannot run must not
+        cost the rest of the profile. Its place holds a skip record naming the unit."""
+        self.done[(suite, key)] = [{"t": "skip", "unit": key, "why": why}]
+        self.log.write("fault", suite=suite, kernel=key, what=f"left out after {MAX_ATTEMPTS} attempts: {why}")
 
     def _in_flight(self, run: "_Attempt", pending: list[Unit], error: Exception, n_prefix: int) -> str | None:
         """The unit that was running when the error struck."""

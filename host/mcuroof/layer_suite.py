@@ -93,6 +93,7 @@ def attach(result: dict, request: Request, records: list[dict]) -> dict:
     peak = model.peak_memory(net)
     layer_of = {l.index: l for l in net.layers}
     skipped_on_board = [r for r in records if r.get("t") == "skip" and r.get("k") in layer_of]
+    given_up = [(by_key[r["unit"]], r["why"]) for r in records if r.get("t") == "skip" and r.get("unit") in by_key]
     result["points"] = pts
     result["model"] = {
         "name": net.name, "source": net.source, "layers": len(net.layers),
@@ -102,7 +103,9 @@ def attach(result: dict, request: Request, records: list[dict]) -> dict:
         "not_profiled": request.skipped + [
             {"index": r["k"], "name": layer_of[r["k"]].name, "op": layer_of[r["k"]].op, "emitter": r.get("em"),
              "dtype": r.get("ty"), "why": f"no tile fitted the heap on the board ({r.get('why')})"}
-            for r in skipped_on_board],
+            for r in skipped_on_board] + [
+            {"index": job.layer.index, "name": job.layer.name, "op": job.layer.op, "emitter": job.emitter,
+             "dtype": job.dtype, "why": f"its script kept failing on the board: {why}"} for job, why in given_up],
         "whole_model": points_mod.whole_model(pts),
     }
     checks = result.setdefault("checks", {})
