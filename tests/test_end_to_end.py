@@ -14,7 +14,8 @@ from conftest import needs_qemu
 @needs_qemu
 def test_run_on_qemu_microbit(tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["run", "--board", "qemu-microbit", "--model", "kws-dscnn", "-o", str(out)]) == 0
+    assert main(["run", "--board", "qemu-microbit", "--model", "kws-dscnn", "--dtype", "int8,float32",
+                 "-o", str(out)]) == 0
     data = results.load(out / "results.json")
     assert data["board"]["icount_shift"] == 6 and data["board"]["platform"] == "microbit"
     measured = [r for r in data["roofs"] if r["source"] == "measured"]
@@ -36,7 +37,8 @@ def test_run_on_qemu_microbit(tmp_path, capsys):
     pts = data["points"]
     kws = model.builtin_network("kws-dscnn")
     with_kernel = {l.index for l in kws.layers if l.op in layer_kernels.OPS}
-    assert {p["index"] for p in pts if p["emitter"] == "bytecode"} == with_kernel
+    for dtype in ("int8", "float32"):
+        assert {p["index"] for p in pts if p["emitter"] == "bytecode" and p["dtype"] == dtype} == with_kernel
     assert {p["index"] for p in pts if p["emitter"] == "asm_thumb"} == {
         l.index for l in kws.layers if l.op in layer_kernels.MAC_OPS}
     assert all(p["verified"] for p in pts) and data["checks"]["points_failed"] == 0
