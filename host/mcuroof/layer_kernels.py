@@ -51,6 +51,38 @@ ASM_DOT = ("@micropython.asm_thumb\ndef dot(r0,r1,r2,r3):\n"
            " sub(r2,1)\n bgt(L)\n mov(r0,r7)\n")
 
 
+# asm_thumb rows(X, W, O, P): every output channel of one pixel in assembler, for dense layers
+# and unpadded 1x1 convolutions, where a pixel's C inputs are contiguous and each channel's C
+# weights follow the last: acc = bias + sum x[j] * w[j]; (acc * M) >> S clamped to [LO, 127];
+# stored as a byte. Python sets P[10] = input offset and P[11] = output offset (PT and PL are 0
+# in these layers); P[6] and P[7] (KH and KW, 1 here) are its scratch: the channel count-down and
+# the bias pointer. The two data() words are LDRSB r5,[r0,r7] and LDRSB r6,[r1,r7] (Thumb-1
+# encoding 0101011 Rm Rn Rt), which the inline assembler lacks; the micro:bit's parser cannot
+# hold a routine much longer than this one (56 lines raised MemoryError, 48 compiled).
+ASM_ROWS = ("@micropython.asm_thumb\ndef rows(r0,r1,r2,r3):\n"
+            " ldr(r4,[r3,40])\n add(r0,r0,r4)\n ldr(r4,[r3,44])\n add(r2,r2,r4)\n ldr(r4,[r3,20])\n"
+            " str(r4,[r3,24])\n mov(r4,r3)\n add(r4,64)\n str(r4,[r3,28])\n label(OC)\n"
+            " ldr(r6,[r3,28])\n ldr(r4,[r6,0])\n add(r6,4)\n str(r6,[r3,28])\n ldr(r7,[r3,8])\n sub(r7,1)\n"
+            " label(J)\n data(2,0x57C5)\n data(2,0x57CE)\n mul(r5,r6)\n add(r4,r4,r5)\n sub(r7,1)\n bge(J)\n"
+            " ldr(r5,[r3,8])\n add(r1,r1,r5)\n ldr(r5,[r3,48])\n mul(r4,r5)\n ldr(r5,[r3,52])\n asr(r4,r5)\n"
+            " mov(r5,127)\n cmp(r4,r5)\n ble(A)\n mov(r4,r5)\n label(A)\n ldr(r5,[r3,56])\n cmp(r4,r5)\n"
+            " bge(B)\n mov(r4,r5)\n label(B)\n strb(r4,[r2,0])\n add(r2,1)\n"
+            " ldr(r5,[r3,24])\n sub(r5,1)\n str(r5,[r3,24])\n bgt(OC)\n")
+ASM_DENSE = "def k(X,W,O,P):\n P[10]=0\n P[11]=0\n rows(X,W,O,P)\n"
+ASM_POINTWISE = ("def k(X,W,O,P):\n V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5];SH=P[8];SW=P[9]\n o=0\n"
+                 " for oy in range(OH):\n  for ox in range(OW):\n"
+                 "   P[10]=(oy*SH*V+ox*SW)*C\n   P[11]=o\n   rows(X,W,O,P)\n   o+=OC\n")
+
+
+def rows_apply(job) -> bool:
+    """Whether a job runs on ASM_ROWS: int8 asm_thumb dense layers and 1x1 convolutions whose
+    tiles have no padding."""
+    layer = job.layer
+    pointwise = layer.op == "CONV_2D" and tuple(layer.kernel or ()) == (1, 1)
+    return (job.emitter == "asm_thumb" and job.dtype == "int8" and (layer.op == "FULLY_CONNECTED" or pointwise)
+            and all(t.params[10] == t.params[11] == 0 for t in job.tiles))
+
+
 def _indent(code: str, n: int) -> str:
     return "".join(" " * n + ln + "\n" for ln in code.splitlines())
 
@@ -150,5 +182,9 @@ def script(job) -> str:
     a collection first, then the def, then the call, each compiled on its own (8 KB heap)."""
     tc, q = TYPECODES[job.dtype]
     cands = "[" + ",".join("[" + ",".join(str(v) for v in t.firmware_list()) + "]" for t in job.tiles) + "]"
-    return ("gc.collect()\n#--\n" + source(job.layer.op, job.emitter, job.dtype) + "#--\n"
+    if rows_apply(job):  # compiled apart, like ASM_DOT
+        src = ASM_ROWS + "#--\n" + (ASM_DENSE if job.layer.op == "FULLY_CONNECTED" else ASM_POINTWISE)
+    else:
+        src = source(job.layer.op, job.emitter, job.dtype)
+    return ("gc.collect()\n#--\n" + src + "#--\n"
             + f"layer(k,{job.layer.index},'{job.emitter}','{job.dtype}','{tc}',{q},{cands})\n")
