@@ -74,6 +74,34 @@ ASM_POINTWISE = ("def k(X,W,O,P):\n V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5];SH=P[8
                  "   P[10]=(oy*SH*V+ox*SW)*C\n   P[11]=o\n   rows(X,W,O,P)\n   o+=OC\n")
 
 
+# asm_thumb depthwise: per output pixel, vmac adds x * w over all C channels of one tap into an
+# int32 accumulator row ACC (P[15] = x offset << 15 | w offset), and rq then adds the biases,
+# requantizes, stores the pixel's C bytes at output offset o and clears ACC for the next one.
+ASM_VMAC = ("@micropython.asm_thumb\ndef vmac(r0,r1,r2,r3):\n"
+            " ldr(r4,[r3,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
+            " ldr(r7,[r3,8])\n label(L)\n ldrb(r5,[r1,0])\n lsl(r5,r5,24)\n asr(r5,r5,24)\n"
+            " ldrb(r6,[r2,0])\n lsl(r6,r6,24)\n asr(r6,r6,24)\n mul(r5,r6)\n ldr(r6,[r0,0])\n add(r6,r6,r5)\n"
+            " str(r6,[r0,0])\n add(r0,4)\n add(r1,1)\n add(r2,1)\n sub(r7,1)\n bgt(L)\n")
+ASM_RQ = ("@micropython.asm_thumb\ndef rq(r0,r1,r2,r3):\n"
+          " add(r1,r1,r3)\n mov(r3,r2)\n add(r3,64)\n ldr(r7,[r2,8])\n label(L)\n ldr(r4,[r0,0])\n"
+          " ldr(r5,[r3,0])\n add(r4,r4,r5)\n mov(r5,0)\n str(r5,[r0,0])\n ldr(r5,[r2,48])\n mul(r4,r5)\n"
+          " ldr(r5,[r2,52])\n asr(r4,r5)\n mov(r5,127)\n cmp(r4,r5)\n ble(A)\n mov(r4,r5)\n label(A)\n"
+          " ldr(r5,[r2,56])\n cmp(r4,r5)\n bge(B)\n mov(r4,r5)\n label(B)\n strb(r4,[r1,0])\n"
+          " add(r0,4)\n add(r1,1)\n add(r3,4)\n sub(r7,1)\n bgt(L)\n")
+ASM_DEPTHWISE = ("def k(X,W,O,P):\n" + _HEAD + " o=0\n for oy in range(OH):\n  for ox in range(OW):\n"
+                 "   y0=oy*SH-PT;x0=ox*SW-PL\n"
+                 "   for ky in range(max(0,-y0),min(KH,H-y0)):\n    for kx in range(max(0,-x0),min(KW,V-x0)):\n"
+                 "     P[15]=(((y0+ky)*V+x0+kx)*C)<<15|((ky*KW+kx)*C)\n     vmac(ACC,X,W,P)\n"
+                 "   rq(ACC,O,P,o)\n   o+=C\n")
+
+
+def asm_channels_source(job) -> str:
+    """The asm_thumb depthwise kernel: vmac and rq compiled apart, then k with its accumulator row."""
+    n = max(t.chans for t in job.tiles)
+    return (ASM_VMAC + "#--\n" + ASM_RQ + "#--\n" + f"ACC=array.array('i',bytearray({4 * n}))\n"
+            + ASM_DEPTHWISE)
+
+
 def rows_apply(job) -> bool:
     """Whether a job runs on ASM_ROWS: int8 asm_thumb dense layers and 1x1 convolutions whose
     tiles have no padding."""
@@ -184,6 +212,8 @@ def script(job) -> str:
     cands = "[" + ",".join("[" + ",".join(str(v) for v in t.firmware_list()) + "]" for t in job.tiles) + "]"
     if rows_apply(job):  # compiled apart, like ASM_DOT
         src = ASM_ROWS + "#--\n" + (ASM_DENSE if job.layer.op == "FULLY_CONNECTED" else ASM_POINTWISE)
+    elif job.emitter == "asm_thumb" and job.dtype == "int8" and job.layer.op == "DEPTHWISE_CONV_2D":
+        src = asm_channels_source(job)
     else:
         src = source(job.layer.op, job.emitter, job.dtype)
     return ("gc.collect()\n#--\n" + src + "#--\n"
