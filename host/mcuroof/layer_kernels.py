@@ -77,30 +77,67 @@ ASM_POINTWISE = ("def k(X,W,O,P):\n V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5];SH=P[8
 
 # asm_thumb depthwise: per output pixel, vmac adds x * w over all C channels of one tap into an
 # int32 accumulator row ACC (P[15] = x offset << 15 | w offset), and rq then adds the biases,
-# requantizes, stores the pixel's C bytes at output offset o and clears ACC for the next one.
+# requantizes, stores the pixel's OC bytes at output offset o and clears ACC for the next one.
+# ACC is P[16+OC : 16+2*OC], after the biases (each routine finds it from P[5]).
+# A convolution with few inputs per kernel row (KW * C < OC: first layers) does the same with
+# smac: one input value times the OC weights of one tap (KH * KW * C apart) into ACC.
 ASM_VMAC = ("@micropython.asm_thumb\ndef vmac(r0,r1,r2,r3):\n"
-            " ldr(r4,[r3,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
+            " ldr(r4,[r3,20])\n lsl(r4,r4,2)\n add(r0,r3,r4)\n add(r0,64)\n ldr(r4,[r3,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
             " ldr(r7,[r3,8])\n label(L)\n ldrb(r5,[r1,0])\n lsl(r5,r5,24)\n asr(r5,r5,24)\n"
             " ldrb(r6,[r2,0])\n lsl(r6,r6,24)\n asr(r6,r6,24)\n mul(r5,r6)\n ldr(r6,[r0,0])\n add(r6,r6,r5)\n"
             " str(r6,[r0,0])\n add(r0,4)\n add(r1,1)\n add(r2,1)\n sub(r7,1)\n bgt(L)\n")
 ASM_RQ = ("@micropython.asm_thumb\ndef rq(r0,r1,r2,r3):\n"
-          " add(r1,r1,r3)\n mov(r3,r2)\n add(r3,64)\n ldr(r7,[r2,8])\n label(L)\n ldr(r4,[r0,0])\n"
+          " ldr(r4,[r2,20])\n lsl(r4,r4,2)\n add(r0,r2,r4)\n add(r0,64)\n add(r1,r1,r3)\n mov(r3,r2)\n add(r3,64)\n ldr(r7,[r2,20])\n label(L)\n ldr(r4,[r0,0])\n"
           " ldr(r5,[r3,0])\n add(r4,r4,r5)\n mov(r5,0)\n str(r5,[r0,0])\n ldr(r5,[r2,48])\n mul(r4,r5)\n"
           " ldr(r5,[r2,52])\n asr(r4,r5)\n mov(r5,127)\n cmp(r4,r5)\n ble(A)\n mov(r4,r5)\n label(A)\n"
           " ldr(r5,[r2,56])\n cmp(r4,r5)\n bge(B)\n mov(r4,r5)\n label(B)\n strb(r4,[r1,0])\n"
           " add(r0,4)\n add(r1,1)\n add(r3,4)\n sub(r7,1)\n bgt(L)\n")
-ASM_DEPTHWISE = ("def k(X,W,O,P):\n" + _HEAD + " o=0\n for oy in range(OH):\n  for ox in range(OW):\n"
+_ZERO_ACC = " for i in range(OC):\n  P[16+OC+i]=0\n"
+ASM_DEPTHWISE = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " o=0\n for oy in range(OH):\n  for ox in range(OW):\n"
                  "   y0=oy*SH-PT;x0=ox*SW-PL\n"
                  "   for ky in range(max(0,-y0),min(KH,H-y0)):\n    for kx in range(max(0,-x0),min(KW,V-x0)):\n"
-                 "     P[15]=(((y0+ky)*V+x0+kx)*C)<<15|((ky*KW+kx)*C)\n     vmac(ACC,X,W,P)\n"
-                 "   rq(ACC,O,P,o)\n   o+=C\n")
+                 "     P[15]=(((y0+ky)*V+x0+kx)*C)<<15|((ky*KW+kx)*C)\n     vmac(P,X,W,P)\n"
+                 "   rq(P,O,P,o)\n   o+=C\n")
+
+
+ASM_SMAC = ("@micropython.asm_thumb\ndef smac(r0,r1,r2,r3):\n"
+            " ldr(r4,[r3,20])\n lsl(r4,r4,2)\n add(r0,r3,r4)\n add(r0,64)\n ldr(r4,[r3,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
+            " ldrb(r6,[r1,0])\n lsl(r6,r6,24)\n asr(r6,r6,24)\n ldr(r1,[r3,24])\n ldr(r4,[r3,28])\n mul(r1,r4)\n"
+            " ldr(r4,[r3,8])\n mul(r1,r4)\n ldr(r7,[r3,20])\n label(L)\n ldrb(r5,[r2,0])\n lsl(r5,r5,24)\n"
+            " asr(r5,r5,24)\n mul(r5,r6)\n ldr(r4,[r0,0])\n add(r4,r4,r5)\n str(r4,[r0,0])\n add(r0,4)\n"
+            " add(r2,r2,r1)\n sub(r7,1)\n bgt(L)\n")
+ASM_SMAC_CONV = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " o=0\n for oy in range(OH):\n  for ox in range(OW):\n"
+                 "   y0=oy*SH-PT;x0=ox*SW-PL\n"
+                 "   for ky in range(max(0,-y0),min(KH,H-y0)):\n    for kx in range(max(0,-x0),min(KW,V-x0)):\n"
+                 "     xi=((y0+ky)*V+x0+kx)*C;wi=(ky*KW+kx)*C\n     for c in range(C):\n"
+                 "      P[15]=(xi+c)<<15|(wi+c)\n      smac(P,X,W,P)\n"
+                 "   rq(P,O,P,o)\n   o+=OC\n")
+
+
+def smac_apply(job) -> bool:
+    """An int8 asm_thumb convolution whose kernel rows are shorter than its output channels:
+    one smac call per input value beats one dot call per channel and kernel row."""
+    return uses_accumulators(job.layer, job.emitter, job.dtype) and job.layer.op == "CONV_2D"
+
+
+def uses_accumulators(layer, emitter: str, dtype: str) -> bool:
+    """Kernels (vmac, smac) whose int32 accumulator row follows the biases in P: their tiles
+    carry twice the biases (layers.plan_layer), so the row costs no allocation on the board."""
+    if emitter != "asm_thumb" or dtype != "int8" or not layer.kernel:
+        return False
+    if layer.op == "DEPTHWISE_CONV_2D":
+        return True
+    return (layer.op == "CONV_2D" and tuple(layer.kernel) != (1, 1)
+            and layer.kernel[1] * layer.inputs[0][-1] < layer.output[-1])
+
+
+def asm_smac_source(job) -> str:
+    return ASM_SMAC + "#--\n" + ASM_RQ + "#--\n" + ASM_SMAC_CONV
 
 
 def asm_channels_source(job) -> str:
-    """The asm_thumb depthwise kernel: vmac and rq compiled apart, then k with its accumulator row."""
-    n = max(t.chans for t in job.tiles)
-    return (ASM_VMAC + "#--\n" + ASM_RQ + "#--\n" + f"ACC=array.array('i',bytearray({4 * n}))\n"
-            + ASM_DEPTHWISE)
+    """The asm_thumb depthwise kernel: vmac and rq compiled apart, then k."""
+    return ASM_VMAC + "#--\n" + ASM_RQ + "#--\n" + ASM_DEPTHWISE
 
 
 def rows_apply(job) -> bool:
@@ -213,6 +250,8 @@ def script(job) -> str:
     cands = "[" + ",".join("[" + ",".join(str(v) for v in t.firmware_list()) + "]" for t in job.tiles) + "]"
     if rows_apply(job):  # compiled apart, like ASM_DOT
         src = ASM_ROWS + "#--\n" + (ASM_DENSE if job.layer.op == "FULLY_CONNECTED" else ASM_POINTWISE)
+    elif smac_apply(job):
+        src = asm_smac_source(job)
     elif job.emitter == "asm_thumb" and job.dtype == "int8" and job.layer.op == "DEPTHWISE_CONV_2D":
         src = asm_channels_source(job)
     else:

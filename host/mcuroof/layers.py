@@ -9,6 +9,7 @@ one it can allocate (firmware/layers.py); the numpy reference here computes the 
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -150,6 +151,8 @@ def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: floa
     tiles = sorted({tile(layer, dtype, r, w, c) for r in _halvings(rows) for w in _halvings(cols)
                     for c in _halvings(chans)},
                    key=lambda t: (-t.fraction, t.heap_bytes(isz)))
+    if layer_kernels.uses_accumulators(layer, emitter, dtype):  # their row follows the biases
+        tiles = [dataclasses.replace(t, nb=2 * t.nb) for t in tiles]
     full = tiles[0]
     fit = [t for t in tiles if t.heap_bytes(isz) <= heap and (max_work is None or _tile_work(layer, t) <= max_work)
            and (emitter != "asm_thumb" or _fits_asm(t))]
@@ -214,7 +217,7 @@ def reference_output(op: str, dtype: str, t: Tile) -> np.ndarray:
     integer = dtype == "int8"
     x = lcg(t.nx, 1).astype(np.float64) * scale if not integer else lcg(t.nx, 1)
     w = lcg(t.nw, 2).astype(np.float64) * scale if not integer else lcg(t.nw, 2)
-    b = biases(t.nb) * scale if not integer else biases(t.nb)
+    b = biases(t.nb)[:t.chans] * (scale if not integer else 1)  # (asm kernels keep scratch after them)
     H, V, C, OH, OW, OC, KH, KW, SH, SW, PT, PL, M, S, LO, N = t.params
     if op == "ADD":
         out = x + w
