@@ -10,7 +10,8 @@ computes the same with numpy, and the firmware's checksum of O is compared with 
 Emitters: bytecode and native run the plain loops; viper the same on raw pointers (int8 only:
 viper has no float pointers); asm_thumb (int8 only: Cortex-M0 has no FPU) runs dense layers and
 1x1 convolutions a pixel per assembler call (ASM_ROWS), depthwise layers a tap per call
-(ASM_VMAC, ASM_RQ), and other convolutions as Python loops around an assembler dot product.
+(ASM_VMAC, ASM_RQ), small-input convolutions an input value per call (ASM_SMAC), and other
+convolutions as Python loops around an assembler dot product.
 """
 from __future__ import annotations
 
