@@ -46,8 +46,7 @@ def configure(p):
 
 def run(args) -> int:
     entries = _resume(args) if args.resume else None
-    suites = _suites(args.suite)
-    layer_request = _layer_request(args, suites)
+    suites, layer_request = _layer_request(args, _suites(args.suite))
     out = _output_dir(args.output)
     console = Console()
     if getattr(args, "clocks", None):
@@ -96,20 +95,19 @@ def _suites(text: str) -> list[str]:
     return chosen
 
 
-def _layer_request(args, suites: list[str]) -> layer_suite.Request | None:
-    """--model adds the layers suite (after the suites whose roofs it is placed under)."""
+def _layer_request(args, suites: list[str]) -> tuple[list[str], layer_suite.Request | None]:
+    """The suites to run and the layer profiling asked for: --model adds the layers suite,
+    last (after the suites whose roofs its points are placed under)."""
     model_spec = getattr(args, "model", None)
     if not model_spec:
         if "layers" in suites:
             raise UserError("--suite layers needs --model MODEL (a .tflite file or a built-in name)")
-        return None
-    if "layers" not in suites:
-        suites.append("layers")
-    suites.sort(key=lambda s: s == "layers")
-    return layer_suite.Request(load_network(model_spec),
-                               layer_suite.parse_list(args.dtype, tuple(layers.DTYPES), "--dtype"),
-                               layer_suite.parse_list(args.emitter, layer_suite.EMITTERS, "--emitter"),
-                               args.tile_seconds)
+        return suites, None
+    request = layer_suite.Request(load_network(model_spec),
+                                  layer_suite.parse_list(args.dtype, tuple(layers.DTYPES), "--dtype"),
+                                  layer_suite.parse_list(args.emitter, layer_suite.EMITTERS, "--emitter"),
+                                  args.tile_seconds)
+    return [s for s in suites if s != "layers"] + ["layers"], request
 
 
 def _output_dir(path: Path) -> Path:

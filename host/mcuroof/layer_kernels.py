@@ -15,6 +15,7 @@ convolutions as Python loops around an assembler dot product.
 """
 from __future__ import annotations
 
+DTYPES = {"int8": ("b", 1, 1), "float32": ("f", 4, 0.125)}   # typecode, bytes, value scale
 PARAMS = ("H", "V", "C", "OH", "OW", "OC", "KH", "KW", "SH", "SW", "PT", "PL", "M", "S", "LO", "N")
 MAC_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 OPS = MAC_OPS + ("AVERAGE_POOL_2D", "MAX_POOL_2D", "ADD", "RELU")
@@ -241,13 +242,10 @@ def source(op: str, em: str, ty: str) -> str | None:
     return None
 
 
-TYPECODES = {"int8": ("b", "1"), "float32": ("f", "0.125")}
-
-
 def script(job) -> str:
     """The scripts that define a layers.Job's kernel and run it (firmware/layers.py layer()):
     a collection first, then the def, then the call, each compiled on its own (8 KB heap)."""
-    tc, q = TYPECODES[job.dtype]
+    tc, _, q = DTYPES[job.dtype]
     cands = "[" + ",".join("[" + ",".join(str(v) for v in t.firmware_list()) + "]" for t in job.tiles) + "]"
     if rows_apply(job):  # compiled apart, like ASM_DOT
         src = ASM_ROWS + "#--\n" + (ASM_DENSE if job.layer.op == "FULLY_CONNECTED" else ASM_POINTWISE)

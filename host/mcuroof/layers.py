@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import layer_kernels
+from .layer_kernels import DTYPES
 from .model import Layer, Network, nelem
 
-DTYPES = {"int8": ("b", 1, 1), "float32": ("f", 4, 0.125)}   # typecode, bytes, value scale
 SPATIAL = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
 ELEMENTWISE = ("ADD", "RELU")
 MAX_CANDIDATES = 5

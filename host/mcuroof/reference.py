@@ -52,10 +52,6 @@ def memcpy_bandwidth(sizes: list[int], min_seconds: float = 0.005, trials: int =
         _set_hugepages(hugepages)
 
 
-def method() -> str:
-    return KIND_C if _compiled_timer() else KIND_PY
-
-
 def _copy_bandwidth(timer, ws: int, min_seconds: float, trials: int) -> dict | None:
     n = max(ws // 2, 1)
     buf = np.zeros(2 * n + 4096 + 64, dtype=np.uint8)
