@@ -38,10 +38,13 @@ class Tile:
     nb: int
     params: tuple[int, ...]  # P[0..15], see layer_kernels.PARAMS
 
+    def data_bytes(self, isz: int) -> int:
+        """Bytes of X, W, O and of P (16 parameters and the biases)."""
+        return (self.nx + self.nw + self.no) * isz + 4 * (16 + self.nb)
+
     def heap_bytes(self, isz: int) -> int:
-        """Heap the firmware needs: data, bias, and the transient copy while an array is made."""
-        data = [self.nx * isz, self.nw * isz, self.no * isz]
-        return sum(data) + max(data) + 4 * (16 + self.nb) + 4 * ARRAY_OVERHEAD
+        """Heap the firmware needs: data, and the transient copy while an array is made."""
+        return self.data_bytes(isz) + max(self.nx, self.nw, self.no) * isz + 4 * ARRAY_OVERHEAD
 
     def firmware_list(self) -> list[int]:
         return [self.nx, self.nw, self.no, self.nb, *self.params]

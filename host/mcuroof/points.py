@@ -67,7 +67,7 @@ def point(job, rec: dict, roofs: list[dict], emitters: list[str]) -> dict:
          "macc": layer.macc, "bytes": moved, "oi": oi, "seconds": seconds,
          "macs_per_s": layer.macc / seconds, "bytes_per_s": moved / seconds,
          "tile_fraction": tile.fraction, "tile_reason": job.why_tiled, "verified": verified,
-         "heap_bytes": rec.get("heap"), "tile_data_bytes": _tile_data(tile, job.dtype),
+         "heap_bytes": rec.get("heap"), "tile_data_bytes": tile.data_bytes(layers_mod.DTYPES[job.dtype][1]),
          "memory_roof": mem["name"] if mem else None, "compute_roof": comp["name"] if comp else None}
     p["memory_share"] = p["bytes_per_s"] / mem["bytes_per_s"] if mem else None
     if layer.macc:
@@ -85,11 +85,6 @@ def point(job, rec: dict, roofs: list[dict], emitters: list[str]) -> dict:
     p["advice_kind"] = advice_kind(p)
     p["advice"] = ADVICE[p["advice_kind"]].format(faster=_faster(p["emitter"], emitters))
     return p
-
-
-def _tile_data(tile, dtype: str) -> int:
-    isz = layers_mod.DTYPES[dtype][1]
-    return (tile.nx + tile.nw + tile.no) * isz + 4 * (16 + tile.nb)
 
 
 def advice_kind(p: dict) -> str:
