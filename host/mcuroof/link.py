@@ -30,6 +30,7 @@ except ImportError:  # pragma: no cover - mpremote is a dependency
 OnLine = Callable[[str], None]
 PACED_BYTES = 32
 PACED_PAUSE = 0.01
+PACED_RESENDS = 3       # a paced piece the board could not parse is sent again, each time slower
 READ_TIMEOUT = 1.0     # serial read timeout: lets mpremote's waits time out on a pty too
 SILENCE_TIMEOUT = 30.0  # a board silent this long while running a script has stalled
 REOPEN_WAIT = 5.0       # how long a port may take to come back (cable replugged, board rebooting)
@@ -108,6 +109,7 @@ class SerialLink(Link):
         self.description = f"serial {device}"
         self.device, self.baudrate = device, baudrate
         self.timeout = SILENCE_TIMEOUT
+        self.pause = PACED_PAUSE
         self.reopen_wait = REOPEN_WAIT
         self.answered = False  # a raw REPL answered once: later failures are the link's, not the board's
         self.transport = self._open(device)
@@ -133,20 +135,34 @@ class SerialLink(Link):
             raise BoardError(f"{self.name}: no MicroPython raw REPL answered (is it running MicroPython?)") from None
         self.answered = True
         for i, chunk in enumerate(chunks):
-            splitter = LineSplitter(_ResetWatch(on_line, self.name))
-            try:
-                self._send(chunk.encode())
-                _, err = t.follow(timeout, splitter.feed)
-            except TransportError as e:
-                if "timeout" in str(e):
-                    raise BoardStalled(f"{self.name}: the board sent nothing for {timeout:g} s") from None
-                raise LinkLost(f"{self.name}: board stopped answering ({_reason(e)})") from None
-            except (OSError, struct.error) as e:  # serial.SerialException: the port went away
-                raise LinkLost(f"{self.name}: connection lost ({_reason(e)})") from None
-            splitter.flush()
+            for resend in range(PACED_RESENDS + 1):
+                err = self._run_piece(chunk.encode(), on_line, timeout)
+                if not (err and self._lost_bytes(err)) or resend == PACED_RESENDS:
+                    break
+                self.pause *= 2  # the board dropped bytes at this pace (a loaded host slows QEMU)
             if err:
                 where = f"{self.name} (script piece {i + 1} of {len(chunks)})"
                 raise _board_error(err.decode("utf-8", "replace"), where, i)
+
+    def _run_piece(self, code: bytes, on_line: OnLine, timeout: float) -> bytes:
+        """Send one piece and stream its output; returns what it wrote to stderr."""
+        splitter = LineSplitter(_ResetWatch(on_line, self.name))
+        try:
+            self._send(code)
+            _, err = self.transport.follow(timeout, splitter.feed)
+        except TransportError as e:
+            if "timeout" in str(e):
+                raise BoardStalled(f"{self.name}: the board sent nothing for {timeout:g} s") from None
+            raise LinkLost(f"{self.name}: board stopped answering ({_reason(e)})") from None
+        except (OSError, struct.error) as e:  # serial.SerialException: the port went away
+            raise LinkLost(f"{self.name}: connection lost ({_reason(e)})") from None
+        splitter.flush()
+        return err
+
+    def _lost_bytes(self, err: bytes) -> bool:
+        """Our pieces are valid Python, so a SyntaxError from a paced send means bytes were
+        dropped on the way; nothing ran (it failed to compile), so the piece can be sent again."""
+        return not self.transport.use_raw_paste and b"SyntaxError" in err
 
     def recover(self) -> None:
         """After a lost link, stall or reset: open the port again (waiting a little for it to come
@@ -182,7 +198,7 @@ class SerialLink(Link):
             raise TransportError("no raw REPL prompt")
         for i in range(0, len(code), PACED_BYTES):
             t.serial.write(code[i:i + PACED_BYTES])
-            time.sleep(PACED_PAUSE)
+            time.sleep(self.pause)
         t.serial.write(b"\x04")
         if t.read_until(1, b"OK", timeout=self.timeout)[-2:] != b"OK":
             raise TransportError("the board did not accept the script")
