@@ -214,7 +214,8 @@ def _run(t: _Table) -> dict:
            "trials": t.get("trials", _pos_int, required=False),
            "icount_shift": t.get("icount_shift", _nonneg_int, required=False),
            "emitters": t.get("emitters", _list_of(EMITTERS), required=False),
-           "heap_bytes": t.get("heap_bytes", _pos_int, required=False)}
+           "heap_bytes": t.get("heap_bytes", _pos_int, required=False),
+           "heap_source": t.get("heap_source", _str, required=False)}
     t.done()
     return {k: v for k, v in run.items() if v is not None}
 

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 
+from . import boards, fit
 from .errors import UserError
 from .model import BUILTINS, SCRATCH_NOTE, Layer, Network, layer_dict, load_network, peak_memory, totals
 
@@ -18,6 +19,8 @@ def configure(parser) -> None:
     parser.add_argument("path", nargs="?", metavar="MODEL", help="a .tflite file (or a built-in name)")
     parser.add_argument("--model", metavar="NAME",
                         help=f"a built-in network instead of a file: {', '.join(BUILTINS)}")
+    parser.add_argument("--board", metavar="NAME",
+                        help="also say whether the model fits this board (a profile name or .toml file)")
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print a JSON document")
     fmt.add_argument("--csv", action="store_true", help="print one CSV row per layer")
@@ -25,17 +28,29 @@ def configure(parser) -> None:
 
 def run(args) -> int:
     net = load_network(_spec(args))
+    verdict = board_fit(net, args.board) if getattr(args, "board", None) else None
     try:
         if args.json:
-            print(json.dumps(document(net), indent=2))
+            doc = document(net)
+            if verdict:
+                doc["fit"] = verdict
+            print(json.dumps(doc, indent=2))
         elif args.csv:
             write_csv(net, sys.stdout)
         else:
             print_table(net)
+            if verdict:
+                print(f"on {verdict['board']}: {verdict['text']}")
         sys.stdout.flush()
     except BrokenPipeError:  # output piped into `head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
+
+
+def board_fit(net: Network, board_name: str) -> dict:
+    """The fit verdict of `net` on a board, from its profile alone (nothing is run)."""
+    board = boards.load_board(board_name)
+    return {"board": board.name, **fit.verdict(net, fit.budget(board)).as_dict()}
 
 
 def _spec(args) -> str:

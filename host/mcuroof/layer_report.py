@@ -33,15 +33,33 @@ def model_table(result: dict) -> Table | None:
     rows = m.get("whole_model") or []
     if not rows:
         return None
-    t = Table(title=f"Whole model: {m.get('name')} ({si(m.get('macc', 0), 'MACC')})", title_justify="left")
-    for col in ("emitter", "dtype", "layers", "predicted (roofline)", "measured", "inferences/s", "measured / predicted"):
+    fit = m.get("fit") or {}
+    estimate = fit.get("fits") is False
+    title = f"Whole model: {m.get('name')} ({si(m.get('macc', 0), 'MACC')})"
+    if fit:
+        title += f": {fit['text'].split(':')[0]}"
+    t = Table(title=title, title_justify="left")
+    speed = "estimate/s (tiles)" if estimate else "inferences/s"
+    for col in ("emitter", "dtype", "layers", "predicted (roofline)", "measured", speed, "measured / predicted"):
         t.add_column(col, justify="left" if col in ("emitter", "dtype") else "right")
     for r in rows:
         ratio = r.get("measured_over_predicted")
+        rate = r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s")
         t.add_row(r["emitter"], r["dtype"], str(r["layers"]), si(r["predicted_seconds"], "s"),
-                  si(r["measured_seconds"], "s"), f"{r['inferences_per_s']:.3g}" if r.get("inferences_per_s") else "-",
+                  si(r["measured_seconds"], "s"), (f"~{rate:.3g}" if estimate else f"{rate:.3g}") if rate else "-",
                   f"{ratio:.3g}" if ratio else "-")
     return t
+
+
+def fit_line(m: dict) -> str | None:
+    """The model's fit verdict on the board, and what its speed is when it does not fit."""
+    fit = m.get("fit")
+    if not fit:
+        return None
+    if fit["fits"] is False:
+        return (f"[bold red]{fit['text']}[/]: the whole-model speed is an estimate from layers run one "
+                "at a time (tiles), not inferences/s this board can do")
+    return fit["text"]
 
 
 def model_lines(result: dict) -> list[str]:
@@ -51,6 +69,8 @@ def model_lines(result: dict) -> list[str]:
     lines = [f"peak memory (analytic, weights + live activations): {m['peak_memory_bytes']:,} B at layer "
              f"{m['peak_memory_layer']}; largest heap one layer's (tile's) buffers took on the board: "
              f"{m['measured_peak_heap_bytes'] or 0:,} B (gc.mem_alloc)"]
+    if fit_line(m):
+        lines.insert(0, fit_line(m))
     for s in m.get("not_profiled", []):
         where = f" ({s['emitter']}, {s['dtype']})" if s.get("emitter") else ""
         lines.append(f"not profiled: layer {s['index']} {s.get('name', '')} {s.get('op', '')}{where}: {s['why']}")

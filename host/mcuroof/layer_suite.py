@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import kernels, layers, model, plan, points as points_mod, roofs as roofs_mod
+from . import boards, fit, kernels, layers, model, plan, points as points_mod, roofs as roofs_mod
 from .errors import UserError
 
 TILE_SECONDS = {"small": 0.25, "large": 1.0}
@@ -80,6 +80,14 @@ def peaks_config(probe: dict, jobs: list) -> dict | None:
     return cfg
 
 
+def model_fit(board: dict, net: model.Network, pts: list[dict]) -> dict:
+    """The fit verdict of the network on the board that ran it: its profile (where the board's
+    name is one) and the free heap its probe reported."""
+    name = board.get("name")
+    profile = boards.load_board(name) if name in boards.board_names() else None
+    return fit.verdict(net, fit.budget(profile, board.get("free_heap")), fit.whole_layer_heap(pts)).as_dict()
+
+
 def attach(result: dict, request: Request, records: list[dict]) -> dict:
     """Add `points`, `model` and the layer checks to a results dict built from the same run."""
     by_key = {job.key: job for job in request.jobs}
@@ -108,6 +116,10 @@ def attach(result: dict, request: Request, records: list[dict]) -> dict:
              "dtype": job.dtype, "why": f"its script kept failing on the board: {why}"} for job, why in given_up],
         "whole_model": points_mod.whole_model(pts),
     }
+    result["model"]["fit"] = model_fit(result["board"], net, pts)
+    if result["model"]["fit"]["fits"] is False:  # layers run one at a time: not a speed the board reaches
+        for row in result["model"]["whole_model"]:
+            row["estimated_inferences_per_s"], row["inferences_per_s"] = row["inferences_per_s"], None
     checks = result.setdefault("checks", {})
     checks["points_verified"] = sum(p["verified"] for p in pts)
     checks["points_failed"] = sum(not p["verified"] for p in pts)

@@ -1,0 +1,110 @@
+"""Fit verdicts: weights against flash, live activations (or a whole layer's measured heap)
+against the heap, from the profile or the probe; `mcuroof analyze --board`; the report's labels."""
+from __future__ import annotations
+
+import json
+
+from mcuroof import boards, cli, fit, layer_report, model
+from mcuroof.boards import Board, Memory
+
+KWS = model.load_network("kws-dscnn")
+AD = model.load_network("ad-autoencoder")
+
+
+def board(memories=(), run=None) -> Board:
+    return Board("tb", "test", "rp2", "auto", "Cortex-M0+", 1, None, memories=list(memories), run=run or {})
+
+
+FLASH = Memory("Flash", "flash", 256 * 1024, source="test")
+SRAM = Memory("SRAM", "sram", 16 * 1024, source="test")
+
+
+def test_kws_numbers_by_hand():
+    # DS-CNN: live activations at its worst layer are the 25x5x64 input and output (8,000 B each)
+    peak = model.peak_memory(KWS)
+    assert (peak.activations, peak.scratch) == (16000, 0)
+    v = fit.verdict(KWS, fit.budget(board([FLASH]), free_heap=9424))
+    assert [(n.what, n.needs, n.has) for n in v.needs] == [("flash", KWS.weight_bytes, 262144), ("RAM", 16000, 9424)]
+    assert v.fits is False
+    assert v.text() == ("does not fit: needs 15.6 KiB of RAM (live activations at layer 1), "
+                        "board has 9,424 B (free heap at the probe)")
+
+
+def test_weights_beyond_flash_do_not_fit():
+    v = fit.verdict(AD, fit.budget(board([FLASH], {"heap_bytes": 1 << 20})))
+    assert AD.weight_bytes > 262144 and v.fits is False
+    assert "needs 264.5 KiB of flash (weights), board has 256.0 KiB" in v.text()
+
+
+def test_no_flash_puts_weights_in_the_heap():
+    v = fit.verdict(KWS, fit.budget(board(run={"heap_bytes": 64 << 20})))
+    assert [(n.what, n.needs) for n in v.needs] == [("RAM", KWS.weight_bytes + 16000)]
+    assert v.fits is True and v.text().startswith("fits: 39.4 KiB of 64 MiB RAM")
+
+
+def test_probe_heap_wins_over_profile():
+    b = board([FLASH], {"heap_bytes": 1 << 20})
+    assert fit.budget(b, free_heap=5000).heap_bytes == 5000
+    assert fit.budget(b).heap_bytes == 1 << 20
+
+
+def test_on_chip_ram_is_an_upper_bound():
+    b = fit.budget(board([FLASH, SRAM]))
+    assert b.heap_is_bound
+    assert fit.verdict(KWS, b).fits is None            # 16,000 B within 16 KiB, over half of it
+    assert fit.verdict(KWS, b).text().startswith("may fit:")
+    assert fit.verdict(AD, fit.budget(board([Memory("Flash", "flash", 1 << 20, source="t"), SRAM]))).fits is True
+    big = model.load_network("vww-mobilenet")
+    assert fit.verdict(big, b).fits is False
+
+
+def test_unknown_budget_is_said():
+    v = fit.verdict(KWS, fit.budget(None))
+    assert v.fits is None and v.text().startswith("fit unknown:")
+
+
+def test_measured_whole_layer_heap_raises_the_need():
+    pts = [{"verified": True, "tile_fraction": 1, "heap_bytes": 20000},
+           {"verified": True, "tile_fraction": 0.5, "heap_bytes": 90000},
+           {"verified": False, "tile_fraction": 1, "heap_bytes": 80000}]
+    assert fit.whole_layer_heap(pts) == 20000
+    v = fit.verdict(KWS, fit.budget(board([FLASH]), free_heap=18000), fit.whole_layer_heap(pts))
+    assert v.needs[-1].needs == 20000 and v.fits is False and "whole layer" in v.text()
+
+
+def test_shipped_profiles_give_a_verdict():
+    mb = boards.load_board("qemu-microbit")
+    assert fit.verdict(KWS, fit.budget(mb)).fits is False      # 16,000 B > its 10,048 B heap
+    assert fit.verdict(KWS, fit.budget(boards.load_board("unix"))).fits is True
+
+
+def test_analyze_board(capsys):
+    assert cli.main(["analyze", "kws-dscnn", "--board", "qemu-microbit"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("on qemu-microbit: does not fit: needs 15.6 KiB of RAM")
+    assert cli.main(["analyze", "ad-autoencoder", "--board", "unix", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["fit"]["fits"] is True and doc["fit"]["board"] == "unix"
+
+
+def test_analyze_unknown_board(capsys):
+    assert cli.main(["analyze", "kws-dscnn", "--board", "nosuch"]) == 2
+    assert "unknown board 'nosuch'" in capsys.readouterr().err
+
+
+def test_report_labels_a_speed_that_does_not_fit():
+    verdict = fit.verdict(KWS, fit.budget(board([FLASH]), free_heap=3000)).as_dict()
+    row = {"dtype": "int8", "emitter": "bytecode", "layers": 1, "macc": 1, "predicted_seconds": 1.0,
+           "measured_seconds": 2.0, "inferences_per_s": None, "estimated_inferences_per_s": 0.5,
+           "measured_over_predicted": 2.0}
+    result = {"model": {"name": "kws", "macc": 1, "whole_model": [row], "fit": verdict,
+                        "peak_memory_bytes": 1, "peak_memory_layer": 1, "measured_peak_heap_bytes": 1}}
+    from rich.console import Console
+
+    console = Console(width=120, record=True)
+    console.print(layer_report.model_table(result))
+    for line in layer_report.model_lines(result):
+        console.print(line)
+    text = console.export_text()
+    assert "estimate/s (tiles)" in text and "~0.5" in text and "inferences/s" not in text.split("\n")[2]
+    assert "does not fit: needs 15.6 KiB of RAM" in text and "not inferences/s this board can do" in text
