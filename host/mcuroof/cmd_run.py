@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import __version__, boards, kernels, layer_suite, layers, plot, reference, report, results
+from . import __version__, boards, capability, kernels, layer_suite, layers, plot, reference, report, results
 from .collect import Collector, configs
 from .errors import BoardError, UserError
 from .link import SerialLink, UnixLink
@@ -47,6 +47,8 @@ def configure(p):
 def run(args) -> int:
     entries = _resume(args) if args.resume else None
     suites, layer_request = _layer_request(args, _suites(args.suite))
+    if layer_request:
+        _check_request(args, layer_request)
     out = _output_dir(args.output)
     console = Console()
     if getattr(args, "clocks", None):
@@ -108,6 +110,14 @@ def _layer_request(args, suites: list[str]) -> tuple[list[str], layer_suite.Requ
                                   layer_suite.parse_list(args.emitter, layer_suite.EMITTERS, "--emitter"),
                                   args.tile_seconds)
     return [s for s in suites if s != "layers"] + ["layers"], request
+
+
+def _check_request(args, request: layer_suite.Request) -> None:
+    """Refuse, before anything runs, emitters and element types the board's profile cannot run."""
+    name = args.profile or args.board or (None if args.port else "qemu-microbit")
+    profile = boards.load_board(name) if name in boards.board_names() else None
+    capability.check(request.emitters, request.dtypes, request.network, name,
+                     profile.run.get("emitters") if profile else None)
 
 
 def _output_dir(path: Path) -> Path:

@@ -1,0 +1,54 @@
+"""What a board can run, and requests it cannot: refused before anything runs.
+Pure computation: nothing here talks to a board or prints.
+
+A board's emitters come from its profile ([run].emitters); which element types an emitter runs,
+per op, from the layer kernels (layer_kernels.source: viper and asm_thumb are int8 only).
+"""
+from __future__ import annotations
+
+from . import layer_kernels, layers
+from .errors import UserError
+
+
+def dtypes_by_op(emitter: str, ops: list[str]) -> dict[str, list[str]]:
+    """Per op: the element types this emitter has a kernel for."""
+    return {op: [dt for dt in layers.DTYPES if layer_kernels.source(op, emitter, dt)] for op in ops}
+
+
+def describe(emitter: str, ops: list[str]) -> str:
+    """'asm_thumb: int8 (CONV_2D, FULLY_CONNECTED)' or 'bytecode: int8, float32 (all ops)'."""
+    by_op = dtypes_by_op(emitter, ops)
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for op, dts in by_op.items():
+        groups.setdefault(tuple(dts), []).append(op)
+    parts = []
+    for dts, group in groups.items():
+        if dts:
+            parts.append(f"{', '.join(dts)} ({'all ops' if len(group) == len(ops) else ', '.join(group)})")
+    return f"{emitter}: {'; '.join(parts) or 'none of these ops'}"
+
+
+def check(emitters: list[str] | None, dtypes: list[str] | None, net, board_name: str | None,
+          board_emitters: list[str] | None) -> None:
+    """Refuse an emitter the board lacks, an asked-for emitter that runs none of the asked-for
+    element types on this model's layers, or an asked-for type no emitter runs here. One line
+    naming what the board has. `board_emitters` None: the board is not known up front."""
+    ops = list(dict.fromkeys(l.op for l in net.layers if not layers.unsupported(l)))
+    where = f"{board_name} has" if board_name else "the board has"
+    shown = board_emitters or emitters or []
+    what = "; ".join(describe(em, ops) for em in shown) if ops else ", ".join(shown)
+    if board_emitters is not None and emitters:
+        missing = [e for e in emitters if e not in board_emitters]
+        if missing:
+            raise UserError(f"--emitter {','.join(missing)}: {where} {what} (its profile's [run].emitters)")
+    usable = emitters or board_emitters
+    if not usable or not ops or not dtypes:
+        return
+    runs = {em: {dt for dts in dtypes_by_op(em, ops).values() for dt in dts} for em in usable}
+    for em in emitters or []:
+        if not runs[em] & set(dtypes):
+            raise UserError(f"--dtype {','.join(dtypes)} --emitter {em}: no {em} kernel for {net.name}'s layers "
+                            f"at that type; {where} {what}")
+    for dt in dtypes:
+        if not any(dt in r for r in runs.values()):
+            raise UserError(f"--dtype {dt}: no emitter asked for runs {net.name}'s layers at {dt}; {where} {what}")

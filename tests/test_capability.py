@@ -1,0 +1,57 @@
+"""Impossible requests are refused before anything runs: one line naming what the board has."""
+from __future__ import annotations
+
+import pytest
+
+from mcuroof import capability, cli, model
+from mcuroof.errors import UserError
+
+KWS = model.load_network("kws-dscnn")
+MB = ["bytecode", "asm_thumb"]
+
+
+def refused(*args) -> str:
+    with pytest.raises(UserError) as e:
+        capability.check(*args)
+    assert "\n" not in str(e.value)
+    return str(e.value)
+
+
+def test_dtypes_per_emitter_and_op():
+    ops = ["CONV_2D", "AVERAGE_POOL_2D"]
+    assert capability.dtypes_by_op("asm_thumb", ops) == {"CONV_2D": ["int8"], "AVERAGE_POOL_2D": []}
+    assert capability.dtypes_by_op("viper", ops) == {"CONV_2D": ["int8"], "AVERAGE_POOL_2D": ["int8"]}
+    assert capability.describe("bytecode", ops) == "bytecode: int8, float32 (all ops)"
+    assert capability.describe("asm_thumb", ops) == "asm_thumb: int8 (CONV_2D)"
+
+
+def test_emitter_the_board_lacks():
+    msg = refused(["viper"], None, KWS, "qemu-microbit", MB)
+    assert msg.startswith("--emitter viper: qemu-microbit has bytecode: int8, float32 (all ops); asm_thumb: int8")
+
+
+def test_dtype_the_emitter_lacks():
+    msg = refused(["asm_thumb"], ["float32"], KWS, "qemu-microbit", MB)
+    assert msg.startswith("--dtype float32 --emitter asm_thumb: no asm_thumb kernel")
+    refused(["viper"], ["float32"], KWS, "unix", ["bytecode", "native", "viper"])
+    msg = refused(["asm_thumb"], ["int8", "float32"], KWS, "qemu-microbit", MB)  # float32: on no emitter asked
+    assert msg.startswith("--dtype float32: no emitter asked for runs kws-dscnn's layers at float32")
+
+
+def test_possible_requests_pass():
+    capability.check(["bytecode", "asm_thumb"], ["int8", "float32"], KWS, "qemu-microbit", MB)
+    capability.check(None, ["float32"], KWS, "qemu-microbit", MB)                    # bytecode runs it
+    capability.check(["viper"], None, KWS, None, None)                               # board unknown up front
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--board", "qemu-microbit", "--emitter", "viper"], "--emitter viper: qemu-microbit has"),
+    (["--board", "qemu-microbit", "--dtype", "float32", "--emitter", "asm_thumb"], "no asm_thumb kernel"),
+    (["--board", "unix", "--emitter", "asm_thumb"], "--emitter asm_thumb: unix has"),
+])
+def test_cli_refuses_before_anything_runs(tmp_path, capsys, argv, fragment):
+    out = tmp_path / "out"
+    assert cli.main(["run", "--model", "kws-dscnn", "-o", str(out), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("mcuroof: ") and fragment in err and "\n" not in err
+    assert not out.exists()
