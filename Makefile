@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 APT_PACKAGES := qemu-system-arm firmware-microbit-micropython
 FIRMWARE_HEX := /usr/share/firmware-microbit-micropython/firmware.hex
 
-.PHONY: setup sysdeps demo test clean
+.PHONY: setup sysdeps demo test mutate clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -29,6 +29,10 @@ demo: setup
 
 test: setup
 	$(PY) -m pytest -q
+
+# every one-line bug of tools/mutations.toml must make a fast test fail (a few minutes; not in CI)
+mutate: $(VENV)/.installed
+	$(PY) tools/mutate.py
 
 clean:
 	rm -rf $(VENV) out build *.egg-info

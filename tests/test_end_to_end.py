@@ -47,6 +47,7 @@ def test_run_on_qemu_microbit(tmp_path, capsys):
     assert data["model"]["macc"] == 2656768 and data["model"]["whole_model"]
 
 
+@pytest.mark.slow
 def test_layers_on_the_unix_port_through_the_cli(tmp_path, capsys):
     out = tmp_path / "u"
     assert main(["run", "--board", "unix", "--suite", "compute", "--model", "ad-autoencoder",

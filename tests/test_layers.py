@@ -148,6 +148,7 @@ def synthetic_network():
     return dataclasses.replace(kws, layers=kws.layers + extra)
 
 
+@pytest.mark.slow
 def test_every_layer_kernel_on_the_unix_port_matches_the_reference(tmp_path, micropython):
     net = synthetic_network()
     ems = ["bytecode", "native", "viper"]

@@ -1,0 +1,317 @@
+"""Every accounting rule against expected values worked out here by hand, never taken from the
+code under test: STREAM bytes (host table and the firmware's count on the real unix port), MAC
+counts, MACC and bytes of every op kind, OI, tile projection, headroom, the above-roof rule, the
+timed_well filter and the whole-model sums. tools/mutations.toml lists the one-line bugs these
+tests must catch (`make mutate`)."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from mcuroof import kernels, layers, model, points, roofs
+from mcuroof.collect import Collector
+from mcuroof.link import UnixLink
+from mcuroof.model import Layer
+from mcuroof.rawlog import RawLog
+
+# ---------------------------------------------------------------- STREAM bytes
+
+# arrays each kernel touches per element (STREAM's counting): copy B=A and scale B=3A read one
+# array and write one; add C=A+B and triad C=A+3B read two and write one
+ARRAYS = {"copy": 2, "scale": 2, "add": 3, "triad": 3}
+ELEMENT_BYTES = {"int8": 1, "int16": 2, "int32": 4, "float32": 4}
+
+
+def test_stream_table_counts_the_arrays_each_kernel_touches():
+    table = {name: (na, stmt, dst, f) for name, na, stmt, dst, f in kernels.STREAM}
+    assert {name: na for name, (na, *_) in table.items()} == ARRAYS
+    # the output factor: copy 1x, scale 3x, add A+B = 2x, triad A+3B = 4x (A and B hold the same values)
+    assert {name: f for name, (_, _, _, f) in table.items()} == {"copy": 1, "scale": 3, "add": 2, "triad": 4}
+    assert {name: dst for name, (_, _, dst, _) in table.items()} == {"copy": 1, "scale": 1, "add": 2, "triad": 2}
+
+
+def test_every_rendered_sweep_call_passes_the_hand_array_count():
+    cfg = {"emitters": ["bytecode", "viper", "asm_thumb", "c"], "types": ["b", "h", "i", "f"], "max_ws": {}}
+    seen = set()
+    for k in kernels.memory_kernels(cfg):
+        _, em, ty, name = k.key.split("/")
+        call = k.source.splitlines()[-1]
+        args = call[call.index("(") + 1:-1].split(",")
+        assert args[1:4] == [f"'{name}'", f"'{em}'", f"'{ty}'"]
+        assert int(args[5]) == ARRAYS.get(name, 2), k.key  # copy4: a copy, 2 arrays
+        seen.add((name, ty))
+    assert {(n, t) for n in ARRAYS for t in ELEMENT_BYTES} <= seen
+
+
+def run_unix(tmp_path, micropython, suite, cfg):
+    log = RawLog(tmp_path / f"{suite}.jsonl")
+    try:
+        return Collector(UnixLink(micropython), log).run_suite(suite, cfg)
+    finally:
+        log.close()
+
+
+def test_firmware_byte_count_on_the_unix_port(tmp_path, micropython):
+    """firmware/memory.py's own count, from real MicroPython: arrays x n x element size."""
+    cfg = {"win_us": 200, "trials": 1, "emitters": ["bytecode"], "types": ["b", "h", "i", "f"],
+           "max_ws": {"bytecode": 3 * 64}, "min_n": 8}
+    recs = [r for r in run_unix(tmp_path, micropython, "memory", cfg) if r["t"] == "mem"]
+    got = {(r["k"], r["ty"], r["n"]): r["bytes"] for r in recs}
+    # 3 x 64 bytes: 64-byte buffers, so n = 8..64 / element size
+    want = {(k, ty, n): ARRAYS[k] * n * size for k in ARRAYS for ty, size in ELEMENT_BYTES.items()
+            for n in (8, 16, 32, 64) if n * size <= 64}
+    assert got == want
+    assert all(roofs.memory_ok(r) for r in recs)
+
+
+# ---------------------------------------------------------------- MAC counts of the compute kernels
+
+def test_compute_kernel_mac_count_on_the_unix_port(tmp_path, micropython):
+    cfg = {"win_us": 200, "trials": 1, "emitters": ["bytecode", "viper"], "types": ["b", "f"],
+           "iters": {"bytecode": 8, "viper": 8}, "unroll": 4, "unroll_asm": 4}
+    for k in kernels.compute_kernels(cfg):
+        assert k.source.count("a+=X[") == 4, k.key   # 4 multiply-accumulates per iteration
+    recs = [r for r in run_unix(tmp_path, micropython, "compute", cfg) if r["t"] == "mac"]
+    assert {(r["em"], r["ty"]) for r in recs} == {("bytecode", "int8"), ("bytecode", "float32"), ("viper", "int8")}
+    for r in recs:
+        assert r["macs"] == 4 * 8                     # unroll x iterations
+        assert r["chk"] == 8 * (1 + 2 + 3 + 4)        # x = 1, w = 1..4: one dot product per iteration
+        assert roofs.mac_ok(r)
+
+
+def test_asm_compute_kernel_does_unroll_multiplies():
+    cfg = {"emitters": ["asm_thumb"], "types": ["b", "h", "i"], "iters": {"asm_thumb": 10},
+           "unroll": 3, "unroll_asm": 6}
+    for k in kernels.compute_kernels(cfg):
+        assert k.source.count("mul(r4,r5)") == 6 and ",6,10)" in k.source, k.key
+
+
+# ---------------------------------------------------------------- MACC and bytes per op kind
+
+def lay(op, inputs, output, weights=(), **kw):
+    return Layer(index=kw.pop("index", 0), name=kw.pop("name", op.lower()), op=op, dtype="int8",
+                 inputs=inputs, output=output, weights=weights, **kw)
+
+
+CASES = {
+    # conv: 9x7x3 -> 5x4x6 (3x3, stride 2, same); 6 filters of 3x3x3 + 6 biases
+    "conv": (lay("CONV_2D", ((1, 9, 7, 3),), (1, 5, 4, 6), ((6, 3, 3, 3), (6,))),
+             5 * 4 * 6 * 27, 189 + 120 + 162, 6),
+    # depthwise 3x5 (non-square), stride (2, 1), valid: 11x9x4 -> 5x5x4, filter 1x3x5x4
+    "depthwise-3x5": (lay("DEPTHWISE_CONV_2D", ((1, 11, 9, 4),), (1, 5, 5, 4), ((1, 3, 5, 4), (4,))),
+                      5 * 5 * 4 * 15, 396 + 100 + 60, 4),
+    # dense 256 -> 10: weights 10x256
+    "dense": (lay("FULLY_CONNECTED", ((1, 256),), (1, 10), ((10, 256), (10,))), 2560, 256 + 10 + 2560, 10),
+    # pools 8x8x4 -> 4x4x4 (2x2, stride 2): no MACC, input and output only
+    "average-pool": (lay("AVERAGE_POOL_2D", ((1, 8, 8, 4),), (1, 4, 4, 4)), 0, 256 + 64, 0),
+    "max-pool": (lay("MAX_POOL_2D", ((1, 8, 8, 4),), (1, 4, 4, 4)), 0, 256 + 64, 0),
+    # ADD reads both inputs
+    "add": (lay("ADD", ((1, 8, 8, 4), (1, 8, 8, 4)), (1, 8, 8, 4)), 0, 3 * 256, 0),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_macc_by_hand(case):
+    layer, macc, _, _ = CASES[case]
+    assert model.layer_macc(layer.op, [*layer.inputs, *layer.weights], layer.output) == macc
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_layer_bytes_by_hand(case):
+    """int8: every element one byte, biases int32; float32: four bytes each."""
+    layer, _, elements, nbias = CASES[case]
+    assert points.layer_bytes(layer, "int8") == elements + 4 * nbias
+    assert points.layer_bytes(layer, "float32") == 4 * elements + 4 * nbias
+
+
+def test_builtin_description_of_every_op_kind(monkeypatch):
+    """The built-in path (Spec -> Layer): shapes, MACC, weight and activation bytes."""
+    S = model.Spec
+    specs = [S("CONV_2D", (9, 9, 6), (3, 3), 1, "RELU", "conv"),                      # 9x9x2 in
+             S("DEPTHWISE_CONV_2D", (4, 5, 6), (3, 5), (2, 1), "RELU", "dw", pad="valid"),
+             S("MAX_POOL_2D", (2, 2, 6), (2, 2), 2, pad="valid", name="maxpool"),
+             S("AVERAGE_POOL_2D", (2, 2, 6), (1, 1), 1, pad="valid", name="avgpool"),
+             S("ADD", (2, 2, 6), name="add", src=("maxpool", "avgpool")),
+             S("RESHAPE", (24,), name="flat"),
+             S("FULLY_CONNECTED", (5,), name="fc")]
+    monkeypatch.setitem(model.BUILTINS, "hand", ((9, 9, 2), specs, ""))
+    net = model.builtin_network("hand")
+    got = {l.name: (l.output, l.macc, l.weight_bytes, l.act_bytes) for l in net.layers}
+    assert got == {
+        # 9x9x2 -> 9x9x6 (same): 6 filters of 3x3x2 (int8) + 6 int32 biases
+        "conv": ((1, 9, 9, 6), 81 * 6 * 18, 108 + 24, 162 + 486),
+        # valid 3x5, stride (2, 1): rows ceil((9-3+1)/2) = 4, columns 9-5+1 = 5; 15 taps per output
+        "dw": ((1, 4, 5, 6), 120 * 15, 90 + 24, 486 + 120),
+        "maxpool": ((1, 2, 2, 6), 0, 0, 120 + 24),
+        "avgpool": ((1, 2, 2, 6), 0, 0, 24 + 24),
+        "add": ((1, 2, 2, 6), 0, 0, 3 * 24),
+        "flat": ((1, 24), 0, 0, 48),
+        "fc": ((1, 5), 5 * 24, 120 + 20, 24 + 5),
+    }
+    assert net.layers[1].weights == ((1, 3, 5, 6), (6,)) and net.layers[1].kernel == (3, 5)
+    assert model.totals(net)["macc"] == 8748 + 1800 + 120
+
+
+# ---------------------------------------------------------------- tiles, points and the roofline rules
+
+CONV = Layer(index=0, name="conv", op="CONV_2D", dtype="int8", inputs=((1, 9, 7, 3),), output=(1, 5, 4, 6),
+             weights=((6, 3, 3, 3), (6,)), kernel=(3, 3), stride=(2, 2), padding="same", activation="NONE",
+             macc=3240)
+CONV_BYTES = {"int8": 189 + 120 + 162 + 24, "float32": 4 * (189 + 120 + 162) + 24}   # 495, 1908
+POOL = Layer(index=2, name="pool", op="AVERAGE_POOL_2D", dtype="int8", inputs=((1, 8, 8, 4),),
+             output=(1, 4, 4, 4), kernel=(2, 2), stride=(2, 2), padding="valid")
+POOL_BYTES = 256 + 64
+
+
+def test_tile_fractions_by_hand():
+    assert layers.tile(CONV, "int8", 2, 4, 6).fraction == pytest.approx(2 * 4 * 6 / (5 * 4 * 6))
+    assert layers.tile(CONV, "int8", 5, 2, 3).fraction == pytest.approx(5 * 2 * 3 / 120)
+    dense = CASES["dense"][0]
+    assert layers.tile(dense, "int8", 1, 1, 5).fraction == pytest.approx(5 / 10)
+    add = CASES["add"][0]
+    assert layers.tile(add, "int8", 64, 1, 1).fraction == pytest.approx(64 / 256)
+
+
+def job_of(layer, dtype="int8", emitter="bytecode", tiles=None):
+    rows, cols, chans = layer.output[1:]
+    tiles = tiles or [(rows, cols, chans)]
+    return layers.Job(layer, dtype, emitter, tuple(layers.tile(layer, dtype, *t) for t in tiles), "")
+
+
+def rec_for(job, cand=0, us=100000, ovh=0, r=1, wrong=False):
+    chk = layers.checksum(layers.reference_output(job.layer.op, job.dtype, job.tiles[cand]))
+    return {"cand": cand, "chk": chk + (1 if wrong else 0), "us": us, "ovh": ovh, "r": r, "heap": 500}
+
+
+def roofline(mem_bw=1e6, macs=1e5, emitter="bytecode", dtype="int8", extra=()):
+    return [{"kind": "memory", "role": "roof", "source": "measured", "name": "memory", "emitter": "c",
+             "bytes_per_s": 1e9},
+            {"kind": "memory", "role": "ceiling", "source": "measured", "name": f"{emitter} copy",
+             "emitter": emitter, "bytes_per_s": mem_bw},
+            {"kind": "compute", "role": "roof", "source": "measured", "name": f"{dtype} {emitter}",
+             "emitter": emitter, "dtype": dtype, "macs_per_s": macs}, *extra]
+
+
+def test_point_oi_and_rates_by_hand():
+    p = points.point(job_of(CONV), rec_for(job_of(CONV)), roofline(), ["bytecode"])
+    assert (p["macc"], p["bytes"]) == (3240, 495)
+    assert p["oi"] == pytest.approx(3240 / 495)
+    assert p["seconds"] == pytest.approx(0.1)
+    assert p["macs_per_s"] == pytest.approx(32400) and p["bytes_per_s"] == pytest.approx(4950)
+    f32 = points.point(job_of(CONV, "float32"), rec_for(job_of(CONV, "float32")), roofline(dtype="float32"), [])
+    assert f32["bytes"] == 1908 and f32["oi"] == pytest.approx(3240 / 1908)
+
+
+@pytest.mark.parametrize("us, ovh, r, call_s", [(100000, 0, 1, 0.1), (400000, 0, 4, 0.1), (150000, 50000, 1, 0.1),
+                                                (30000, 10000, 2, 0.01)])
+def test_tile_time_projected_to_the_whole_layer(us, ovh, r, call_s):
+    """One call of a tile computing 2 of 5 output rows (fraction 0.4) takes call_s: the whole
+    layer takes call_s / 0.4."""
+    job = job_of(CONV, tiles=[(5, 4, 6), (2, 4, 6)])
+    p = points.point(job, rec_for(job, cand=1, us=us, ovh=ovh, r=r), roofline(), ["bytecode"])
+    assert p["verified"] and p["tile_fraction"] == pytest.approx(0.4)
+    assert p["seconds"] == pytest.approx(call_s / 0.4)
+    assert p["macs_per_s"] == pytest.approx(3240 * 0.4 / call_s)
+    assert p["bytes_per_s"] == pytest.approx(495 * 0.4 / call_s)
+
+
+def test_headroom_compute_bound_by_hand():
+    # 0.1 s: 32,400 MAC/s. Roofs: memory 1e6 B/s x OI 6.545 = 6.5e6 MAC/s, compute 1e5: compute-bound
+    p = points.point(job_of(CONV), rec_for(job_of(CONV)), roofline(1e6, 1e5), ["bytecode"])
+    assert p["bound"] == "compute" and p["roof_macs_per_s"] == pytest.approx(1e5)
+    assert p["headroom"] == pytest.approx(1e5 / 32400)
+    assert p["memory_share"] == pytest.approx(4950 / 1e6)
+    assert not p["above_roof"] and p["advice_kind"] == "compute"
+
+
+def test_headroom_memory_bound_by_hand():
+    # memory 2e4 B/s x 3240/495 = 130,909 MAC/s under a compute ceiling of 1e6: memory-bound
+    p = points.point(job_of(CONV), rec_for(job_of(CONV)), roofline(2e4, 1e6), ["bytecode"])
+    assert p["bound"] == "memory" and p["roof_macs_per_s"] == pytest.approx(2e4 * 3240 / 495)
+    assert p["headroom"] == pytest.approx(2e4 * 3240 / 495 / 32400)
+    assert p["advice_kind"] == "software"   # headroom 4.04: far below
+
+
+def test_the_emitters_own_memory_ceiling_is_its_roof():
+    # the run's top memory roof is 1e9 B/s (emitter c); bytecode's own ceiling 2e4 is used
+    p = points.point(job_of(CONV), rec_for(job_of(CONV)), roofline(2e4, 1e9), ["bytecode"])
+    assert p["memory_roof"] == "bytecode copy" and p["roof_macs_per_s"] == pytest.approx(2e4 * 3240 / 495)
+
+
+def test_mac_free_point_headroom_is_memory_roof_over_its_rate():
+    job = job_of(POOL)
+    p = points.point(job, rec_for(job, us=20000), roofline(4e4, 1e5), ["bytecode"])  # 320 B in 0.02 s
+    assert p["bytes"] == POOL_BYTES and p["macc"] == 0 and p["oi"] == 0
+    assert p["bytes_per_s"] == pytest.approx(16000) and p["memory_share"] == pytest.approx(0.4)
+    assert p["headroom"] == pytest.approx(2.5) and p["advice_kind"] == "nomac"
+
+
+@pytest.mark.parametrize("headroom, above", [(2.0, False), (1.0, False), (0.96, False), (0.94, True),
+                                             (0.5, True), (0.05, True)])
+def test_above_roof_rule(headroom, above):
+    """Above its roof when the roof is below the measured rate by more than 5 % noise:
+    headroom x 1.05 < 1, i.e. headroom < 0.952. The compute roof is 3240 MAC/s, so a call of
+    `headroom` seconds has exactly that headroom."""
+    job = job_of(CONV)
+    p = points.point(job, rec_for(job, us=round(headroom * 1e6)), roofline(1e9, 3240), ["bytecode"])
+    assert p["headroom"] == pytest.approx(headroom)
+    assert p["above_roof"] is above
+    assert (p["advice_kind"] == "above") is above
+
+
+# ---------------------------------------------------------------- timed_well and the whole model
+
+def mem_rec(us, ovh, n=16):
+    # the firmware's pattern a[i] = i % 7 + 1: a[0] + a[8] + a[15] = 1 + 2 + 2
+    return {"t": "mem", "k": "copy", "em": "bytecode", "ty": "int8", "n": n, "bytes": 2 * n, "r": 1,
+            "us": us, "ovh": ovh, "chk": 5, "f": 1}
+
+
+def mac_rec(us, ovh):
+    return {"t": "mac", "em": "bytecode", "ty": "int8", "macs": 32, "u": 4, "n": 8, "r": 1, "us": us, "ovh": ovh,
+            "chk": 80}
+
+
+def test_records_dominated_by_the_harness_are_left_out():
+    """The kernel must take at least 20 % of the timed window (us - ovh >= 0.2 us)."""
+    recs = [mem_rec(100, 0), mem_rec(100, 80), mem_rec(100, 81), mem_rec(1000, 950), {**mem_rec(100, 0), "chk": 6},
+            mac_rec(100, 10), mac_rec(100, 80), mac_rec(100, 90), {**mac_rec(100, 0), "chk": 81}]
+    mem, mac, bad = roofs.split(recs)
+    assert [(r["us"], r["ovh"]) for r in mem] == [(100, 0), (100, 80)]
+    assert [(r["us"], r["ovh"]) for r in mac] == [(100, 10), (100, 80)]
+    assert [r["chk"] for r in bad] == [6, 81]
+    # a region read of 64 pattern bytes, timed well and not
+    reg = {"t": "reg", "rg": "SRAM", "em": "viper", "ws": 64, "pat": True, "r": 1,
+           "chk": sum((i % 7 + 1) << 8 * (i % 4) for i in range(64)) & 0xFFFFFFFF, "bytes": 64}
+    ok, bad = roofs.region_split([{**reg, "us": 100, "ovh": 50}, {**reg, "us": 100, "ovh": 90}])
+    assert [r["ovh"] for r in ok] == [50] and bad == []
+
+
+def test_bandwidth_and_mac_rate_subtract_the_harness():
+    assert roofs.bandwidth({**mem_rec(300, 100), "r": 2}) == pytest.approx(32 / 100e-6)
+    assert roofs.mac_rate({**mac_rec(300, 100), "r": 4}) == pytest.approx(32 / 50e-6)
+
+
+def test_whole_model_sums_verified_points_by_hand():
+    roofs_ = roofline(1e4, 2e4) + [{"kind": "compute", "role": "ceiling", "source": "measured",
+                                    "name": "float32 bytecode", "emitter": "bytecode", "dtype": "float32",
+                                    "macs_per_s": 1e4}]
+    conv, pool = job_of(CONV), job_of(POOL)
+    bad = job_of(dataclasses.replace(CONV, index=1, name="conv1"))
+    f32 = job_of(CONV, "float32")
+    pts = [points.point(conv, rec_for(conv, us=250000), roofs_, []),        # 0.25 s, compute-bound 3240/2e4
+           points.point(bad, rec_for(bad, us=900000, wrong=True), roofs_, []),  # not verified: left out
+           points.point(pool, rec_for(pool, us=100000), roofs_, []),        # 0.1 s, 320 B at 1e4 B/s
+           points.point(f32, rec_for(f32, us=500000), roofs_, [])]          # 0.5 s, 3240 / 1e4
+    assert [p["verified"] for p in pts] == [True, False, True, True]
+    rows = {(r["dtype"], r["emitter"]): r for r in points.whole_model(pts)}
+    assert set(rows) == {("int8", "bytecode"), ("float32", "bytecode")}
+    i8 = rows["int8", "bytecode"]
+    assert (i8["layers"], i8["macc"]) == (2, 3240)
+    assert i8["predicted_seconds"] == pytest.approx(3240 / 2e4 + 320 / 1e4)
+    assert i8["measured_seconds"] == pytest.approx(0.25 + 0.1)
+    assert i8["inferences_per_s"] == pytest.approx(1 / 0.35)
+    assert i8["measured_over_predicted"] == pytest.approx(0.35 / 0.194)
+    f = rows["float32", "bytecode"]
+    assert (f["layers"], f["predicted_seconds"], f["measured_seconds"]) == (1, pytest.approx(0.324), pytest.approx(0.5))
