@@ -96,7 +96,7 @@ RESULTS_CASES = {
     "not text": (b"\xff\xfe\x00\x81" * 8, "not a results.json (not text)"),
     "a list": (b"[1, 2, 3]", "not a results.json (no schema or roofs)"),
     "truncated": (json.dumps(good_results()).encode()[:40], "corrupt results.json"),
-    "roofs not a list": (json.dumps({**good_results(), "roofs": {"a": 1}}).encode(), "'roofs' must be a list"),
+    "roofs not a list": (json.dumps({**good_results(), "roofs": {"a": 1}}).encode(), "roofs must be a list"),
     "rate is text": (json.dumps({**good_results(), "roofs": [{**good_results()["roofs"][0], "macs_per_s": "fast"}]}).encode(),
                      "roofs[0].macs_per_s must be a positive number"),
     "newer schema": (json.dumps({**good_results(), "schema": 2}).encode(), "results schema 2 is newer than this mcuroof reads"),

@@ -58,8 +58,11 @@ def error_of(capsys, argv):
     ("{not json", "corrupt results.json"),
     ('{"schema": 99, "roofs": []}', "newer than this mcuroof reads"),
     ('{"hello": 1}', "not a results.json"),
-    ('{"schema": 1, "roofs": [{"kind": "memory", "bytes_per_s": -1}]}', "bytes_per_s must be a positive number"),
-    ('{"schema": 1, "roofs": [{"kind": "gpu"}]}', "has no kind"),
+    ('{"schema": 1, "board": {"name": "x"}, "roofs": [{"kind": "memory", "role": "roof", "name": "m", '
+     '"source": "measured", "bytes_per_s": -1}]}', "roofs[0].bytes_per_s must be a positive number"),
+    ('{"schema": 1, "board": {"name": "x"}, "roofs": [{"kind": "gpu", "role": "roof", "name": "m", '
+     '"source": "measured"}]}', "roofs[0].kind must be one of"),
+    ('{"schema": 1, "roofs": []}', "board is missing"),
 ])
 def test_bad_results_files(tmp_path, capsys, content, message):
     p = tmp_path / "results.json"

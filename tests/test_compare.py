@@ -25,8 +25,9 @@ def run_result(name, scale, shift=None, points=(), theory=()):
 
 
 def point(layer, dtype, emitter, seconds, macc=1000):
-    return {"name": layer, "op": "conv", "dtype": dtype, "emitter": emitter, "seconds": seconds, "macc": macc,
-            "oi": 1.0, "macs_per_s": macc / seconds, "verified": True, "bound": "compute"}
+    return {"index": 0, "name": layer, "op": "conv", "dtype": dtype, "emitter": emitter, "seconds": seconds,
+            "macc": macc, "oi": 1.0, "macs_per_s": macc / seconds, "bytes_per_s": macc / seconds, "verified": True,
+            "bound": "compute", "tile_fraction": 1.0, "advice": ""}
 
 
 def test_roof_rows_match_by_kind_name_emitter_dtype():

@@ -222,7 +222,7 @@ def test_a_layer_whose_script_keeps_failing_is_left_out_not_the_run(tmp_path, mi
     assert layers.verify(good, recs[1])
     request = layer_suite.Request(dataclasses.replace(model.builtin_network("kws-dscnn"),
                                                       layers=(bad.layer, good.layer)), jobs=[bad, good])
-    result = layer_suite.attach({"board": {}, "roofs": []}, request, recs)
+    result = layer_suite.results_parts(request, recs, [], {"name": "unix"})
     assert [p["name"] for p in result["points"]] == ["conv"]
     assert "kept failing" in result["model"]["not_profiled"][0]["why"]
 

@@ -46,9 +46,9 @@ def set_clock(collector: Collector, hz: int, board: str) -> dict:
     return rec
 
 
-def run(args, suites: list[str], out: Path, console, open_link, collect, reference, attach=None) -> int:
+def run(args, suites: list[str], out: Path, console, open_link, collect, reference, layer_request=None) -> int:
     """cmd_run's helpers come in as arguments: open_link(args), collect(link, log, suites,
-    console) -> (probe, records), reference(records), and attach(data, records) for layer points."""
+    console) -> (probe, records), reference(records); layer_request: --model's."""
     clocks = parse(args.clocks)
     link, name, shift = open_link(args)
     runs = []
@@ -67,17 +67,16 @@ def run(args, suites: list[str], out: Path, console, open_link, collect, referen
                 wall = time.monotonic() - t0
             finally:
                 log.close()
-            board = results.board_info(name, probe, link.description, shift)
-            board.update(wall_seconds=round(wall, 1), clock_requested_hz=hz, clock_set_hz=before["freq"],
-                         clock_hz=board.get("clock_hz") or before["freq"])
+            clock = {"clock_requested_hz": hz, "clock_set_hz": before["freq"]}
             if after["was"] != before["freq"]:
                 console.print(f"[bold red]warning:[/] at {folder(hz)} the board's clock was {after['was']} Hz after "
                               f"the suites, not {before['freq']} Hz: it was reset during the run")
-                board["clock_lost"] = True
+                clock["clock_lost"] = True
             ref = reference(records) if probe.get("platform") == "linux" else None
-            data = results.build(board, records, ref, _theoretical(args.profile or name, board.get("clock_hz")))
-            if attach:
-                attach(data, records)
+            facts = results.Run(name, link.description, shift, wall,
+                                _theoretical(args.profile or name, probe.get("freq") or before["freq"]), ref,
+                                clock, layer_request)
+            data = results.document(facts, probe, records)
             results.save(data, sub / "results.json")
             plot.draw(data, sub / "roofline.png")
             for item in report.renderables(data):

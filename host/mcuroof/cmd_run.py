@@ -57,9 +57,8 @@ def run(args) -> int:
         clocks.parse(args.clocks)  # a bad list fails before the board is touched
         if entries is not None:
             raise UserError("--clocks cannot resume a run: run it again without --resume")
-        attach = (lambda data, recs: layer_suite.attach(data, layer_request, recs)) if layer_request else None
         return clocks.run(args, suites, out, console, _open_link,
-                          lambda *a: _collect(*a, None, layer_request), _reference, attach)
+                          lambda *a: _collect(*a, None, layer_request), _reference, layer_request)
     link, name, shift = _open_link(args)
     log = RawLog(out / "raw.jsonl")
     try:
@@ -75,12 +74,10 @@ def run(args) -> int:
     finally:
         link.close()
         log.close()
-    board = results.board_info(name, probe, link.description, shift)
-    board["wall_seconds"] = round(wall, 1)
     ref = _reference(records) if probe.get("platform") == "linux" else None
-    data = results.build(board, records, ref, _theoretical(args.profile or name, shift))
-    if layer_request:
-        layer_suite.attach(data, layer_request, records)
+    facts = results.Run(name, link.description, shift, wall, _theoretical(args.profile or name, shift), ref,
+                        layers=layer_request)
+    data = results.document(facts, probe, records)
     results.save(data, out / "results.json")
     plot.draw(data, out / "roofline.png")
     for item in report.renderables(data):

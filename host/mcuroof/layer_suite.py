@@ -1,5 +1,5 @@
 """The layers suite of `mcuroof run --model`: its plan on a probed board, and the points and
-whole-model figures it adds to results.json.
+whole-model figures of results.json (results.document puts them in).
 
 The plan is made after the memory and compute suites of the same run: a layer's tile is kept
 small enough that one call takes about `tile_seconds` at its emitter's measured compute ceiling
@@ -88,22 +88,21 @@ def model_fit(board: dict, net: model.Network, pts: list[dict]) -> dict:
     return fit.verdict(net, fit.budget(profile, board.get("free_heap")), fit.whole_layer_heap(pts)).as_dict()
 
 
-def attach(result: dict, request: Request, records: list[dict]) -> dict:
-    """Add `points`, `model` and the layer checks to a results dict built from the same run."""
+def results_parts(request: Request, records: list[dict], roofs: list[dict], board: dict) -> dict:
+    """The `points`, `model` and layer `checks` of results.json (results.document merges them)."""
+    emitters = board.get("emitters", [])
     by_key = {job.key: job for job in request.jobs}
-    emitters = result.get("board", {}).get("emitters", [])
     pts = []
     for rec in records:
         job = by_key.get(kernels.record_key(rec) or "")
         if rec.get("t") == "layer" and job:
-            pts.append(points_mod.point(job, rec, result["roofs"], emitters))
+            pts.append(points_mod.point(job, rec, roofs, emitters))
     net = request.network
     peak = model.peak_memory(net)
     layer_of = {l.index: l for l in net.layers}
     skipped_on_board = [r for r in records if r.get("t") == "skip" and r.get("k") in layer_of]
     given_up = [(by_key[r["unit"]], r["why"]) for r in records if r.get("t") == "skip" and r.get("unit") in by_key]
-    result["points"] = pts
-    result["model"] = {
+    summary = {
         "name": net.name, "source": net.source, "layers": len(net.layers),
         "macc": model.totals(net)["macc"],
         "peak_memory_bytes": peak.bytes, "peak_memory_layer": peak.layer,
@@ -116,12 +115,11 @@ def attach(result: dict, request: Request, records: list[dict]) -> dict:
              "dtype": job.dtype, "why": f"its script kept failing on the board: {why}"} for job, why in given_up],
         "whole_model": points_mod.whole_model(pts),
     }
-    result["model"]["fit"] = model_fit(result["board"], net, pts)
-    if result["model"]["fit"]["fits"] is False:  # layers run one at a time: not a speed the board reaches
-        for row in result["model"]["whole_model"]:
+    summary["fit"] = model_fit(board, net, pts)
+    if summary["fit"]["fits"] is False:  # layers run one at a time: not a speed the board reaches
+        for row in summary["whole_model"]:
             row["estimated_inferences_per_s"], row["inferences_per_s"] = row["inferences_per_s"], None
-    checks = result.setdefault("checks", {})
-    checks["points_verified"] = sum(p["verified"] for p in pts)
-    checks["points_failed"] = sum(not p["verified"] for p in pts)
-    checks["points_above_roof"] = sum(p["above_roof"] for p in pts)
-    return result
+    checks = {"points_verified": sum(p["verified"] for p in pts),
+              "points_failed": sum(not p["verified"] for p in pts),
+              "points_above_roof": sum(p["above_roof"] for p in pts)}
+    return {"points": pts, "model": summary, "checks": checks}

@@ -42,7 +42,7 @@ def ridges_table(result: dict) -> Table:
     for m in mems:
         t.add_column(m, justify="right")
     for c in comps:
-        t.add_row(c, *[f"{oi[(c, m)]:.3g}" for m in mems])
+        t.add_row(c, *[f"{oi[(c, m)]:.3g}" if (c, m) in oi else "-" for m in mems])
     return t
 
 

@@ -1,19 +1,44 @@
-"""results.json: the derived roofs, ridges and points of one run, versioned.
+"""results.json: the one owner of the document a run writes and every command reads.
 
-Schema history (the loader reads every version up to RESULTS_SCHEMA and refuses newer ones):
-  1 - first version: schema, tool, created, board, roofs, ridges, sweeps, reference, checks, points.
+`build` makes the complete document from a run's records and its facts (`Run`); `save` and
+`load` check it against results_schema.RESULTS, so report, plot and compare only ever see a
+document whose fields they can use. A foreign, hand-edited or truncated file gives one line
+naming the field (`mcuroof: PATH: roofs[3].source is missing`) and exit status 2.
+
+Schema history (the loader reads every version up to RESULTS_SCHEMA and refuses newer ones;
+a reader of an older version adds what it lacks in _UPGRADES):
+  1 - first version: schema, tool, created, board, roofs, ridges, sweeps, reference, checks,
+      skipped, points, model. Checked field by field since mcuroof 0.1 (issue 12); files that
+      earlier builds wrote pass unchanged.
 """
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__, roofs as roofs_mod
 from .errors import UserError
 
 RESULTS_SCHEMA = 1
+# version -> function bringing a document of that version up to the next one
+_UPGRADES: dict = {}
+
+
+@dataclass
+class Run:
+    """What a run knows besides its records: the board it named, the link, the options."""
+    board: str
+    link: str
+    icount_shift: int | None = None
+    wall_seconds: float | None = None
+    theoretical: list[dict] = field(default_factory=list)   # boards.theoretical_roofs
+    reference: list[dict] | None = None                      # host memcpy points (unix port)
+    clock: dict = field(default_factory=dict)                # --clocks: clock_requested_hz, ...
+    layers: object = None                                    # layer_suite.Request (--model)
 
 
 def board_info(name: str, probe: dict, link_description: str, icount_shift: int | None) -> dict:
@@ -22,6 +47,25 @@ def board_info(name: str, probe: dict, link_description: str, icount_shift: int 
             "clock_hz": probe.get("freq"), "emitters": probe.get("emitters", []),
             "icount_shift": icount_shift, "free_heap": probe.get("free"),
             "tick_us": probe.get("tick_us"), "link": link_description}
+
+
+def document(run: Run, probe: dict, records: list[dict]) -> dict:
+    """The complete results document of one run, checked against the schema."""
+    board = board_info(run.board, probe, run.link, run.icount_shift)
+    if run.wall_seconds is not None:
+        board["wall_seconds"] = round(run.wall_seconds, 1)
+    board.update(run.clock)
+    if not board.get("clock_hz"):
+        board["clock_hz"] = run.clock.get("clock_set_hz")
+    data = build(board, records, run.reference, run.theoretical)
+    if run.layers is not None:
+        from . import layer_suite  # numpy: only for runs with --model
+
+        parts = layer_suite.results_parts(run.layers, records, data["roofs"], board)
+        data["checks"].update(parts.pop("checks"))
+        data.update(parts)
+    validate(data)
+    return data
 
 
 def build(board: dict, records: list[dict], reference: list[dict] | None = None,
@@ -72,41 +116,83 @@ def reference_summary(points: list[dict], roofs: list[dict], sweep: list[tuple[i
 
 
 def save(result: dict, path: Path) -> None:
+    """Write a checked document (atomically: a reader never sees half a file)."""
+    try:
+        validate(result)
+    except UserError as e:
+        raise UserError(f"{path}: not written, the results are inconsistent ({e}); raw.jsonl keeps the run") from None
     tmp = path.with_suffix(".json.tmp")
     try:
-        tmp.write_text(json.dumps(result, indent=1))
+        tmp.write_text(json.dumps(result, indent=1, allow_nan=False))
         tmp.replace(path)
     except OSError as e:
         raise UserError(f"{path}: cannot write ({e.strerror})") from None
 
 
 def load(path: Path) -> dict:
+    """A results.json any reader can use: parsed, brought up to RESULTS_SCHEMA, checked."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise UserError(f"{path}: cannot read ({e.strerror})") from None
     except UnicodeDecodeError:
         raise UserError(f"{path}: not a results.json (not text)") from None
-    try:
-        data = json.loads(text)
+    try:  # NaN and Infinity stay text, so that the check names the field that holds one
+        data = json.loads(text, parse_constant=str)
     except ValueError as e:
         raise UserError(f"{path}: corrupt results.json ({e.msg} at line {e.lineno})") from None
     if not isinstance(data, dict) or "schema" not in data or "roofs" not in data:
         raise UserError(f"{path}: not a results.json (no schema or roofs)")
-    if not isinstance(data["schema"], int) or data["schema"] > RESULTS_SCHEMA:
-        raise UserError(f"{path}: results schema {data['schema']} is newer than this mcuroof reads "
+    version = data["schema"]
+    if isinstance(version, int) and not isinstance(version, bool) and version > RESULTS_SCHEMA:
+        raise UserError(f"{path}: results schema {version} is newer than this mcuroof reads "
                         f"({RESULTS_SCHEMA}); upgrade mcuroof")
-    _validate_roofs(path, data["roofs"])
+    while isinstance(version, int) and version in _UPGRADES:
+        data = _UPGRADES[version](data)
+        version = data["schema"]
+    try:
+        validate(data)
+    except UserError as e:
+        raise UserError(f"{path}: {e}") from None
     return data
 
 
-def _validate_roofs(path: Path, roofs) -> None:
-    if not isinstance(roofs, list):
-        raise UserError(f"{path}: 'roofs' must be a list")
-    for i, r in enumerate(roofs):
-        unit = "bytes_per_s" if isinstance(r, dict) and r.get("kind") == "memory" else "macs_per_s"
-        if not isinstance(r, dict) or r.get("kind") not in ("memory", "compute"):
-            raise UserError(f"{path}: roofs[{i}] has no kind 'memory' or 'compute'")
-        v = r.get(unit)
-        if not isinstance(v, (int, float)) or not v > 0:
-            raise UserError(f"{path}: roofs[{i}].{unit} must be a positive number")
+def validate(data: dict) -> None:
+    """Raise UserError naming the first field that a reader could not use."""
+    import jsonschema  # only the commands that read or write results pay for it
+
+    from .results_schema import RESULTS
+
+    errors = list(jsonschema.Draft202012Validator(RESULTS).iter_errors(data))
+    if not errors:
+        _check_finite(data, "")
+        return
+    first = min(_order(e) for e in errors)  # the first damaged place, in list order
+    error = jsonschema.exceptions.best_match(e for e in errors if _order(e) == first)
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+    if error.validator == "required":
+        missing = error.message.split("'")[1]
+        raise UserError(f"{where + '.' if where else ''}{missing} is missing")
+    must = error.schema.get("must", f"be valid ({error.message})")
+    raise UserError(f"{where or 'the document'} must {must}{_got(error.instance)}")
+
+
+def _order(error) -> list:
+    return [(0, p) if isinstance(p, int) else (1, p) for p in error.absolute_path]
+
+
+def _got(value) -> str:
+    text = json.dumps(value)
+    return f" (got {text if len(text) <= 30 else text[:27] + '...'})"
+
+
+def _check_finite(value, where: str) -> None:
+    """NaN and infinities in fields the schema leaves open (failed_records, reference points)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UserError(f"{where or 'the document'} must be a finite number (got {value})")
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_finite(v, f"{where}.{k}" if where else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_finite(v, f"{where}[{i}]")
