@@ -1,6 +1,8 @@
 """Plot readability: every roof is named, and no two roof labels overlap (12+ roofs, 40 points)."""
 import itertools
+import json
 import random
+from pathlib import Path
 
 import pytest
 from matplotlib.text import Text
@@ -34,33 +36,91 @@ def many_roofs():
     return {"schema": 1, "board": {"name": "synthetic"}, "roofs": rs, "points": points}
 
 
-@pytest.fixture
-def drawn(tmp_path, monkeypatch):
-    """The figure plot.draw rendered, kept open for inspection."""
+DATA = Path(__file__).parent / "data"
+REAL = ["results-kws-microbit.json", "results-vww-unix.json"]  # real runs (mcuroof run --model ...)
+
+
+def _render(data, tmp_path, monkeypatch, **kw):
     figs = []
     monkeypatch.setattr(plot.plt, "close", figs.append)
-    data = many_roofs()
-    plot.draw(data, tmp_path / "many.png")
-    assert (tmp_path / "many.png").read_bytes()[:4] == b"\x89PNG"
-    yield data, figs[0]
-    plot.plt.close(figs[0])  # the real close: the patch is undone by now
+    plot.draw(data, tmp_path / "p.png", **kw)
+    assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
+    return figs[0]
 
 
-def test_every_roof_named_and_no_label_overlaps(drawn):
+@pytest.fixture(params=["synthetic"] + REAL)
+def drawn(request, tmp_path, monkeypatch):
+    """The figure plot.draw rendered, kept open for inspection: a crowded synthetic case and real runs."""
+    data = many_roofs() if request.param == "synthetic" else json.loads((DATA / request.param).read_text())
+    fig = _render(data, tmp_path, monkeypatch)
+    yield data, fig
+    plot.plt.close(fig)  # the real close: the patch is undone by now
+
+
+def roof_labels(ax):
+    return [t for t in ax.texts if getattr(t, "mcuroof_roofs", None)]
+
+
+def test_every_roof_named_once_and_no_label_overlaps(drawn):
     data, fig = drawn
     ax = fig.axes[0]
-    assert len(data["roofs"]) >= 12 and len(data["points"]) >= 40
     renderer = fig.canvas.get_renderer()
-    labels = [t for t in ax.texts if ":" in t.get_text() and t.get_text().split(":")[0].strip()
-              in {plot._label(r).split(":")[0] for r in data["roofs"]}]
-    texts = {t.get_text() for t in labels}
-    assert {plot._label(r) for r in data["roofs"]} <= texts  # every roof named on the plot
+    labels = roof_labels(ax)
+    named = [id(r) for t in labels for r in t.mcuroof_roofs]
+    assert sorted(named) == sorted(id(r) for r in data["roofs"])  # every roof named, and only once
+    for t in labels:
+        for r in t.mcuroof_roofs:
+            assert r["name"].split()[-1] in t.get_text()
+    assert ax.get_legend() is None or all(h.get_label().startswith("layer") for h in ax.get_legend().legend_handles)
     boxes = [Text.get_window_extent(t, renderer) for t in labels]  # the text itself, not its leader line
     axes_box = ax.get_window_extent(renderer)
     for a, b in itertools.combinations(boxes, 2):
         assert not a.overlaps(b) or a.intersection(a, b).height < 0.5
     for b in boxes:
         assert axes_box.y0 - 1 <= b.y0 and b.y1 <= axes_box.y1 + 1
+
+
+def test_group_label_shares_the_common_words():
+    rs = [{"kind": "compute", "name": f"{dt} viper", "source": "measured", "macs_per_s": v}
+          for dt, v in [("int8", 4.8e8), ("int16", 4.7e8)]]
+    assert plot.group_label(rs) == "int8/int16 viper: 480/470 MMACC/s"
+    rs[1]["macs_per_s"] = 4.8e8
+    assert plot.group_label(rs) == "int8/int16 viper: 480 MMACC/s"
+
+
+def test_axes_fit_the_data():
+    data = many_roofs()
+    (x0, x1), (y0, y1) = plot.limits(data["roofs"], data["points"])
+    ois = [p["oi"] for p in data["points"]]
+    assert x0 < min(ois) and x0 > min(ois) / 10 and x1 > max(ois)
+    assert y1 < max(r["macs_per_s"] for r in data["roofs"] if r["kind"] == "compute") * 10
+
+
+def test_each_emitter_bends_at_its_own_ridge():
+    lines = plot.roof_lines(many_roofs()["roofs"])
+    bytecode = [ln for ln in lines if ln.roofs[0]["emitter"] == "bytecode"]
+    mem = next(ln for ln in bytecode if ln.kind == "memory")
+    for ln in bytecode:
+        if ln.kind == "compute":
+            assert ln.bend == pytest.approx(ln.value / mem.value)  # starts where its own memory ceiling meets it
+    assert mem.bend == pytest.approx(1.0e7 / 1.05e8)  # rises only to its own highest ceiling
+
+
+def test_svg_keeps_text_as_text(tmp_path):
+    svg = plot.draw(many_roofs(), tmp_path / "p.svg").read_text()
+    assert "<text" in svg and "memory L1" in svg
+
+
+def test_select_and_panels(tmp_path, monkeypatch):
+    data = many_roofs()
+    part = plot.select(data, ["viper"], ["int8"])
+    assert {(r["emitter"], r["dtype"]) for r in part["roofs"] if r["kind"] == "compute" and r["source"] == "measured"} \
+        == {("viper", "int8")}
+    with pytest.raises(plot.UserError, match="no emitter xtensa"):
+        plot.select(data, ["xtensa"])
+    fig = _render(data, tmp_path, monkeypatch, panels=True)
+    assert [ax.get_title() for ax in fig.axes] == ["viper", "native", "bytecode"]
+    plot.plt.close(fig)
 
 
 def test_spread_keeps_distance_and_bounds():
@@ -76,8 +136,8 @@ def test_layer_numbers_overlap_no_other_text(drawn):
     ax = fig.axes[0]
     renderer = fig.canvas.get_renderer()
     numbers = [t for t in ax.texts if t.get_text().replace(",", "").isdigit()]
-    assert {int(n) for t in numbers for n in t.get_text().split(",")} == {p["index"] for p in data["points"]}
-    others = [t for t in ax.texts if t not in numbers and t.get_text() and not t.get_text().startswith("layers\n")]
+    assert {int(n) for t in numbers for n in t.get_text().split(",")} == {p["index"] for p in data["points"] if plot._shown(p)}
+    others = [t for t in ax.texts if t not in numbers and t.get_text()]
     boxes = [Text.get_window_extent(t, renderer) for t in numbers]
     for a, b in itertools.combinations(boxes, 2):
         assert not a.overlaps(b)

@@ -17,12 +17,11 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib
 
+from . import package_data
 from .errors import UserError
 
 SCHEMA = 1
-_REPO_DIR = Path(__file__).resolve().parents[2] / "boards"
-_PACKAGED_DIR = Path(__file__).resolve().parent / "boards"
-PROFILE_DIR = _REPO_DIR if _REPO_DIR.is_dir() or not _PACKAGED_DIR.is_dir() else _PACKAGED_DIR
+PROFILE_DIR = package_data.data_dir("boards")
 
 DTYPES = ("int8", "int16", "int32", "float32", "float64")
 MEMORY_KINDS = ("sram", "ccm", "tcm", "cache", "flash", "xip", "psram", "dram")

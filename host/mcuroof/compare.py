@@ -221,54 +221,38 @@ def _tag(i: int) -> str:
 # ---------------------------------------------------------------- plot
 
 def draw(runs: list[tuple[str, dict]], path: Path) -> Path:
-    """Every run's measured roofs on one log-log plot: a colour per run, line style by roof
-    kind (memory level, region, compute ceiling by dtype); labels carry the run's letter."""
+    """Every run's measured roofline on one log-log plot: a colour per run (line style by roof
+    kind and dtype, labels carry the run's letter); layer points coloured by emitter, with a
+    marker per run and their layer numbers; axes fitted to the data."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
-    all_roofs = [r for _, d in runs for r in _measured(d)]
-    if not all_roofs:
+    if not any(_measured(d) for _, d in runs):
         raise UserError("nothing to plot: the results hold no measured roof")
+    lines = []
+    for i, (_, data) in enumerate(runs):
+        for ln in plot_mod.roof_lines(_measured(data)):
+            ln.style = {**ln.style, "color": RUN_COLORS[i % len(RUN_COLORS)]}
+            ln.tag = _tag(i)
+            lines.append(ln)
     points = [p for _, d in runs for p in d.get("points") or []]
-    xlim, ylim = plot_mod._limits(all_roofs, points)
-    fig, ax = plt.subplots(figsize=(12, 7.5), dpi=110)
+    xlim, ylim = plot_mod.fit(lines, points)
+    fig, ax = plt.subplots(figsize=(13, 7.5), dpi=110)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
-    labels_ = []
-    for i, (label, data) in enumerate(runs):
-        color = RUN_COLORS[i % len(RUN_COLORS)]
-        roofs = _measured(data)
-        top = roofs_mod.top_memory(roofs)
-        comps = [r for r in roofs if r["kind"] == "compute"]
-        peak = max((_value(r) for r in comps), default=ylim[1])
-        for r in roofs:
-            if r["kind"] == "memory" and r.get("role") in ("roof", "region"):
-                bw = r["bytes_per_s"]
-                x_end = min(peak / bw, xlim[1])
-                ls = "-" if r["role"] == "roof" else (0, (7, 2, 1, 2))
-                ax.plot([xlim[0], x_end], [bw * xlim[0], bw * x_end], color=color, ls=ls,
-                        lw=2.4 if r is top else 1.4)
-                x_lab = xlim[0] * 1.6
-                labels_.append((x_lab, bw * x_lab, f"{_tag(i)} {r['name']}: {si(bw, 'B/s')}", color, "left", bw))
-            elif r["kind"] == "compute":
-                y = r["macs_per_s"]
-                x0 = y / top["bytes_per_s"] if top else xlim[0]
-                ax.plot([max(x0, xlim[0]), xlim[1]], [y, y], color=color,
-                        ls=plot_mod.DTYPE_STYLES.get(r["dtype"], "-"), lw=2.0 if y == peak else 1.1)
-                labels_.append((xlim[1] / 1.15, y, f"{_tag(i)} {r['name']}: {si(y, 'MACC/s')}", color, "right", None))
-        for p in data.get("points") or []:
-            if p.get("oi") and p.get("macs_per_s") and p.get("verified") is not False:
-                ax.plot([p["oi"]], [p["macs_per_s"]], RUN_MARKERS[i % len(RUN_MARKERS)], color=color, ms=4,
-                        alpha=0.8, zorder=5)
-    plot_mod._place_labels(ax, labels_, ylim)
+    ax.mcuroof_labels = []
+    for ln in lines:
+        plot_mod._draw_line(ax, ln, xlim)
+    numbers = []
+    for i, (_, data) in enumerate(runs):
+        numbers += [(x, y, f"{_tag(i)}{text}", color) for x, y, text, color in
+                    plot_mod._draw_points(ax, data.get("points") or [], RUN_MARKERS[i % len(RUN_MARKERS)], f"{_tag(i)} ")]
+    ax.mcuroof_numbers = numbers if len(numbers) <= plot_mod.MAX_NUMBERED else []
     handles = [Line2D([], [], color=RUN_COLORS[i % len(RUN_COLORS)], lw=2.4, marker=RUN_MARKERS[i % len(RUN_MARKERS)],
                       label=f"{_tag(i)}: {label}") for i, (label, _) in enumerate(runs)]
-    handles += [Line2D([], [], color="#444", ls="-", lw=2, label="memory roof (levels)"),
-                Line2D([], [], color="#444", ls=(0, (7, 2, 1, 2)), lw=1.4, label="memory region read")]
-    handles += [Line2D([], [], color="#444", ls=ls, lw=1.1, label=f"compute {dt}")
-                for dt, ls in plot_mod.DTYPE_STYLES.items()]
+    handles += [h for h in ax.get_legend_handles_labels()[0]]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, framealpha=0.9)
     ax.set_title("Empirical rooflines compared: " + ", ".join(f"{_tag(i)} {lb}" for i, (lb, _) in enumerate(runs)),
                  fontsize=10)
@@ -277,4 +261,6 @@ def draw(runs: list[tuple[str, dict]], path: Path) -> Path:
     ax.grid(True, which="major", alpha=0.3)
     ax.grid(True, which="minor", alpha=0.08)
     fig.tight_layout()
+    plot_mod._place_labels(ax)
+    plot_mod._label_points(ax)
     return plot_mod.save(fig, path)

@@ -4,11 +4,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import kernels
+from . import kernels, package_data
 from .errors import UserError
 
 HOST_ONLY = ("jobs", "peaks")  # config the host keeps: the layers suite's plan is rendered into its kernels
-FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware"  # <repo>/firmware (editable install)
+FIRMWARE_DIR = package_data.data_dir("firmware")
 
 
 def source(name: str) -> list[str]:
@@ -20,8 +20,8 @@ def source(name: str) -> list[str]:
     try:
         text = (FIRMWARE_DIR / f"{name}.py").read_text()
     except OSError:
-        raise UserError(f"{FIRMWARE_DIR / name}.py not found: install mcuroof from its repository "
-                        "with pip install -e .") from None
+        raise UserError(f"{FIRMWARE_DIR / name}.py not found: this mcuroof was installed without its "
+                        "firmware; reinstall it (pip install mcuroof, or pip install . in its repository)") from None
     pieces = []
     for part in re.split(r"^#--.*$", text, flags=re.M):
         lines = [ln for ln in part.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]

@@ -63,7 +63,8 @@ def point(job, rec: dict, roofs: list[dict], emitters: list[str]) -> dict:
     moved = layer_bytes(layer, job.dtype)
     oi = layer.macc / moved if moved else 0.0
     mem, comp = _memory_roof(roofs, job.emitter), _compute_roof(roofs, job.emitter, job.dtype)
-    p = {"index": layer.index, "name": layer.name, "op": layer.op, "dtype": job.dtype, "emitter": job.emitter,
+    p = {"index": layer.index, "name": layer.name, "op": layer.op,
+         "input_shapes": [list(s) for s in layer.inputs], "output_shape": list(layer.output), "dtype": job.dtype, "emitter": job.emitter,
          "macc": layer.macc, "bytes": moved, "oi": oi, "seconds": seconds,
          "macs_per_s": layer.macc / seconds, "bytes_per_s": moved / seconds,
          "tile_fraction": tile.fraction, "tile_reason": job.why_tiled, "verified": verified,
