@@ -78,7 +78,8 @@ POINT = obj({"index": COUNT, "name": TEXT, "op": TEXT, "dtype": TEXT, "emitter":
             {"bytes": NON_NEGATIVE, "memory_share": nullable(NON_NEGATIVE),
              "roof_macs_per_s": nullable(NON_NEGATIVE), "headroom": nullable(POSITIVE), "above_roof": FLAG,
              "advice_kind": TEXT, "tile_reason": TEXT, "heap_bytes": nullable(COUNT),
-             "tile_data_bytes": nullable(COUNT), "memory_roof": nullable(TEXT), "compute_roof": nullable(TEXT)})
+             "tile_data_bytes": nullable(COUNT), "memory_roof": nullable(TEXT), "compute_roof": nullable(TEXT),
+             "input_shapes": array(array(COUNT)), "output_shape": array(COUNT)})
 
 MODEL = obj({"name": TEXT, "peak_memory_bytes": COUNT, "peak_memory_layer": nullable(COUNT)},
             {"source": TEXT, "layers": COUNT, "macc": NON_NEGATIVE, "measured_peak_heap_bytes": nullable(COUNT),
@@ -96,6 +97,6 @@ RESULTS = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     **obj({"schema": _shape("integer", "be a whole number >= 1", minimum=1), "board": BOARD, "roofs": array(ROOF)},
           {"tool": TEXT, "created": TEXT, "ridges": array(RIDGE), "sweeps": array(SWEEP), "checks": CHECKS,
-           "skipped": array(obj({"why": TEXT}, {"rg": TEXT})), "reference": REFERENCE,
+           "skipped": array(obj({"why": TEXT}, {"rg": nullable(TEXT)})), "reference": REFERENCE,
            "points": array(POINT), "model": MODEL}),
 }
