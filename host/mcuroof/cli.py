@@ -20,28 +20,40 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser: options and the command names only, so that `mcuroof --help`
+    imports no command module (matplotlib, numpy); the rest of the line is the command's."""
     parser = argparse.ArgumentParser(prog="mcuroof", description="Empirical roofline toolkit for MicroPython boards.")
     parser.add_argument("--version", action="version", version=f"mcuroof {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module, help_text) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
-        p.set_defaults(module=module)
-        importlib.import_module(f"mcuroof.{module}").configure(p)
+    for name, (_, help_text) in COMMANDS.items():
+        sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
+def command_parser(name: str, debug: bool = False):
+    """The parser of one command, and its module (imported here, when the command runs)."""
+    module_name, help_text = COMMANDS[name]
+    module = importlib.import_module(f"mcuroof.{module_name}")
+    p = argparse.ArgumentParser(prog=f"mcuroof {name}", description=help_text)
+    p.add_argument("--debug", action="store_true", default=debug, help="show tracebacks")
+    module.configure(p)
+    return p, module
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if not args.command:
+    top, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    if not top.command:
+        if rest:
+            parser.error(f"unrecognized arguments: {' '.join(rest)}")
         parser.print_help()
         return 2
+    cmd_parser, module = command_parser(top.command, top.debug)
+    args = cmd_parser.parse_args(rest)
+    args.command = top.command
     try:
-        return importlib.import_module(f"mcuroof.{args.module}").run(args) or 0
+        return module.run(args) or 0
     except UserError as e:
         if args.debug:
             raise
