@@ -28,6 +28,10 @@ MEMORY_KINDS = ("sram", "ccm", "tcm", "cache", "flash", "xip", "psram", "dram")
 RAM_KINDS = ("sram", "ccm", "tcm")
 CONNECTS = ("auto", "qemu", "unix")
 EMITTERS = ("bytecode", "native", "viper", "asm_thumb", "asm_xtensa")
+# [core].features: fpu (single precision), fpu64, dsp (Armv7E-M/Armv8-M DSP: SMLAD, two 16-bit
+# MACs per instruction), mve (Helium), simd (another SIMD unit, e.g. ESP32-S3 PIE), cache (a data
+# cache in front of the RAM the heap is in). Listed: present; left out: absent; no list: unknown.
+FEATURES = ("fpu", "fpu64", "dsp", "mve", "simd", "cache")
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,8 @@ class Board:
     note: str | None = None
     source_path: Path | None = None
     run: dict = field(default_factory=dict)
+    features: tuple[str, ...] | None = None   # [core].features; None: the profile does not say
+    features_source: str | None = None
 
     @property
     def ram_bytes(self) -> int | None:
@@ -231,6 +237,9 @@ def _core(t: _Table) -> dict:
                 clock_hz=t.get("clock_hz", _pos_int, required=False))
     core["clock_source"] = t.get("clock_source", _str, required=core["clock_hz"] is not None)
     core["core_note"] = t.get("note", _str, required=False)
+    features = t.get("features", _list_of(FEATURES), required=False)
+    core["features"] = tuple(features) if features is not None else None
+    core["features_source"] = t.get("features_source", _str, required=features is not None)
     t.done()
     return core
 

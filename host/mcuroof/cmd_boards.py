@@ -62,6 +62,8 @@ def _header(b: Board) -> Text:
              f"core: {cores}{b.core_name}" + (f" at {fmt_hz(b.clock_hz)} ({b.clock_source})" if b.clock_hz else "")]
     if b.core_note:
         lines.append(f"core note: {b.core_note}")
+    if b.features is not None:
+        lines.append(f"features: {', '.join(b.features) or 'none of ' + ', '.join(boards.FEATURES)} ({b.features_source})")
     if b.note:
         lines.append(f"note: {b.note}")
     if b.connect == "qemu":

@@ -5,8 +5,8 @@ from rich.table import Table
 
 from .units import si
 
-ADVICE_KEYS = {"above": "ABOVE ROOF", "software": "software", "memory": "slope", "compute": "ceiling",
-               "nomac": "fuse"}
+ADVICE_KEYS = {"above": "ABOVE ROOF", "software": "software", "below": "below", "memory": "slope",
+               "compute": "ceiling", "nomac": "fuse"}
 
 
 def layers_table(result: dict) -> Table | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import boards, fit, kernels, layers, model, plan, points as points_mod, roofs as roofs_mod
+from . import advice, boards, fit, kernels, layers, model, plan, points as points_mod, roofs as roofs_mod
 from .errors import UserError
 
 TILE_SECONDS = {"small": 0.25, "large": 1.0}
@@ -80,23 +80,31 @@ def peaks_config(probe: dict, jobs: list) -> dict | None:
     return cfg
 
 
-def model_fit(board: dict, net: model.Network, pts: list[dict]) -> dict:
-    """The fit verdict of the network on the board that ran it: its profile (where the board's
-    name is one) and the free heap its probe reported."""
+def _profile(board: dict) -> boards.Board | None:
+    """The profile of the board that ran (where the board's name is one)."""
     name = board.get("name")
-    profile = boards.load_board(name) if name in boards.board_names() else None
-    return fit.verdict(net, fit.budget(profile, board.get("free_heap")), fit.whole_layer_heap(pts)).as_dict()
+    return boards.load_board(name) if name in boards.board_names() else None
+
+
+def model_fit(board: dict, net: model.Network, pts: list[dict]) -> dict:
+    """The fit verdict of the network on the board that ran it: its profile and the free heap
+    its probe reported."""
+    budget = fit.budget(_profile(board), board.get("free_heap"))
+    return fit.verdict(net, budget, fit.whole_layer_heap(pts)).as_dict()
 
 
 def results_parts(request: Request, records: list[dict], roofs: list[dict], board: dict) -> dict:
     """The `points`, `model` and layer `checks` of results.json (results.document merges them)."""
     emitters = board.get("emitters", [])
     by_key = {job.key: job for job in request.jobs}
+    profile = _profile(board)
+    features = frozenset(profile.features) if profile and profile.features is not None else None
     pts = []
     for rec in records:
         job = by_key.get(kernels.record_key(rec) or "")
         if rec.get("t") == "layer" and job:
-            pts.append(points_mod.point(job, rec, roofs, emitters))
+            pts.append(points_mod.point(job, rec, roofs, emitters, features))
+    advice.advise_all(pts, roofs, advice.Features(features, tuple(emitters)))
     net = request.network
     peak = model.peak_memory(net)
     layer_of = {l.index: l for l in net.layers}

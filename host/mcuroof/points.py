@@ -1,4 +1,4 @@
-"""Per-layer roofline points from layer records: verified, placed under their roofs, advised.
+"""Per-layer roofline points from layer records: verified, placed under their roofs, advised (advice.py).
 Pure computation: nothing here talks to a board or prints.
 
 A point's roofline is its own emitter's: the memory ceiling that emitter reached (the top
@@ -6,24 +6,12 @@ memory roof where it has none) and the compute ceiling of its emitter and elemen
 """
 from __future__ import annotations
 
+from . import advice as advice_mod
 from . import layers as layers_mod
 from . import roofs as roofs_mod
 from .model import Layer, nelem
 
 ABOVE_ROOF_TOLERANCE = 1.05   # measurement noise allowed before a point counts as above its roof
-FAR_BELOW = 4.0               # headroom from which the advice is about software, not hardware
-
-ADVICE = {
-    "above": "ABOVE ITS ROOF: an accounting error (MACC or bytes miscounted, or the roof under-measured); "
-             "do not trust this point",
-    "software": "far below its roof: software headroom; improve cache use, fuse with its neighbours, "
-                "choose cheaper instructions{faster}",
-    "memory": "on the memory slope: improve data layout and reuse (tiling), keep weights in faster memory",
-    "compute": "at its compute ceiling: use lower precision or vectorising (SIMD/DSP) "
-               "instructions{faster}",
-    "nomac": "moves bytes without MACs: fuse it into the layer before it",
-}
-EMITTER_SPEED = ("bytecode", "native", "viper", "asm_thumb")
 
 
 def layer_bytes(layer: Layer, dtype: str) -> int:
@@ -47,15 +35,9 @@ def _compute_roof(roofs: list[dict], emitter: str, dtype: str) -> dict | None:
     return max(comp, key=lambda r: r["macs_per_s"]) if comp else None
 
 
-def _faster(emitter: str, available: list[str]) -> str:
-    if emitter not in EMITTER_SPEED:
-        return ""
-    better = [e for e in EMITTER_SPEED[EMITTER_SPEED.index(emitter) + 1:] if e in available]
-    return f", or a faster emitter ({', '.join(better)} on this board)" if better else ""
-
-
-def point(job, rec: dict, roofs: list[dict], emitters: list[str]) -> dict:
-    """The point of one layer record (firmware/layers.py) for its layers.Job."""
+def point(job, rec: dict, roofs: list[dict], emitters: list[str], features: frozenset[str] | None = None) -> dict:
+    """The point of one layer record (firmware/layers.py) for its layers.Job; `emitters` the
+    board's (its probe's), `features` its profile's [core].features (None: not declared)."""
     layer = job.layer
     tile = job.tiles[rec["cand"]] if 0 <= rec.get("cand", -1) < len(job.tiles) else job.tiles[0]
     verified = layers_mod.verify(job, rec)
@@ -83,20 +65,8 @@ def point(job, rec: dict, roofs: list[dict], emitters: list[str]) -> dict:
         p["roof_macs_per_s"] = 0.0
         p["headroom"] = 1 / p["memory_share"] if p["memory_share"] else None
     p["above_roof"] = bool(p["headroom"] and p["headroom"] * ABOVE_ROOF_TOLERANCE < 1)
-    p["advice_kind"] = advice_kind(p)
-    p["advice"] = ADVICE[p["advice_kind"]].format(faster=_faster(p["emitter"], emitters))
+    p["advice_kind"], p["advice"] = advice_mod.advise(p, roofs, advice_mod.Features(features, tuple(emitters)))
     return p
-
-
-def advice_kind(p: dict) -> str:
-    """Where the point sits: above its roof, far below it, on the slope or at the ceiling."""
-    if p["above_roof"]:
-        return "above"
-    if not p["macc"]:
-        return "nomac"
-    if p["headroom"] and p["headroom"] >= FAR_BELOW:
-        return "software"
-    return p["bound"]
 
 
 def whole_model(points: list[dict]) -> list[dict]:

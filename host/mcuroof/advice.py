@@ -1,0 +1,192 @@
+"""Advice for one roofline point that knows the board: what it has (caches, SIMD/DSP, an FPU,
+its emitters) and what this run measured there (each emitter's and element type's ceiling,
+the flash and SRAM read rates). Pure computation: nothing here talks to a board or prints.
+
+Where the point sits (`kind`):
+- above: over its roof by more than the tolerance: an accounting error;
+- nomac: moves bytes without MACs;
+- software: far below its roof (headroom >= FAR_BELOW);
+- below: under its roof, not at it (AT_CEILING < headroom < FAR_BELOW);
+- memory / compute: at its roof (headroom <= AT_CEILING), on the slope or at the ceiling.
+Then the concrete next steps on this board, each only where the board has what it needs:
+a faster emitter (its measured ceiling against this point's rate), a cheaper element type
+(never a lower precision for int8; never for a type whose ceiling is no faster here), SIMD
+only where the core has it and an assembler can reach it, cache reuse only with a cache.
+A board whose profile does not list its features gets no claim about them either way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import layer_kernels
+
+# A point reaching 2/3 of its roof (headroom up to 1.5x) is "at" it: the ceilings move by about
+# that much between runs on the unix port, and a layer kernel has loads and loop work a
+# dot-product ceiling has less of.
+AT_CEILING = 1.5
+FAR_BELOW = 4.0          # headroom from which the gap is software, not hardware
+FASTER = 1.25            # a ceiling this much above another counts as faster; below, "as fast"
+TYPE_ORDER = ("int8", "int16", "int32", "float32")
+ASSEMBLERS = {"dsp": "asm_thumb", "mve": "asm_thumb", "simd": "asm_xtensa"}
+
+POSITION = {
+    "above": "ABOVE ITS ROOF: an accounting error (MACC or bytes miscounted, or the roof under-measured); "
+             "do not trust this point",
+    "nomac": "moves bytes without MACs: fuse it into the layer before it",
+    "software": "far below its roof ({headroom:.3g}x): software overhead",
+    "below": "below its {bound} roof ({headroom:.3g}x)",
+    "memory": "on the memory slope, at {reach:.0%} of its roof",
+    "compute": "at its compute ceiling ({reach:.0%} of it)",
+}
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the board has: feature names from its profile (None: not declared) and the emitters
+    its probe found."""
+    names: frozenset[str] | None
+    emitters: tuple[str, ...]
+
+    def has(self, name: str) -> bool | None:
+        return None if self.names is None else name in self.names
+
+    def simd(self) -> str | None:
+        """The integer SIMD this board has and MicroPython can reach (an inline assembler)."""
+        for name, asm in ASSEMBLERS.items():
+            if self.has(name) and asm in self.emitters:
+                return name
+        return None
+
+
+def features(profile, emitters) -> Features:
+    names = getattr(profile, "features", None)
+    return Features(frozenset(names) if names is not None else None, tuple(emitters or ()))
+
+
+def kind(p: dict) -> str:
+    if p.get("above_roof"):
+        return "above"
+    if not p["macc"]:
+        return "nomac"
+    h = p.get("headroom")
+    if h and h >= FAR_BELOW:
+        return "software"
+    if h and h > AT_CEILING:
+        return "below"
+    return p["bound"]
+
+
+def advise(p: dict, roofs: list[dict], feats: Features, peers: list[dict] = ()) -> tuple[str, str]:
+    """(kind, text) for a point of points.point(); `peers`: points of the same run, whose runs of
+    the same layer with other emitters give measured speed-ups."""
+    k = kind(p)
+    h = p.get("headroom") or 1.0
+    text = POSITION[k].format(headroom=h, bound=p["bound"], reach=1 / h)
+    if k in ("above", "nomac"):
+        return k, text
+    steps = [_peer_step(p, peers) or _emitter_step(p, roofs, feats)]
+    if k in ("compute", "below"):
+        steps += _type_steps(p, roofs, feats)
+    steps += _place_steps(p, k, roofs, feats)
+    steps = [s for s in steps if s]
+    return k, text + (": " + "; ".join(steps) if steps else "")
+
+
+def advise_all(points: list[dict], roofs: list[dict], feats: Features) -> None:
+    """Advise every point again with the run's other points as peers."""
+    for p in points:
+        p["advice_kind"], p["advice"] = advise(p, roofs, feats, points)
+
+
+def _peer_step(p: dict, peers: list[dict]) -> str | None:
+    """The emitter that ran this very layer fastest at the same type here, if it beat this one."""
+    same = [q for q in peers if q is not p and q["index"] == p["index"] and q["dtype"] == p["dtype"]
+            and q.get("verified") and q["emitter"] != p["emitter"] and q.get("seconds")]
+    best = min(same, key=lambda q: q["seconds"], default=None)
+    if not best or p["seconds"] < FASTER * best["seconds"]:
+        return None
+    return f"{best['emitter']} ran this layer {p['seconds'] / best['seconds']:.3g}x faster here"
+
+
+def _ceilings(roofs: list[dict]) -> dict[tuple[str, str], float]:
+    out: dict[tuple[str, str], float] = {}
+    for r in roofs:
+        if r["kind"] == "compute" and r["source"] == "measured" and r.get("emitter"):
+            key = (r["emitter"], r["dtype"])
+            out[key] = max(out.get(key, 0.0), r["macs_per_s"])
+    return out
+
+
+def _emitter_step(p: dict, roofs: list[dict], feats: Features) -> str | None:
+    """The fastest other emitter of this board with a kernel for the layer at its type, if its
+    measured ceiling beats this point's rate."""
+    ceil = _ceilings(roofs)
+    best = max(((ceil[(em, p["dtype"])], em) for em in feats.emitters
+                if em != p["emitter"] and (em, p["dtype"]) in ceil and layer_kernels.source(p["op"], em, p["dtype"])),
+               default=None)
+    own = ceil.get((p["emitter"], p["dtype"]))
+    if not best or not own or best[0] < FASTER * own:
+        return None
+    return f"{best[1]}'s {p['dtype']} ceiling is {best[0] / own:.3g}x {p['emitter']}'s here: run it with {best[1]}"
+
+
+def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
+    """Element-type steps for a compute-bound point: what this core's ceilings say."""
+    if p["bound"] != "compute":
+        return []
+    ceil, em, dt = _ceilings(roofs), p["emitter"], p["dtype"]
+    own = ceil.get((em, dt))
+    steps = []
+    if dt == "float32":
+        i8 = ceil.get((em, "int8"))
+        if own and i8 and i8 >= FASTER * own:
+            why = " (no FPU: floats are software routines)" if feats.has("fpu") is False else ""
+            steps.append(f"int8 runs {i8 / own:.3g}x faster than float32 with {em} here{why}: quantize it")
+        elif own and i8:
+            steps.append(f"int8 is no faster than float32 with {em} here ({i8 / own:.2g}x): quantizing saves memory, not time")
+    elif dt in ("int8", "int16"):
+        simd = feats.simd()
+        wider = ceil.get((em, "int16" if dt == "int8" else "int32"))
+        if simd:
+            steps.append(f"this core has {simd.upper()} (two or more MACs per instruction): "
+                         f"an {ASSEMBLERS[simd]} kernel using it can beat the scalar ceiling")
+        elif own and wider and wider * FASTER > own and not any(feats.has(f) for f in ASSEMBLERS):
+            other = "int16" if dt == "int8" else "int32"
+            no = "has no SIMD" if feats.names is not None else "reaches no SIMD here"
+            steps.append(f"{dt} on this core {no}: {other} is as fast ({wider / own:.2g}x), "
+                         f"so {dt} saves memory, not time")
+    return steps
+
+
+def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[str]:
+    """Where the time goes for a point far below its roof or on the memory slope."""
+    steps = []
+    cache = feats.has("cache")
+    if k in ("software", "below") and p["bound"] == "compute":
+        if p["emitter"] == "asm_thumb":
+            steps.append("the Python loops between assembler calls dominate: run more of the layer per call")
+        else:
+            steps.append("interpreter work per MAC dominates: fewer index computations in the inner loop")
+    if p["bound"] == "memory" and k in ("software", "memory", "below"):
+        if cache:
+            steps.append("reuse data while it is in the cache (tile the loops)")
+        elif cache is False:
+            steps.append("no cache here, so tiling does not help: move fewer bytes (fuse layers, keep activations int8)")
+        steps += _region_step(roofs)
+    if k == "software":
+        steps.append("fuse it with its neighbours")
+    return steps
+
+
+def _region_step(roofs: list[dict]) -> list[str]:
+    """Where weights read faster, from the regions suite's flash and SRAM read roofs."""
+    reads = {r["region"]: r["bytes_per_s"] for r in roofs
+             if r.get("role") == "region" and r["source"] == "measured" and r.get("region") in ("flash", "SRAM")}
+    if len(reads) < 2:
+        return []
+    ratio = reads["SRAM"] / reads["flash"]
+    if ratio >= FASTER:
+        return [f"SRAM reads {ratio:.3g}x faster than flash here: keep the weights in RAM"]
+    if ratio <= 1 / FASTER:
+        return [f"flash reads {1 / ratio:.3g}x faster than SRAM here: leave the weights in flash"]
+    return ["flash reads as fast as SRAM here: weights can stay in flash"]
