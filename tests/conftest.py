@@ -1,3 +1,4 @@
+import os
 import shutil
 from pathlib import Path
 
@@ -7,6 +8,17 @@ from mcuroof.link import find_micropython
 from mcuroof.qemu import FIRMWARE
 
 ROOT = Path(__file__).resolve().parents[1]
+# the MLPerf Tiny reference models sit beside the repository (../shared/models), absent from a
+# fresh clone; MCUROOF_SHARED_MODELS points elsewhere (e.g. from a git worktree)
+SHARED_MODELS = Path(os.environ.get("MCUROOF_SHARED_MODELS") or ROOT.parent / "shared" / "models")
+
+
+def shared_model(name: str) -> Path:
+    """A reference model's path, or a skip where that file is absent."""
+    path = SHARED_MODELS / name
+    if not path.is_file():
+        pytest.skip(f"{path} absent (the reference models live in ../shared/models beside the repository)")
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from mcuroof.cli import main
+from conftest import shared_model
 from test_model import SMALL_OPS, SMALL_TENSORS, T, build_tflite
 
-MODELS = Path("/work/shared/models")
 SMALL = build_tflite(SMALL_TENSORS, SMALL_OPS, [0], [10])
 
 
@@ -65,12 +65,10 @@ def test_model_path_is_a_directory(tmp_path, capsys):
 
 @pytest.mark.parametrize("damage", ["truncated", "bit flip"])
 def test_real_model_damaged(damage, tmp_path, capsys):
-    models = sorted(MODELS.glob("*.tflite")) if MODELS.is_dir() else []
-    if not models:
-        pytest.skip(f"no .tflite models in {MODELS}")
-    data = models[0].read_bytes()
+    model = shared_model("kws_ref_model.tflite")
+    data = model.read_bytes()
     data = data[:len(data) // 3] if damage == "truncated" else flipped(data, 2, 0x10)
-    path = tmp_path / f"damaged-{models[0].name}"
+    path = tmp_path / f"damaged-{model.name}"
     path.write_bytes(data)
     one_line_error(capsys, ["analyze", str(path)], "truncated or corrupt flatbuffer")
 

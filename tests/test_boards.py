@@ -7,6 +7,7 @@ import pytest
 from rich.console import Console
 
 from mcuroof import boards, cmd_boards
+from mcuroof.cli import main
 from mcuroof.errors import UserError
 
 NAMES = boards.board_names()
@@ -238,35 +239,17 @@ def test_configure_adds_show():
 
 # ---------------------------------------------------------------- through the CLI
 
-OTHERS = {"mcuroof.cmd_run", "mcuroof.cmd_plot", "mcuroof.cmd_report", "mcuroof.cmd_analyze"}
-
-
-def cli_main():
-    """mcuroof.cli.main, or a skip while another engineer's subcommand module is not there yet."""
-    from mcuroof import cli
-    try:
-        cli.build_parser()
-    except ImportError as e:
-        if getattr(e, "name", None) in OTHERS:
-            pytest.skip(f"{e.name} not written yet")
-        raise
-    return cli.main
-
-
 def test_cli_boards(capsys):
-    main = cli_main()
     assert main(["boards"]) == 0
     assert "qemu-microbit" in capsys.readouterr().out
 
 
 def test_cli_boards_show(capsys):
-    main = cli_main()
     assert main(["boards", "--show", "pico"]) == 0
     out = capsys.readouterr().out
     assert "RP2040" in out and "Theoretical roofs" in out
 
 
 def test_cli_boards_unknown(capsys):
-    main = cli_main()
     assert main(["boards", "--show", "nosuch"]) == 2
     assert "mcuroof: unknown board 'nosuch'" in capsys.readouterr().err

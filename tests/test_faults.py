@@ -71,6 +71,36 @@ def faults_logged(out: Path) -> list[str]:
     return [e["what"] for e in read(out / "raw.jsonl") if e["kind"] == "fault"]
 
 
+def fault_counts(out: Path) -> tuple[int, int]:
+    """(faults raw.jsonl logged, those recovered): a fault is recovered when the log shows the
+    suite it struck completing after it (a later `suite` line) and its unit was not left out."""
+    entries = read(out / "raw.jsonl")
+    detected = recovered = 0
+    for i, e in enumerate(entries):
+        if e["kind"] != "fault":
+            continue
+        detected += 1
+        completed = any(x["kind"] == "suite" and x["suite"] == e["suite"] for x in entries[i + 1:])
+        recovered += completed and not e["what"].startswith("left out")
+    return detected, recovered
+
+
+def memory_error_counts(out: Path) -> tuple[int, int]:
+    """(MemoryErrors logged: fault lines and the firmware's `halved` records, recovered: retries
+    whose unit later finished intact, and halvings inside units that were accepted)."""
+    entries = read(out / "raw.jsonl")
+    faults = [e for e in entries if e["kind"] == "fault" and "MemoryError" in e["what"]]
+    halved = [e for e in entries if e["kind"] == "record" and e["rec"].get("t") == "halved"]
+    kept = complete_kernels(entries)
+    retried = 0
+    for i, e in enumerate(entries):
+        if e["kind"] == "retry":
+            retried += any(x["kind"] == "kernel" and (x["suite"], x["kernel"]) == (e["suite"], e["kernel"])
+                           for x in entries[i + 1:])
+    kept_halved = sum(r["t"] == "halved" for recs in kept.values() for r in recs)
+    return len(faults) + len(halved), retried + kept_halved
+
+
 def assert_same_roofs(clean: Path, out: Path, keys=None) -> None:
     a, b = measured(clean), measured(out)
     assert a.keys() == b.keys()
@@ -122,13 +152,14 @@ def test_fault_is_detected_and_recovered(name, clean, tmp_path, monkeypatch, cap
     err = capsys.readouterr().err
     assert code == 0, err
     injected = sum(proxy.injected.values())
-    detected = len(faults_logged(out))
+    detected, recovered = fault_counts(out)
     lost = lost_records(clean, out)
-    MATRIX[name] = {"injected": injected, "detected": detected, "recovered": detected, "lost": lost,
+    MATRIX[name] = {"injected": injected, "detected": detected, "recovered": recovered, "lost": lost,
                     "outcome": "finished, same roofs"}
     assert injected == sum(n for kind in ("faults", "h2b") for n in CASES[name].get(kind, {}).values())
     if name != "h2b garbage":  # garbage in a script may land in a comment-free spot that still runs
         assert detected >= 1
+    assert recovered == detected
     assert lost == 0
     assert complete_kernels(read(out / "raw.jsonl")).keys() == complete_kernels(read(clean / "raw.jsonl")).keys()
     assert_same_roofs(clean, out)
@@ -147,7 +178,7 @@ def test_hang_stops_with_clear_error_and_resume_finishes(clean, tmp_path, monkey
     assert f"mcuroof run --resume {out}" in err[0]
     before = complete_kernels(read(out / "raw.jsonl"))
     assert before and not (out / "results.json").exists()
-    detected = len(faults_logged(out))
+    assert fault_counts(out)[1] == 0   # nothing completed after the hang yet
 
     monkeypatch.undo()  # the real command, no proxy
     assert main(["run", "--resume", str(out)]) == 0
@@ -156,9 +187,11 @@ def test_hang_stops_with_clear_error_and_resume_finishes(clean, tmp_path, monkey
     assert max(done.values()) == 1  # nothing finished before the hang was run again
     assert [e for e in entries if e["kind"] == "header"][-1]["resumed"] is True
     lost = lost_records(clean, out)
+    detected, recovered = fault_counts(out)
     MATRIX["hang + resume"] = {"injected": sum(proxy.injected.values()), "detected": detected,
-                               "recovered": detected, "lost": lost,
+                               "recovered": recovered, "lost": lost,
                                "outcome": f"exit 2 after {len(before)} units, --resume finished"}
+    assert detected >= 1 and recovered == detected
     assert lost == 0
     assert_same_roofs(clean, out)
 
@@ -192,8 +225,9 @@ def test_memory_error_retried_with_a_smaller_working_set(clean, tmp_path, monkey
     assert macs and kept.keys() == complete_kernels(read(clean / "raw.jsonl")).keys()
     # the kernels the config did not touch measure what the clean run measured
     assert_same_roofs(clean, out, [k for k in measured(clean) if k[0] == "compute" and k[2] == "asm_thumb"])
-    MATRIX["MemoryError"] = {"injected": len(memory_errors) + len(halved), "detected": len(memory_errors) + len(halved),
-                             "recovered": len(memory_errors) + len(halved),
+    detected, recovered = memory_error_counts(out)
+    assert detected == len(memory_errors) + len(halved) and recovered >= len(retries)
+    MATRIX["MemoryError"] = {"injected": "-", "detected": detected, "recovered": recovered,
                              "lost": len(complete_kernels(read(clean / "raw.jsonl")).keys() - kept.keys()),
                              "outcome": f"{len(retries)} host retries (unroll), {len(halved)} firmware halvings"}
     print(json.dumps(retries[:2]))
