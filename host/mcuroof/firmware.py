@@ -7,7 +7,7 @@ from pathlib import Path
 from . import kernels, package_data
 from .errors import UserError
 
-HOST_ONLY = ("jobs", "peaks")  # config the host keeps: the layers suite's plan is rendered into its kernels
+HOST_ONLY = ("jobs", "peaks", "user_file")  # config the host keeps: rendered into the kernels
 FIRMWARE_DIR = package_data.data_dir("firmware")
 
 

@@ -159,8 +159,13 @@ def clock_kernels(cfg: dict) -> list[Kernel]:
     return [Kernel("clock", f"setclock({int(cfg['hz'])})\n")]
 
 
+def user_kernels_for(cfg: dict) -> list[Kernel]:
+    """`mcuroof kernel FILE.py`: one script per kernel_NAME of the user's file (user_kernel)."""
+    return cfg["user_file"].kernels()
+
+
 KERNELS = {"memory": memory_kernels, "compute": compute_kernels, "regions": regions_kernels,
-           "layers": layer_kernels_for, "clock": clock_kernels}
+           "layers": layer_kernels_for, "clock": clock_kernels, "user": user_kernels_for}
 
 
 def for_suite(suite: str, cfg: dict) -> list[Kernel]:
@@ -177,6 +182,8 @@ def record_key(rec: dict) -> str | None:
         return f"layers/{rec['em']}/{rec['ty']}/{rec['k']}"
     if rec.get("t") == "clock":
         return "clock"
+    if rec.get("t") in ("uk", "uerr"):
+        return f"user/{rec['k']}"
     if rec.get("t") == "reg":
         return f"regions/{rec['em']}/{rec['rg']}"
     if rec.get("t") == "skip" and rec.get("suite") == "regions":

@@ -9,8 +9,13 @@ ADVICE_KEYS = {"above": "ABOVE ROOF", "software": "software", "below": "below", 
                "compute": "ceiling", "nomac": "fuse"}
 
 
+def layer_points(result: dict) -> list[dict]:
+    """The network's layer points (the user's own kernels have a table of their own)."""
+    return [p for p in result.get("points") or [] if not p.get("user")]
+
+
 def layers_table(result: dict) -> Table | None:
-    pts = result.get("points") or []
+    pts = layer_points(result)
     if not pts:
         return None
     t = Table(title=f"Layers of {result.get('model', {}).get('name', 'the model')} on the board", title_justify="left")
@@ -75,17 +80,17 @@ def model_lines(result: dict) -> list[str]:
         where = f" ({s['emitter']}, {s['dtype']})" if s.get("emitter") else ""
         lines.append(f"not profiled: layer {s['index']} {s.get('name', '')} {s.get('op', '')}{where}: {s['why']}")
     advice: dict[tuple[str, str], set] = {}
-    for p in result.get("points", []):
+    for p in layer_points(result):
         advice.setdefault((ADVICE_KEYS.get(p.get("advice_kind"), "-"), p["advice"]), set()).add(f"{p['index']} {p['emitter']}")
     for (key, text), runs in advice.items():
         lines.append(f"advice [bold]{key}[/] ({', '.join(sorted(runs, key=lambda r: int(r.split()[0])))}): {text}")
-    above = [p for p in result.get("points", []) if p.get("above_roof")]
+    above = [p for p in layer_points(result) if p.get("above_roof")]
     if above:
         lines.append(f"[bold red]{len(above)} point(s) ABOVE their roof: an accounting error "
                      f"(layers {', '.join(str(p['index']) for p in above)}); do not trust them[/]")
-    tiled = [p for p in result.get("points", []) if p["tile_fraction"] < 1]
+    tiled = [p for p in layer_points(result) if p["tile_fraction"] < 1]
     if tiled:
-        lines.append(f"{len(tiled)} of {len(result['points'])} layer runs ran on a tile (memory or time budget); "
+        lines.append(f"{len(tiled)} of {len(layer_points(result))} layer runs ran on a tile (memory or time budget); "
                      "their MACC, bytes and time are scaled by the tile's fraction")
     return lines
 

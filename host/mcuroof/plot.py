@@ -371,12 +371,13 @@ def _draw_points(ax, points: list[dict], marker: str | None = None, tag: str = "
     shown = [p for p in points if _shown(p)]
     by_look: dict[tuple, list[dict]] = {}
     for p in shown:
-        by_look.setdefault((p["emitter"], p["dtype"], bool(p.get("above_roof"))), []).append(p)
-    for (em, dt, above), pts in sorted(by_look.items(), key=lambda kv: (kv[0][2], str(kv[0][0]), str(kv[0][1]))):
+        by_look.setdefault((p["emitter"], p["dtype"], bool(p.get("above_roof")), bool(p.get("user"))), []).append(p)
+    for (em, dt, above, user), pts in sorted(by_look.items(), key=lambda kv: (kv[0][2:], str(kv[0][0]), str(kv[0][1]))):
+        what = f"your kernels (U1, U2...): {em or 'top roofs'}{' ' + dt if dt else ''}" if user else f"layers: {em} {dt}"
         ax.scatter([p["oi"] for p in pts], [p["macs_per_s"] for p in pts], marker="X" if above else
-                   marker or DTYPE_MARKERS.get(dt, "D"), s=70 if above else 28, color="#d62728" if above else
-                   EMITTER_COLORS.get(em, "#555555"), edgecolors="black", linewidths=0.4, zorder=5,
-                   label=f"{tag}layer ABOVE its roof: an accounting error" if above else f"{tag}layers: {em} {dt}")
+                   USER_MARKER if user else marker or DTYPE_MARKERS.get(dt, "D"), s=70 if above or user else 28,
+                   color="#d62728" if above else EMITTER_COLORS.get(em, "#555555"), edgecolors="black",
+                   linewidths=0.4, zorder=5, label=f"{tag}point ABOVE its roof: an accounting error" if above else tag + what)
     groups: dict[tuple, list[dict]] = {}
     for p in shown:
         color = "#d62728" if p.get("above_roof") else EMITTER_COLORS.get(p.get("emitter"), "#555555")
@@ -386,22 +387,35 @@ def _draw_points(ax, points: list[dict], marker: str | None = None, tag: str = "
         ax.legend(loc="lower right", fontsize=7, framealpha=0.9, markerscale=0.9)
     if len(groups) > MAX_NUMBERED:
         return []
-    return [(pts[0]["oi"], pts[0]["macs_per_s"], ",".join(str(i) for i in sorted({p["index"] for p in pts})), color)
+    return [(pts[0]["oi"], pts[0]["macs_per_s"], ",".join(sorted({_number(p) for p in pts}, key=_order)), color)
             for (_, _, color), pts in groups.items() if all(isinstance(p.get("index"), int) for p in pts)]
 
 
 def _key(fig, shown: list[dict]) -> None:
     """The layers beside the plot: short name, output shape and MACC (tensor names are in the
     hover text of the HTML report and in the exports)."""
-    layers = {p["index"]: p for p in shown if isinstance(p.get("index"), int)}
+    layers = {p["index"]: p for p in shown if isinstance(p.get("index"), int) and not p.get("user")}
     rows = [f"{layer_names.short(p):<10}{layer_names.shape_text(p.get('output_shape')):<12}{si(p.get('macc'), 'MACC'):>10}"
             for _, p in sorted(layers.items())]
+    rows += [f"{'U%d' % p['index']:<4}{p['name'][:18]:<18}{si(p.get('macc'), 'MACC'):>10}" for p in shown if p.get("user")]
     more = len(rows) - MAX_KEY_ROWS
     if more > 0:
         rows = rows[:MAX_KEY_ROWS] + [f"... and {more} more layers (see the report)"]
     head = f"{'layer':<10}{'output':<12}{'MACC':>10}"
     size = 7 if len(rows) <= 40 else max(4.5, 7 * 40 / len(rows))
     fig.text(0.805, 0.93, head + "\n" + "\n".join(rows), fontsize=size, va="top", ha="left", family="monospace")
+
+
+USER_MARKER = "*"
+
+
+def _number(p: dict) -> str:
+    return f"U{p['index']}" if p.get("user") else str(p["index"])
+
+
+def _order(number: str) -> tuple:
+    """Layers by index first, then the user's kernels U1, U2..."""
+    return (number.startswith("U"), int(number.lstrip("U")))
 
 
 # where a point's number may go, in points from the marker: beside it first, then further out

@@ -31,7 +31,7 @@ def _memory_roof(roofs: list[dict], emitter: str) -> dict | None:
 
 def _compute_roof(roofs: list[dict], emitter: str, dtype: str) -> dict | None:
     comp = [r for r in roofs if r["kind"] == "compute" and r["source"] == "measured"
-            and r["emitter"] == emitter and r["dtype"] == dtype]
+            and (emitter is None or r["emitter"] == emitter and r["dtype"] == dtype)]
     return max(comp, key=lambda r: r["macs_per_s"]) if comp else None
 
 
@@ -44,16 +44,24 @@ def point(job, rec: dict, roofs: list[dict], emitters: list[str], features: froz
     seconds = roofs_mod.seconds(rec) / tile.fraction
     moved = layer_bytes(layer, job.dtype)
     oi = layer.macc / moved if moved else 0.0
-    mem, comp = _memory_roof(roofs, job.emitter), _compute_roof(roofs, job.emitter, job.dtype)
     p = {"index": layer.index, "name": layer.name, "op": layer.op,
          "input_shapes": [list(s) for s in layer.inputs], "output_shape": list(layer.output), "dtype": job.dtype, "emitter": job.emitter,
          "macc": layer.macc, "bytes": moved, "oi": oi, "seconds": seconds,
-         "macs_per_s": layer.macc / seconds, "bytes_per_s": moved / seconds,
          "tile_fraction": tile.fraction, "tile_reason": job.why_tiled, "verified": verified,
-         "heap_bytes": rec.get("heap"), "tile_data_bytes": tile.data_bytes(layers_mod.DTYPES[job.dtype][1]),
-         "memory_roof": mem["name"] if mem else None, "compute_roof": comp["name"] if comp else None}
+         "heap_bytes": rec.get("heap"), "tile_data_bytes": tile.data_bytes(layers_mod.DTYPES[job.dtype][1])}
+    return place(p, roofs, emitters)
+
+
+def place(p: dict, roofs: list[dict], emitters: list[str]) -> dict:
+    """Put a point (macc, bytes, oi, seconds, emitter, dtype) under its roofs: achieved rates,
+    memory share, bound, attainable roof, headroom and advice. An emitter of None goes under
+    the board's top roofs (a user kernel that names none)."""
+    seconds, moved, oi = p["seconds"], p["bytes"], p["oi"]
+    p["macs_per_s"], p["bytes_per_s"] = p["macc"] / seconds, moved / seconds
+    mem, comp = _memory_roof(roofs, p["emitter"]), _compute_roof(roofs, p["emitter"], p["dtype"])
+    p["memory_roof"], p["compute_roof"] = (mem["name"] if mem else None), (comp["name"] if comp else None)
     p["memory_share"] = p["bytes_per_s"] / mem["bytes_per_s"] if mem else None
-    if layer.macc:
+    if p["macc"]:
         by_mem = mem["bytes_per_s"] * oi if mem else float("inf")
         by_comp = comp["macs_per_s"] if comp else float("inf")
         roof = min(by_mem, by_comp)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from . import layer_report, roofs as roofs_mod
+from . import layer_report, roofs as roofs_mod, user_report
 from .units import si
 
 
@@ -81,6 +81,7 @@ def renderables(result: dict) -> list:
         out.append(ref)
     out += skipped_lines(result)
     out += layer_report.renderables(result)
+    out += user_report.renderables(result)
     out.append(checks_line(result))
     return out
 
