@@ -78,6 +78,7 @@ def test_examples_on_unix_are_checked_points(tmp_path, capsys):
     data = json.loads((tmp_path / "out" / "results.json").read_text())
     pts = {p["name"]: p for p in data["points"]}
     assert set(pts) == {"fir", "mel"} and all(p["user"] and p["verified"] for p in pts.values())
+    assert (pts["fir"]["index"], pts["mel"]["index"]) == (1, 2)   # numbered across the files of one folder
     assert pts["fir"]["macc"] == 256 * 16 and pts["fir"]["bytes"] == 271 * 2 + 16 * 2 + 256 * 4
     assert (pts["fir"]["emitter"], pts["fir"]["dtype"], pts["fir"]["compute_roof"]) == ("viper", "int16", "int16 viper")
     assert pts["mel"]["macc"] == (128 + 121) - (1 + 0)   # sum of EDGES[f+2] - EDGES[f] telescopes

@@ -78,8 +78,9 @@ def run(args) -> int:
 
 def attach(data: dict, uf: user_kernel.UserFile, records: list[dict], roofs_from: Path | None) -> dict:
     """The user's points beside the run's own (points of an earlier pass over the same file go)."""
-    pts, errors = user_kernel.points(uf, records, data["roofs"], data.get("board", {}).get("emitters", []))
     kept = [p for p in data.get("points", []) if not (p.get("user") and p.get("file") == uf.path.name)]
+    first = 1 + max((p["index"] for p in kept if p.get("user")), default=0)
+    pts, errors = user_kernel.points(uf, records, data["roofs"], data.get("board", {}).get("emitters", []), first)
     data["points"] = kept + pts
     data["user_kernels"] = {"file": str(uf.path), "kernels": [f"{user_kernel.PREFIX}{n}" for n in uf.names],
                             "roofs_from": str(roofs_from) if roofs_from else None,

@@ -373,7 +373,7 @@ def _draw_points(ax, points: list[dict], marker: str | None = None, tag: str = "
     for p in shown:
         by_look.setdefault((p["emitter"], p["dtype"], bool(p.get("above_roof")), bool(p.get("user"))), []).append(p)
     for (em, dt, above, user), pts in sorted(by_look.items(), key=lambda kv: (kv[0][2:], str(kv[0][0]), str(kv[0][1]))):
-        what = f"your kernels (U1, U2...): {em or 'top roofs'}{' ' + dt if dt else ''}" if user else f"layers: {em} {dt}"
+        what = f"your kernels (U1, U2...): {em} {dt}" if user else f"layers: {em} {dt}"
         ax.scatter([p["oi"] for p in pts], [p["macs_per_s"] for p in pts], marker="X" if above else
                    USER_MARKER if user else marker or DTYPE_MARKERS.get(dt, "D"), s=70 if above or user else 28,
                    color="#d62728" if above else EMITTER_COLORS.get(em, "#555555"), edgecolors="black",

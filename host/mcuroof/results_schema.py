@@ -79,7 +79,11 @@ POINT = obj({"index": COUNT, "name": TEXT, "op": TEXT, "dtype": TEXT, "emitter":
              "roof_macs_per_s": nullable(NON_NEGATIVE), "headroom": nullable(POSITIVE), "above_roof": FLAG,
              "advice_kind": TEXT, "tile_reason": TEXT, "heap_bytes": nullable(COUNT),
              "tile_data_bytes": nullable(COUNT), "memory_roof": nullable(TEXT), "compute_roof": nullable(TEXT),
-             "input_shapes": array(array(COUNT)), "output_shape": array(COUNT)})
+             "input_shapes": array(array(COUNT)), "output_shape": array(COUNT),
+             "user": FLAG, "file": TEXT})  # user, file: a kernel of `mcuroof kernel FILE.py`
+
+USER_KERNELS = obj({"file": TEXT, "kernels": array(TEXT), "errors": array(TEXT)},
+                   {"roofs_from": nullable(TEXT), "measured": TEXT})
 
 MODEL = obj({"name": TEXT, "peak_memory_bytes": COUNT, "peak_memory_layer": nullable(COUNT)},
             {"source": TEXT, "layers": COUNT, "macc": NON_NEGATIVE, "measured_peak_heap_bytes": nullable(COUNT),
@@ -98,5 +102,5 @@ RESULTS = {
     **obj({"schema": _shape("integer", "be a whole number >= 1", minimum=1), "board": BOARD, "roofs": array(ROOF)},
           {"tool": TEXT, "created": TEXT, "ridges": array(RIDGE), "sweeps": array(SWEEP), "checks": CHECKS,
            "skipped": array(obj({"why": TEXT}, {"rg": nullable(TEXT)})), "reference": REFERENCE,
-           "points": array(POINT), "model": MODEL}),
+           "points": array(POINT), "model": MODEL, "user_kernels": USER_KERNELS}),
 }

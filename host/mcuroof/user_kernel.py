@@ -22,6 +22,7 @@ PREFIX = "kernel_"
 PIECE_CHARS = 480   # the micro:bit parses a piece in what its 8 KB heap has left beside the harness
 EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
 DTYPES = tuple(TYPE_NAMES.values())
+TOP = "top"   # emitter and dtype of a point that names no roofs: it sits under the top ones
 
 
 @dataclass
@@ -108,15 +109,17 @@ def error_line(uf: UserFile, rec: dict) -> str:
     return text
 
 
-def points(uf: UserFile, records: list[dict], roofs: list[dict], emitters: list[str]) -> tuple[list[dict], list[str]]:
-    """Points of the kernels that ran and checked, and one error line per kernel that did not."""
+def points(uf: UserFile, records: list[dict], roofs: list[dict], emitters: list[str],
+           first: int = 1) -> tuple[list[dict], list[str]]:
+    """Points of the kernels that ran and checked (numbered from `first`), and one error line
+    per kernel that did not."""
     pts, errors = [], []
     for rec in records:
         if rec.get("t") == "uerr":
             errors.append(error_line(uf, rec))
         elif rec.get("t") == "uk":
             try:
-                pts.append(point(uf, rec, roofs, emitters, len(pts) + 1))
+                pts.append(point(uf, rec, roofs, emitters, first + len(pts)))
             except ValueError as e:
                 errors.append(f"{uf.path}: {PREFIX}{rec.get('k')}: {e}")
     return pts, errors
@@ -131,4 +134,7 @@ def point(uf: UserFile, rec: dict, roofs: list[dict], emitters: list[str], index
          "dtype": dtype, "emitter": emitter, "macc": macc, "bytes": moved, "oi": macc / moved,
          "seconds": roofs_mod.seconds(rec), "verified": True, "tile_fraction": 1.0, "tile_reason": "",
          "heap_bytes": None, "tile_data_bytes": None}
-    return points_mod.place(p, roofs, emitters)
+    points_mod.place(p, roofs, emitters)
+    if emitter is None:  # placed under the board's top roofs, whatever emitter the kernel used
+        p["emitter"] = p["dtype"] = TOP
+    return p

@@ -21,7 +21,7 @@ def kernels_table(result: dict) -> Table | None:
         t.add_column(col, justify="right" if col in ("#", "OI", "MACC/s", "roof", "headroom") else "left")
     for p in pts:
         share = f" ({p['memory_share']:.0%})" if p.get("memory_share") else ""
-        roofs = f"{p['emitter']} {p['dtype']}" if p.get("emitter") else "top"
+        roofs = f"{p['emitter']} {p['dtype']}" if p["emitter"] != "top" else "top roofs"
         t.add_row(f"U{p['index']}", p["name"], roofs, f"{p['oi']:.3g}", si(p["macs_per_s"], ""),
                   si(p["bytes_per_s"], "B/s") + share,
                   si(p["roof_macs_per_s"], "") if p.get("roof_macs_per_s") else "-",
