@@ -49,10 +49,10 @@ def point(job, rec: dict, roofs: list[dict], emitters: list[str], features: froz
          "macc": layer.macc, "bytes": moved, "oi": oi, "seconds": seconds,
          "tile_fraction": tile.fraction, "tile_reason": job.why_tiled, "verified": verified,
          "heap_bytes": rec.get("heap"), "tile_data_bytes": tile.data_bytes(layers_mod.DTYPES[job.dtype][1])}
-    return place(p, roofs, emitters)
+    return place(p, roofs, emitters, features)
 
 
-def place(p: dict, roofs: list[dict], emitters: list[str]) -> dict:
+def place(p: dict, roofs: list[dict], emitters: list[str], features: frozenset[str] | None = None) -> dict:
     """Put a point (macc, bytes, oi, seconds, emitter, dtype) under its roofs: achieved rates,
     memory share, bound, attainable roof, headroom and advice. An emitter of None goes under
     the board's top roofs (a user kernel that names none)."""
