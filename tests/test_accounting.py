@@ -314,3 +314,49 @@ def test_whole_model_sums_verified_points_by_hand():
     assert i8["measured_over_predicted"] == pytest.approx(0.35 / 0.194)
     f = rows["float32", "bytecode"]
     assert (f["layers"], f["predicted_seconds"], f["measured_seconds"]) == (1, pytest.approx(0.324), pytest.approx(0.5))
+
+
+# ---------------------------------------------------------------- the same from a .tflite file
+
+def _dw_opts(b):
+    import tflite
+    tflite.DepthwiseConv2DOptionsStart(b)
+    tflite.DepthwiseConv2DOptionsAddPadding(b, tflite.Padding.VALID)
+    tflite.DepthwiseConv2DOptionsAddStrideW(b, 1)
+    tflite.DepthwiseConv2DOptionsAddStrideH(b, 2)
+    tflite.DepthwiseConv2DOptionsAddDepthMultiplier(b, 1)
+    return tflite.BuiltinOptions.DepthwiseConv2DOptions, tflite.DepthwiseConv2DOptionsEnd(b)
+
+
+def _pool_opts(b):
+    import tflite
+    tflite.Pool2DOptionsStart(b)
+    tflite.Pool2DOptionsAddPadding(b, tflite.Padding.VALID)
+    tflite.Pool2DOptionsAddStrideW(b, 2)
+    tflite.Pool2DOptionsAddStrideH(b, 1)
+    tflite.Pool2DOptionsAddFilterWidth(b, 3)
+    tflite.Pool2DOptionsAddFilterHeight(b, 2)
+    return tflite.BuiltinOptions.Pool2DOptions, tflite.Pool2DOptionsEnd(b)
+
+
+def test_tflite_depthwise_3x5_pools_and_add_by_hand(tmp_path):
+    from test_model import OP, T, build_tflite
+
+    tensors = [((1, 11, 9, 4), T.INT8, False),   # 0 input              396 B
+               ((1, 3, 5, 4), T.INT8, True),     # 1 depthwise filter    60 B
+               ((4,), T.INT32, True),            # 2 bias                16 B
+               ((1, 5, 5, 4), T.INT8, False),    # 3 valid 3x5, stride (2, 1): 5x5x4
+               ((1, 4, 2, 4), T.INT8, False),    # 4 max pool 2x3, stride (1, 2): rows 5-2+1, cols ceil(3/2)
+               ((1, 4, 2, 4), T.INT8, False),    # 5 average pool, the same
+               ((1, 4, 2, 4), T.INT8, False)]    # 6 ADD of 4 and 5
+    ops = [(OP.DEPTHWISE_CONV_2D, [0, 1, 2], [3], _dw_opts), (OP.MAX_POOL_2D, [3], [4], _pool_opts),
+           (OP.AVERAGE_POOL_2D, [3], [5], _pool_opts), (OP.ADD, [4, 5], [6], None)]
+    path = tmp_path / "hand.tflite"
+    path.write_bytes(build_tflite(tensors, ops, [0], [6]))
+    dw, mx, avg, add = model.read_tflite(path).layers
+    assert (dw.kernel, dw.stride, dw.padding, dw.macc) == ((3, 5), (2, 1), "valid", 5 * 5 * 4 * 15)
+    assert (dw.weight_bytes, dw.act_bytes) == (60 + 16, 396 + 100)
+    for pool in (mx, avg):
+        assert (pool.kernel, pool.stride, pool.macc, pool.act_bytes) == ((2, 3), (1, 2), 0, 100 + 32)
+    assert (add.inputs, add.macc, add.act_bytes) == (((1, 4, 2, 4),) * 2, 0, 3 * 32)
+    assert [points.layer_bytes(l, "int8") for l in (dw, mx, avg, add)] == [396 + 100 + 60 + 16, 132, 132, 96]
