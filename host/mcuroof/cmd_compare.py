@@ -1,4 +1,4 @@
-"""`mcuroof compare A/results.json B/results.json [...] [-o FILE]`: runs side by side."""
+"""`mcuroof compare A/results.json B/results.json [...] [-o FILE] [--html FILE]`: runs side by side."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,6 +14,7 @@ def configure(p):
     p.add_argument("results", type=Path, nargs="+", help="two or more results.json written by mcuroof run")
     p.add_argument("-o", "--output", type=Path, default=Path("compare.png"),
                    help="plot file (.png, .svg or .pdf; default: compare.png)")
+    p.add_argument("--html", type=Path, metavar="FILE", help="also write the comparison as one interactive HTML report")
 
 
 def run(args) -> int:
@@ -28,4 +29,9 @@ def run(args) -> int:
         console.print(item)
     compare.draw(runs, args.output)
     console.print(f"wrote {args.output}")
+    if args.html:
+        from . import html_report
+
+        html_report.write_compare(runs, args.html, args.results)
+        console.print(f"wrote {args.html}")
     return 0

@@ -1,10 +1,10 @@
-"""`mcuroof plot RESULTS [-o FILE] [--emitter ...] [--dtype ...] [--panels]`: redraw the roofline
-from saved results, no board needed."""
+"""`mcuroof plot RESULTS [-o FILE] [--emitter ...] [--dtype ...] [--panels | --cliff]`: redraw the
+roofline (or the cache cliff) from saved results, no board needed."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from . import plot, results
+from . import cliff, plot, results
 from .errors import UserError
 
 FORMATS = (".png", ".svg", ".pdf")
@@ -16,6 +16,8 @@ def configure(p):
     p.add_argument("--emitter", help="only these emitters' ceilings and points, e.g. viper,native")
     p.add_argument("--dtype", help="only these element types' ceilings and points, e.g. int8")
     p.add_argument("--panels", action="store_true", help="one panel per emitter, side by side")
+    p.add_argument("--cliff", action="store_true",
+                   help="draw the cache cliff instead: bandwidth against working set (default file cliff.png)")
 
 
 def check_format(out: Path) -> None:
@@ -29,8 +31,11 @@ def split(text: str | None) -> list[str] | None:
 
 def run(args) -> int:
     data = results.load(args.results)
-    out = args.output or args.results.with_name("roofline.png")
+    out = args.output or args.results.with_name("cliff.png" if args.cliff else "roofline.png")
     check_format(out)
-    plot.draw(data, out, emitters=split(args.emitter), dtypes=split(args.dtype), panels=args.panels)
+    if args.cliff:
+        cliff.draw(data, out)
+    else:
+        plot.draw(data, out, emitters=split(args.emitter), dtypes=split(args.dtype), panels=args.panels)
     print(f"wrote {out}")
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import __version__, boards, capability, kernels, layer_suite, layers, plot, reference, report, results
+from . import __version__, boards, capability, html_report, kernels, layer_suite, layers, plot, reference, report, results
 from .collect import Collector, configs
 from .errors import BoardError, UserError
 from .link import SerialLink, UnixLink
@@ -80,9 +80,11 @@ def run(args) -> int:
     data = results.document(facts, probe, records)
     results.save(data, out / "results.json")
     plot.draw(data, out / "roofline.png")
+    html_report.write(data, out / "report.html")
     for item in report.renderables(data):
         console.print(item)
-    console.print(f"wrote {out / 'raw.jsonl'}, {out / 'results.json'}, {out / 'roofline.png'} in {wall:.1f} s")
+    console.print(f"wrote {out / 'raw.jsonl'}, {out / 'results.json'}, {out / 'roofline.png'}, {out / 'report.html'} "
+                  f"in {wall:.1f} s")
     return 0
 
 

@@ -11,3 +11,13 @@ def si(value: float | None, unit: str, digits: int = 3) -> str:
         if abs(value) >= scale:
             return f"{value / scale:.{digits}g} {prefix}{unit}"
     return f"{value:.{digits}g} {unit}"
+
+
+def duration(seconds: float | None, digits: int = 3) -> str:
+    """A time people read: 850 us, 12.3 ms, 4.5 s, 5.7 min, 2.1 h."""
+    if seconds is None:
+        return "-"
+    for limit, scale, unit in ((1e-3, 1e6, "us"), (1.0, 1e3, "ms"), (120.0, 1.0, "s"), (7200.0, 1 / 60, "min")):
+        if abs(seconds) < limit:
+            return f"{seconds * scale:.{digits}g} {unit}"
+    return f"{seconds / 3600:.{digits}g} h"
