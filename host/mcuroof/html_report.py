@@ -351,7 +351,7 @@ def facts(result: dict) -> str:
 def compare_section(runs: list[tuple[str, dict]], paths: list[Path] | None = None) -> str:
     out = ["<h2>Runs</h2>", table(["run", "board", "firmware", "clock", "icount shift", "results"], [
         [f"{compare_mod._tag(i)}: {label}", d.get("board", {}).get("name", "?"), d.get("board", {}).get("firmware", ""),
-         si(d.get("board", {}).get("clock_hz"), "Hz"), str(d.get("board", {}).get("icount_shift", "-")),
+         si(d.get("board", {}).get("clock_hz"), "Hz"), _or_dash(d.get("board", {}).get("icount_shift")),
          str(paths[i]) if paths else "-"] for i, (label, d) in enumerate(runs)])]
     tags = [compare_mod._tag(i) for i in range(len(runs))]
     rows = []
@@ -383,6 +383,10 @@ def compare_section(runs: list[tuple[str, dict]], paths: list[Path] | None = Non
         out.append(f"<p class='note'>layers not compared: {_e(lay['note'])}</p>")
     out += ["<h2>Rooflines compared</h2>", _figure(roofline_figure(runs[0][1], runs), "compare-roofline")]
     return "".join(out)
+
+
+def _or_dash(value) -> str:
+    return "-" if value is None else str(value)
 
 
 def _e(value) -> str:
