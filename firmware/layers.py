@@ -40,9 +40,11 @@ def alloc(tc, c):
 
 
 #--
-def layer(k, i, em, ty, tc, q, cands):
-    # The largest tile that fits: a MemoryError moves on to the next candidate.
-    j = 0
+def layer(k, i, em, ty, tc, q, cands, j=0):
+    # The largest tile that fits: a MemoryError moves on to the next candidate. Candidates
+    # are numbered from j (the host's companion tiles follow its first candidates); returns
+    # the number of the tile run, None if none fitted.
+    j0 = j
     for c in cands:
         try:
             x, w, o, p, h = alloc(tc, c)
@@ -50,8 +52,8 @@ def layer(k, i, em, ty, tc, q, cands):
         except MemoryError:
             x = w = o = p = None
         j += 1
-    if j == len(cands):
-        emit({'t': 'skip', 'k': i, 'em': em, 'ty': ty, 'why': 'no memory'})
+    if j == j0 + len(cands):
+        emit({'t': 'skip', 'k': i, 'em': em, 'ty': ty, 'why': 'no memory', 'cand': j0})
         return
     fill(x, c[0], 1, q)
     fill(w, c[1], 2, q)
@@ -64,3 +66,4 @@ def layer(k, i, em, ty, tc, q, cands):
           'us': mn, 'med': md, 'ovh': ov, 'chk': osum(o, c[2])})
     x = w = o = p = None
     gc.collect()
+    return j

@@ -194,53 +194,55 @@ def roofline(mem_bw=1e6, macs=1e5, emitter="bytecode", dtype="int8", extra=()):
 
 
 def test_point_oi_and_rates_by_hand():
-    p = points.point(job_of(CONV), rec_for(job_of(CONV)), roofline(), ["bytecode"])
-    assert (p["macc"], p["bytes"]) == (3240, 495)
-    assert p["oi"] == pytest.approx(3240 / 495)
+    # points are placed by executed MACs: padded taps skipped, 13 x 10 taps x 3 x 6 = 2340
+    p = points.point(job_of(CONV), [rec_for(job_of(CONV))], roofline(), ["bytecode"])
+    assert (p["macc"], p["macc_executed"], p["bytes"]) == (3240, 2340, 495)
+    assert p["oi"] == pytest.approx(2340 / 495)
     assert p["seconds"] == pytest.approx(0.1)
-    assert p["macs_per_s"] == pytest.approx(32400) and p["bytes_per_s"] == pytest.approx(4950)
-    f32 = points.point(job_of(CONV, "float32"), rec_for(job_of(CONV, "float32")), roofline(dtype="float32"), [])
-    assert f32["bytes"] == 1908 and f32["oi"] == pytest.approx(3240 / 1908)
+    assert p["macs_per_s"] == pytest.approx(23400) and p["bytes_per_s"] == pytest.approx(4950)
+    f32 = points.point(job_of(CONV, "float32"), [rec_for(job_of(CONV, "float32"))], roofline(dtype="float32"), [])
+    assert f32["bytes"] == 1908 and f32["oi"] == pytest.approx(2340 / 1908)
 
 
 @pytest.mark.parametrize("us, ovh, r, call_s", [(100000, 0, 1, 0.1), (400000, 0, 4, 0.1), (150000, 50000, 1, 0.1),
                                                 (30000, 10000, 2, 0.01)])
 def test_tile_time_projected_to_the_whole_layer(us, ovh, r, call_s):
-    """One call of a tile computing 2 of 5 output rows (fraction 0.4) takes call_s: the whole
-    layer takes call_s / 0.4."""
+    """One call of a tile computing 2 of 5 output rows (fraction 0.4), all channels, takes
+    call_s. It executes (2 + 3) x 10 taps x 18 = 900 of the layer's 2340 MACs (the first rows
+    hold the padding): the whole layer takes call_s x 2340 / 900."""
     job = job_of(CONV, tiles=[(5, 4, 6), (2, 4, 6)])
-    p = points.point(job, rec_for(job, cand=1, us=us, ovh=ovh, r=r), roofline(), ["bytecode"])
-    assert p["verified"] and p["tile_fraction"] == pytest.approx(0.4)
-    assert p["seconds"] == pytest.approx(call_s / 0.4)
-    assert p["macs_per_s"] == pytest.approx(3240 * 0.4 / call_s)
-    assert p["bytes_per_s"] == pytest.approx(495 * 0.4 / call_s)
+    p = points.point(job, [rec_for(job, cand=1, us=us, ovh=ovh, r=r)], roofline(), ["bytecode"])
+    assert p["verified"] and p["tile_fraction"] == pytest.approx(0.4) and p["projection"] == "scaled"
+    assert p["seconds"] == pytest.approx(call_s * 2.6)
+    assert p["macs_per_s"] == pytest.approx(900 / call_s)
+    assert p["bytes_per_s"] == pytest.approx(495 / 2.6 / call_s)
 
 
 def test_headroom_compute_bound_by_hand():
-    # 0.1 s: 32,400 MAC/s. Roofs: memory 1e6 B/s x OI 6.545 = 6.5e6 MAC/s, compute 1e5: compute-bound
-    p = points.point(job_of(CONV), rec_for(job_of(CONV)), roofline(1e6, 1e5), ["bytecode"])
-    assert p["bound"] == "compute" and p["roof_macs_per_s"] == pytest.approx(1e5)
-    assert p["headroom"] == pytest.approx(1e5 / 32400)
+    # 0.1 s: 23,400 executed MAC/s. Roofs: memory 1e6 B/s x OI 4.727 = 4.7e6 MAC/s, compute 8e4
+    p = points.point(job_of(CONV), [rec_for(job_of(CONV))], roofline(1e6, 8e4), ["bytecode"])
+    assert p["bound"] == "compute" and p["roof_macs_per_s"] == pytest.approx(8e4)
+    assert p["headroom"] == pytest.approx(8e4 / 23400)   # 3.42: below 4, at the ceiling
     assert p["memory_share"] == pytest.approx(4950 / 1e6)
     assert not p["above_roof"]
 
 
 def test_headroom_memory_bound_by_hand():
-    # memory 2e4 B/s x 3240/495 = 130,909 MAC/s under a compute ceiling of 1e6: memory-bound
-    p = points.point(job_of(CONV), rec_for(job_of(CONV)), roofline(2e4, 1e6), ["bytecode"])
-    assert p["bound"] == "memory" and p["roof_macs_per_s"] == pytest.approx(2e4 * 3240 / 495)
-    assert p["headroom"] == pytest.approx(2e4 * 3240 / 495 / 32400)
+    # memory 2e4 B/s x 2340/495 = 94,545 MAC/s under a compute ceiling of 1e6: memory-bound
+    p = points.point(job_of(CONV), [rec_for(job_of(CONV))], roofline(2e4, 1e6), ["bytecode"])
+    assert p["bound"] == "memory" and p["roof_macs_per_s"] == pytest.approx(2e4 * 2340 / 495)
+    assert p["headroom"] == pytest.approx(2e4 * 2340 / 495 / 23400)
 
 
 def test_the_emitters_own_memory_ceiling_is_its_roof():
     # the run's top memory roof is 1e9 B/s (emitter c); bytecode's own ceiling 2e4 is used
-    p = points.point(job_of(CONV), rec_for(job_of(CONV)), roofline(2e4, 1e9), ["bytecode"])
-    assert p["memory_roof"] == "bytecode copy" and p["roof_macs_per_s"] == pytest.approx(2e4 * 3240 / 495)
+    p = points.point(job_of(CONV), [rec_for(job_of(CONV))], roofline(2e4, 1e9), ["bytecode"])
+    assert p["memory_roof"] == "bytecode copy" and p["roof_macs_per_s"] == pytest.approx(2e4 * 2340 / 495)
 
 
 def test_mac_free_point_headroom_is_memory_roof_over_its_rate():
     job = job_of(POOL)
-    p = points.point(job, rec_for(job, us=20000), roofline(4e4, 1e5), ["bytecode"])  # 320 B in 0.02 s
+    p = points.point(job, [rec_for(job, us=20000)], roofline(4e4, 1e5), ["bytecode"])  # 320 B in 0.02 s
     assert p["bytes"] == POOL_BYTES and p["macc"] == 0 and p["oi"] == 0
     assert p["bytes_per_s"] == pytest.approx(16000) and p["memory_share"] == pytest.approx(0.4)
     assert p["headroom"] == pytest.approx(2.5) and p["advice_kind"] == "nomac"
@@ -250,10 +252,10 @@ def test_mac_free_point_headroom_is_memory_roof_over_its_rate():
                                              (0.5, True), (0.05, True)])
 def test_above_roof_rule(headroom, above):
     """Above its roof when the roof is below the measured rate by more than 5 % noise:
-    headroom x 1.05 < 1, i.e. headroom < 0.952. The compute roof is 3240 MAC/s, so a call of
-    `headroom` seconds has exactly that headroom."""
+    headroom x 1.05 < 1, i.e. headroom < 0.952. The compute roof is 2340 MAC/s (the executed
+    MACs of CONV), so a call of `headroom` seconds has exactly that headroom."""
     job = job_of(CONV)
-    p = points.point(job, rec_for(job, us=round(headroom * 1e6)), roofline(1e9, 3240), ["bytecode"])
+    p = points.point(job, [rec_for(job, us=round(headroom * 1e6))], roofline(1e9, 2340), ["bytecode"])
     assert p["headroom"] == pytest.approx(headroom)
     assert p["above_roof"] is above
     assert (p["advice_kind"] == "above") is above
@@ -299,21 +301,21 @@ def test_whole_model_sums_verified_points_by_hand():
     conv, pool = job_of(CONV), job_of(POOL)
     bad = job_of(dataclasses.replace(CONV, index=1, name="conv1"))
     f32 = job_of(CONV, "float32")
-    pts = [points.point(conv, rec_for(conv, us=250000), roofs_, []),        # 0.25 s, compute-bound 3240/2e4
-           points.point(bad, rec_for(bad, us=900000, wrong=True), roofs_, []),  # not verified: left out
-           points.point(pool, rec_for(pool, us=100000), roofs_, []),        # 0.1 s, 320 B at 1e4 B/s
-           points.point(f32, rec_for(f32, us=500000), roofs_, [])]          # 0.5 s, 3240 / 1e4
+    pts = [points.point(conv, [rec_for(conv, us=250000)], roofs_, []),      # 0.25 s, compute-bound 2340/2e4
+           points.point(bad, [rec_for(bad, us=900000, wrong=True)], roofs_, []),  # not verified: left out
+           points.point(pool, [rec_for(pool, us=100000)], roofs_, []),      # 0.1 s, 320 B at 1e4 B/s
+           points.point(f32, [rec_for(f32, us=500000)], roofs_, [])]        # 0.5 s, 2340 / 1e4
     assert [p["verified"] for p in pts] == [True, False, True, True]
     rows = {(r["dtype"], r["emitter"]): r for r in points.whole_model(pts)}
     assert set(rows) == {("int8", "bytecode"), ("float32", "bytecode")}
     i8 = rows["int8", "bytecode"]
     assert (i8["layers"], i8["macc"]) == (2, 3240)
-    assert i8["predicted_seconds"] == pytest.approx(3240 / 2e4 + 320 / 1e4)
+    assert i8["predicted_seconds"] == pytest.approx(2340 / 2e4 + 320 / 1e4)
     assert i8["measured_seconds"] == pytest.approx(0.25 + 0.1)
     assert i8["inferences_per_s"] == pytest.approx(1 / 0.35)
-    assert i8["measured_over_predicted"] == pytest.approx(0.35 / 0.194)
+    assert i8["measured_over_predicted"] == pytest.approx(0.35 / 0.149)
     f = rows["float32", "bytecode"]
-    assert (f["layers"], f["predicted_seconds"], f["measured_seconds"]) == (1, pytest.approx(0.324), pytest.approx(0.5))
+    assert (f["layers"], f["predicted_seconds"], f["measured_seconds"]) == (1, pytest.approx(0.234), pytest.approx(0.5))
 
 
 # ---------------------------------------------------------------- the same from a .tflite file

@@ -246,7 +246,7 @@ def script(job) -> str:
     """The scripts that define a layers.Job's kernel and run it (firmware/layers.py layer()):
     a collection first, then the def, then the call, each compiled on its own (8 KB heap)."""
     tc, _, q = DTYPES[job.dtype]
-    cands = "[" + ",".join("[" + ",".join(str(v) for v in t.firmware_list()) + "]" for t in job.tiles) + "]"
+    cands = _tile_list(job.candidates)
     if rows_apply(job):  # compiled apart, like ASM_DOT
         src = ASM_ROWS + "#--\n" + (ASM_DENSE if job.layer.op == "FULLY_CONNECTED" else ASM_POINTWISE)
     elif smac_apply(job):
@@ -255,5 +255,26 @@ def script(job) -> str:
         src = asm_channels_source(job)
     else:
         src = source(job.layer.op, job.emitter, job.dtype)
-    return ("gc.collect()\n#--\n" + src + "#--\n"
-            + f"layer(k,{job.layer.index},'{job.emitter}','{job.dtype}','{tc}',{q},{cands})\n")
+    call = f"layer(k,{job.layer.index},'{job.emitter}','{job.dtype}','{tc}',{q},"
+    return "gc.collect()\n#--\n" + src + "#--\n_j=" + call + cands + ")\n" + _companion_call(job, call)
+
+
+def _companion_call(job, call: str) -> str:
+    """Run the companion of the candidate that ran (layers.Job.companions), numbered as in job.tiles."""
+    n = len(job.candidates)
+    if not job.companions:
+        return ""
+    number, tiles, i = [], [], n
+    for t in job.candidates:
+        c = job.tiles[i] if i < len(job.tiles) else None
+        has = bool(c) and 1 < t.chans and (c.rows, c.cols, c.chans) == (t.rows, t.cols, -(-t.chans // 2))
+        number.append(i if has else -1)
+        tiles.append(job.tiles[i] if has else None)
+        i += has
+    lists = "[" + ",".join(_tile_list([t]) if t else "0" for t in tiles) + "]"
+    return (f"#--\nif _j is not None and {number}[_j]>=0:\n"
+            f" {call}{lists}[_j],{number}[_j])\n")
+
+
+def _tile_list(tiles) -> str:
+    return "[" + ",".join("[" + ",".join(str(v) for v in t.firmware_list()) + "]" for t in tiles) + "]"

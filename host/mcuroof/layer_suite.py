@@ -99,16 +99,17 @@ def results_parts(request: Request, records: list[dict], roofs: list[dict], boar
     by_key = {job.key: job for job in request.jobs}
     profile = _profile(board)
     features = frozenset(profile.features) if profile and profile.features is not None else None
-    pts = []
+    recs: dict[str, list[dict]] = {}
     for rec in records:
-        job = by_key.get(kernels.record_key(rec) or "")
-        if rec.get("t") == "layer" and job:
-            pts.append(points_mod.point(job, rec, roofs, emitters, features))
+        if rec.get("t") == "layer" and kernels.record_key(rec) in by_key:
+            recs.setdefault(kernels.record_key(rec), []).append(rec)
+    pts = [points_mod.point(by_key[key], rs, roofs, emitters, features) for key, rs in recs.items()
+           if any(r.get("cand", 0) < len(by_key[key].candidates) for r in rs)]
     advice.advise_all(pts, roofs, advice.Features(features, tuple(emitters)))
     net = request.network
     peak = model.peak_memory(net)
     layer_of = {l.index: l for l in net.layers}
-    skipped_on_board = [r for r in records if r.get("t") == "skip" and r.get("k") in layer_of]
+    skipped_on_board = [r for r in records if r.get("t") == "skip" and r.get("k") in layer_of and not r.get("cand")]
     given_up = [(by_key[r["unit"]], r["why"]) for r in records if r.get("t") == "skip" and r.get("unit") in by_key]
     summary = {
         "name": net.name, "source": net.source, "layers": len(net.layers),

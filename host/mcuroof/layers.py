@@ -2,10 +2,19 @@
 which parameters, and what their output must be. Pure computation, no I/O.
 
 A layer whose buffers do not fit the board's heap (or whose run would exceed the time budget)
-runs on a tile: the first output rows and channels (or elements), as large as fits. The tile's
-share of the layer's output is its `fraction`; MACC and bytes of the tile are the layer's times
-that fraction. The firmware is given a few candidate tiles, largest first, and runs the first
-one it can allocate (firmware/layers.py); the numpy reference here computes the same tile.
+runs on a tile: the first output rows and columns (or elements), with all output channels where
+a tile of them fits, else the first channels too. The tile's share of the layer's output is its
+`fraction`. A tile's bytes are NOT the layer's bytes times that fraction (a tile allocates every
+weight of its channels, and the input rows its output rows need: conv_2d_2 of KWS allocates
+1184 B for a 163 B share), and its MACs are not either: the kernels skip padded taps, and the
+first rows and columns hold the most padding. `executed_work` counts what a tile really
+executes. The firmware is given a few candidate tiles, largest first, and runs the first one it
+can allocate (firmware/layers.py); the numpy reference here computes the same tile.
+
+Where only tiles with fewer output channels fit, the job also carries `companions`: the same
+tiles with half the channels, run after the first. The kernels pay some costs once per pixel or
+tap for all channels, so time is not proportional to channels; two channel counts let
+points.project fit that cost apart from the per-MAC cost.
 """
 from __future__ import annotations
 
@@ -55,8 +64,13 @@ class Job:
     layer: Layer
     dtype: str
     emitter: str
-    tiles: tuple[Tile, ...]
+    tiles: tuple[Tile, ...]  # candidates, largest first, then the companions
     why_tiled: str           # "", "memory" or "time"
+    companions: int = 0      # how many of `tiles` (at the end) are half-channel companions
+
+    @property
+    def candidates(self) -> tuple[Tile, ...]:
+        return self.tiles[:len(self.tiles) - self.companions]
 
     @property
     def key(self) -> str:
@@ -135,6 +149,34 @@ def _extent(layer: Layer) -> tuple[int, int, int]:
     return layer.output[1], layer.output[2], layer.output[3]
 
 
+def _valid(n_out: int, stride: int, pad: int, k: int, size: int) -> int:
+    """Taps along one axis that fall inside the input, summed over the output positions."""
+    return sum(max(0, min(k, size - (o * stride - pad)) - max(0, pad - o * stride)) for o in range(n_out))
+
+
+def executed_work(layer: Layer, t: Tile) -> int:
+    """What the kernels execute on tile t: MACs without the padded taps they skip (spatial ops;
+    pools: window values read), MACs of a dense tile, elements of an elementwise one."""
+    op = layer.op
+    if op in ELEMENTWISE:
+        return t.rows
+    H, V, C, OH, OW, OC, KH, KW, SH, SW, PT, PL = t.params[:12]
+    if op == "FULLY_CONNECTED":
+        return C * OC
+    taps = _valid(OH, SH, PT, KH, H) * _valid(OW, SW, PL, KW, V)
+    return taps * OC * (C if op == "CONV_2D" else 1)
+
+
+def full_tile(layer: Layer, dtype: str) -> Tile:
+    return tile(layer, dtype, *_extent(layer))
+
+
+def _companion(layer: Layer, dtype: str, t: Tile) -> Tile:
+    """t with half its output channels (rounded up), same rows and columns."""
+    c = tile(layer, dtype, t.rows, t.cols, -(-t.chans // 2))
+    return dataclasses.replace(c, nb=c.nb * (t.nb // max(t.chans, 1)) if t.nb else 0)
+
+
 def _tile_work(layer: Layer, t: Tile) -> float:
     """Operations of a tile: its MACC, or for MAC-free ops the elements it reads."""
     return layer.macc * t.fraction if layer.macc else (t.nx + t.nw) or 1
@@ -153,7 +195,7 @@ def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: floa
     rows, cols, chans = _extent(layer)
     tiles = sorted({tile(layer, dtype, r, w, c) for r in _halvings(rows) for w in _halvings(cols)
                     for c in _halvings(chans)},
-                   key=lambda t: (-t.fraction, t.heap_bytes(isz)))
+                   key=lambda t: (t.chans < chans, -t.fraction, t.heap_bytes(isz)))
     if layer_kernels.uses_accumulators(layer, emitter, dtype):  # their row follows the biases
         tiles = [dataclasses.replace(t, nb=2 * t.nb) for t in tiles]
     full = tiles[0]
@@ -168,7 +210,8 @@ def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: floa
         if t.heap_bytes(isz) <= 0.7 * picked[-1].heap_bytes(isz):
             picked.append(t)
     why = "" if picked[0] == full else ("memory" if full.heap_bytes(isz) > heap else "time")
-    return Job(layer, dtype, emitter, tuple(picked), why)
+    comp = [_companion(layer, dtype, t) for t in picked if 1 < t.chans < chans]
+    return Job(layer, dtype, emitter, tuple(picked + comp), why, len(comp))
 
 
 def plan(net: Network, dtypes: list[str], emitters: list[str], heap: int,
@@ -274,7 +317,7 @@ def checksum(out: np.ndarray):
 def verify(job: Job, rec: dict) -> bool:
     """The record's checksum equals the reference of the tile the firmware ran."""
     cand = rec.get("cand")
-    if not isinstance(cand, int) or not 0 <= cand < len(job.tiles):
+    if not isinstance(cand, int) or isinstance(cand, bool) or not 0 <= cand < len(job.tiles):
         return False
     want = checksum(reference_output(job.layer.op, job.dtype, job.tiles[cand]))
     got = rec.get("chk")

@@ -3,6 +3,10 @@ Pure computation: nothing here talks to a board or prints.
 
 A point's roofline is its own emitter's: the memory ceiling that emitter reached (the top
 memory roof where it has none) and the compute ceiling of its emitter and element type.
+
+MACs: the model's figures are nominal (every tap, padding included: the usual convention);
+a point is placed by the MACs its kernel executes (padded taps skipped), as the compute
+ceilings count them. `macc` is nominal, `macc_executed` what the kernel executes.
 """
 from __future__ import annotations
 
@@ -35,29 +39,68 @@ def _compute_roof(roofs: list[dict], emitter: str, dtype: str) -> dict | None:
     return max(comp, key=lambda r: r["macs_per_s"]) if comp else None
 
 
-def point(job, rec: dict, roofs: list[dict], emitters: list[str], features: frozenset[str] | None = None) -> dict:
-    """The point of one layer record (firmware/layers.py) for its layers.Job; `emitters` the
+def _tile_of(job, rec: dict):
+    cand = rec.get("cand", -1)
+    return job.tiles[cand] if isinstance(cand, int) and 0 <= cand < len(job.tiles) else job.tiles[0]
+
+
+def project(job, timed: list[tuple]) -> tuple[float, str]:
+    """(seconds of the whole layer, how) from (tile, seconds) of its first tile and, where its
+    channels were cut, of its companion. The kernels spend a per-pixel or per-tap cost once for
+    all channels and a per-MAC cost per channel: t = a * W / c + b * W, where W is the work a
+    tile executes and c its channels. With the full channels, W / c scales like W and the tile
+    scales by executed work ("scaled"); with fewer, two channel counts fit a and b ("fit");
+    with one only, the point is a tile that whole-model totals leave out ("tile")."""
+    layer = job.layer
+    full = layers_mod.full_tile(layer, job.dtype)
+    work = layers_mod.executed_work(layer, full)
+    t1, s1 = timed[0]
+    w1 = layers_mod.executed_work(layer, t1)
+    if t1.chans >= full.chans or len(timed) < 2 or timed[1][0].chans == t1.chans:
+        return s1 * work / w1, "scaled" if t1.chans >= full.chans else "tile"
+    t2, s2 = timed[1]
+    w2 = layers_mod.executed_work(layer, t2)
+    u1, u2 = w1 / t1.chans, w2 / t2.chans
+    det = u1 * w2 - u2 * w1
+    a, b = (s1 * w2 - s2 * w1) / det, (u1 * s2 - u2 * s1) / det
+    if a < 0:
+        a, b = 0.0, s1 / w1
+    elif b < 0:
+        a, b = s1 / u1, 0.0
+    return a * work / full.chans + b * work, "fit"
+
+
+def point(job, recs: list[dict], roofs: list[dict], emitters: list[str], features: frozenset[str] | None = None) -> dict:
+    """The point of a layers.Job from its layer records (firmware/layers.py): the first
+    candidate's record, then its companion's if the job has companions. `emitters` the
     board's (its probe's), `features` its profile's [core].features (None: not declared)."""
     layer = job.layer
-    tile = job.tiles[rec["cand"]] if 0 <= rec.get("cand", -1) < len(job.tiles) else job.tiles[0]
-    verified = layers_mod.verify(job, rec)
-    seconds = roofs_mod.seconds(rec) / tile.fraction
+    n = len(job.candidates)
+    main = next(r for r in recs if r.get("cand", 0) < n)
+    extra = [r for r in recs if r.get("cand", 0) >= n and layers_mod.verify(job, r)]
+    tile = _tile_of(job, main)
+    verified = layers_mod.verify(job, main)
+    timed = [(tile, roofs_mod.seconds(main))] + [(_tile_of(job, r), roofs_mod.seconds(r)) for r in extra[:1]]
+    seconds, how = project(job, timed)
+    executed = layers_mod.executed_work(layer, layers_mod.full_tile(layer, job.dtype)) if layer.macc else 0
     moved = layer_bytes(layer, job.dtype)
-    oi = layer.macc / moved if moved else 0.0
+    oi = executed / moved if moved else 0.0
     p = {"index": layer.index, "name": layer.name, "op": layer.op,
          "input_shapes": [list(s) for s in layer.inputs], "output_shape": list(layer.output), "dtype": job.dtype, "emitter": job.emitter,
-         "macc": layer.macc, "bytes": moved, "oi": oi, "seconds": seconds,
-         "tile_fraction": tile.fraction, "tile_reason": job.why_tiled, "verified": verified,
-         "heap_bytes": rec.get("heap"), "tile_data_bytes": tile.data_bytes(layers_mod.DTYPES[job.dtype][1])}
+         "macc": layer.macc, "macc_executed": executed, "bytes": moved, "oi": oi, "seconds": seconds,
+         "tile_fraction": tile.fraction, "tile_reason": job.why_tiled, "projection": how,
+         "tile_seconds": timed[0][1], "verified": verified,
+         "heap_bytes": main.get("heap"), "tile_data_bytes": tile.data_bytes(layers_mod.DTYPES[job.dtype][1])}
     return place(p, roofs, emitters, features)
 
 
 def place(p: dict, roofs: list[dict], emitters: list[str], features: frozenset[str] | None = None) -> dict:
     """Put a point (macc, bytes, oi, seconds, emitter, dtype) under its roofs: achieved rates,
     memory share, bound, attainable roof, headroom and advice. An emitter of None goes under
-    the board's top roofs (a user kernel that names none)."""
+    the board's top roofs (a user kernel that names none). The MAC rate counts `macc_executed`
+    where the point has it (see the module docstring)."""
     seconds, moved, oi = p["seconds"], p["bytes"], p["oi"]
-    p["macs_per_s"], p["bytes_per_s"] = p["macc"] / seconds, moved / seconds
+    p["macs_per_s"], p["bytes_per_s"] = p.get("macc_executed", p["macc"]) / seconds, moved / seconds
     mem, comp = _memory_roof(roofs, p["emitter"]), _compute_roof(roofs, p["emitter"], p["dtype"])
     p["memory_roof"], p["compute_roof"] = (mem["name"] if mem else None), (comp["name"] if comp else None)
     p["memory_share"] = p["bytes_per_s"] / mem["bytes_per_s"] if mem else None
@@ -80,15 +123,19 @@ def place(p: dict, roofs: list[dict], emitters: list[str], features: frozenset[s
 def whole_model(points: list[dict]) -> list[dict]:
     """Per element type and emitter: predicted latency from the roofline (sum over layers of
     MACC / attainable, or bytes / memory roof for MAC-free layers), measured latency (sum of
-    layer times), inferences per second and measured / predicted. Verified points only."""
+    layer times), inferences per second and measured / predicted. Verified points only, and
+    not those whose time is a lone tile's (projection "tile"): `tiles_left_out` names them."""
     out = []
     for key in sorted({(p["dtype"], p["emitter"]) for p in points}):
         pts = [p for p in points if (p["dtype"], p["emitter"]) == key and p["verified"]]
+        lone = [p["index"] for p in pts if p.get("projection") == "tile"]
+        pts = [p for p in pts if p.get("projection") != "tile"]
         if not pts:
             continue
         predicted = sum(_predicted(p) for p in pts)
         measured = sum(p["seconds"] for p in pts)
         out.append({"dtype": key[0], "emitter": key[1], "layers": len(pts), "macc": sum(p["macc"] for p in pts),
+                    "tiles_left_out": lone,
                     "predicted_seconds": predicted, "measured_seconds": measured,
                     "inferences_per_s": 1 / measured if measured else None,
                     "measured_over_predicted": measured / predicted if predicted else None})
@@ -97,7 +144,7 @@ def whole_model(points: list[dict]) -> list[dict]:
 
 def _predicted(p: dict) -> float:
     if p["macc"] and p["roof_macs_per_s"]:
-        return p["macc"] / p["roof_macs_per_s"]
+        return p.get("macc_executed", p["macc"]) / p["roof_macs_per_s"]
     if p.get("memory_share"):
         return p["seconds"] * p["memory_share"]   # bytes / memory roof
     return 0.0

@@ -1,0 +1,110 @@
+"""Accounting rules of the layers suite, against values computed by hand: executed MACs of a
+tile, the projection of a tile's time to its layer, full channels first, and the companion
+tile the firmware runs after the first."""
+import pytest
+
+from mcuroof import layers, points
+from mcuroof.collect import Collector
+from mcuroof.link import UnixLink
+from mcuroof.model import Layer
+from mcuroof.rawlog import RawLog
+
+
+def conv(**kw):
+    # 9x7x3 -> 5x4x6, 3x3 stride 2, "same": one padded row and column on top and left
+    base = dict(index=0, name="conv", op="CONV_2D", dtype="int8", inputs=((1, 9, 7, 3),), output=(1, 5, 4, 6),
+                weights=((6, 3, 3, 3), (6,)), kernel=(3, 3), stride=(2, 2), padding="same", activation="NONE",
+                macc=5 * 4 * 6 * 27)
+    base.update(kw)
+    return Layer(**base)
+
+
+def test_executed_macs_skip_the_padded_taps():
+    layer = conv()
+    # rows: output 0 starts at input -1 (2 taps inside), 1..3 have 3, output 4 starts at 7 (2): 13
+    # columns: -1 (2), 1 (3), 3 (3), 5 (2): 10.  13 x 10 taps x 3 inputs x 6 outputs
+    assert layers.executed_work(layer, layers.full_tile(layer, "int8")) == 2340
+    assert layer.macc == 3240
+    # the first two rows only: (2 + 3) x 10 taps x 3 x 6
+    assert layers.executed_work(layer, layers.tile(layer, "int8", 2, 4, 6)) == 900
+    dw = Layer(index=1, name="dw", op="DEPTHWISE_CONV_2D", dtype="int8", inputs=((1, 5, 5, 2),), output=(1, 5, 5, 2),
+               weights=((1, 3, 3, 2), (2,)), kernel=(3, 3), stride=(1, 1), padding="same", activation="NONE",
+               macc=450)
+    assert layers.executed_work(dw, layers.full_tile(dw, "int8")) == 13 * 13 * 2   # 2+3+3+3+2 per axis
+    dense = Layer(index=2, name="fc", op="FULLY_CONNECTED", dtype="int8", inputs=((1, 10),), output=(1, 4),
+                  weights=((4, 10), (4,)), macc=40)
+    assert layers.executed_work(dense, layers.tile(dense, "int8", 1, 1, 3)) == 30
+
+
+def timed(job, rows, cols, chans, a, b):
+    """A tile and its time under t = a * W / c + b * W."""
+    t = layers.tile(job.layer, job.dtype, rows, cols, chans)
+    w = layers.executed_work(job.layer, t)
+    return t, a * w / chans + b * w
+
+
+def test_a_full_channel_tile_scales_by_executed_work():
+    job = layers.plan_layer(conv(), "int8", "bytecode", 1 << 20, None)
+    t = layers.tile(job.layer, "int8", 2, 4, 6)
+    assert points.project(job, [(t, 0.09)]) == (pytest.approx(0.09 * 2340 / 900), "scaled")
+
+
+def test_two_channel_counts_fit_the_per_pixel_cost_and_any_tile_pair_gives_the_same_layer_time():
+    job = layers.plan_layer(conv(), "int8", "bytecode", 1 << 20, None)
+    a, b = 1e-3, 1e-5
+    # whole layer: 2340 / 6 = 390 per-channel-free units, 2340 MACs: 0.39 + 0.0234
+    want = 0.4134
+    for rows in (5, 2):
+        pair = [timed(job, rows, 4, 3, a, b), timed(job, rows, 4, 2, a, b)]
+        assert points.project(job, pair) == (pytest.approx(want), "fit")
+    # linear scaling of the 3-channel tile by its fraction would say 0.4017 * 2 = 0.8034
+    assert timed(job, 5, 4, 3, a, b)[1] / 0.5 == pytest.approx(0.8034)
+
+
+def test_a_lone_channel_cut_tile_is_left_out_of_the_whole_model_totals():
+    layer = conv()
+    job = layers.plan_layer(layer, "int8", "bytecode", 1 << 20, None)
+    cut = layers.tile(layer, "int8", 5, 4, 3)
+    full = layers.full_tile(layer, "int8")
+    ref = lambda t: layers.checksum(layers.reference_output("CONV_2D", "int8", t))
+    job = type(job)(layer, "int8", "bytecode", (full, cut), "memory")
+    roofs = [{"kind": "compute", "role": "roof", "source": "measured", "name": "int8 bytecode",
+              "emitter": "bytecode", "dtype": "int8", "macs_per_s": 1e5}]
+    lone = points.point(job, [{"cand": 1, "chk": ref(cut), "us": 100000, "ovh": 0, "r": 1}], roofs, [])
+    assert lone["verified"] and lone["projection"] == "tile"
+    assert lone["seconds"] == pytest.approx(0.1 * 2340 / 1170)
+    other = points.point(job, [{"cand": 0, "chk": ref(full), "us": 50000, "ovh": 0, "r": 1}], roofs, [])
+    other["index"] = 7
+    rows = points.whole_model([lone, other])
+    assert rows[0]["tiles_left_out"] == [0] and rows[0]["layers"] == 1
+    assert rows[0]["measured_seconds"] == pytest.approx(0.05)
+
+
+def test_tiles_keep_every_channel_where_one_fits():
+    layer = conv()
+    one_row = layers.tile(layer, "int8", 1, 4, 6)
+    heap = one_row.heap_bytes(1)
+    job = layers.plan_layer(layer, "int8", "bytecode", heap, None)
+    # the largest tile with all 6 channels comes before any tile with fewer
+    t = job.candidates[0]
+    assert (t.rows, t.cols, t.chans) == (1, 4, 6)
+    # a heap too small for any 6-channel tile: channels are cut, and each cut candidate has
+    # a companion with half its channels and the same rows and columns
+    small = layers.plan_layer(layer, "int8", "bytecode", layers.tile(layer, "int8", 1, 1, 6).heap_bytes(1) - 1, None)
+    assert all(t.chans < 6 for t in small.candidates) and small.companions >= 1
+    comp = small.tiles[len(small.candidates)]
+    first = small.candidates[0]
+    assert (comp.rows, comp.cols, comp.chans) == (first.rows, first.cols, -(-first.chans // 2))
+
+
+def test_the_firmware_runs_the_companion_of_the_tile_it_ran(tmp_path, micropython):
+    layer = conv()
+    job = layers.plan_layer(layer, "int8", "bytecode", layers.tile(layer, "int8", 1, 1, 6).heap_bytes(1) - 1, None)
+    log = RawLog(tmp_path / "raw.jsonl")
+    recs = Collector(UnixLink(micropython), log).run_suite("layers", {"win_us": 1000, "trials": 3, "jobs": [job]})
+    log.close()
+    runs = [r for r in recs if r["t"] == "layer"]
+    n = len(job.candidates)
+    assert [r["cand"] for r in runs] == [0, n] and all(layers.verify(job, r) for r in runs)
+    p = points.point(job, runs, [], [])
+    assert p["projection"] == "fit" and p["verified"]
