@@ -1,0 +1,6 @@
+#define MCUROOF_BOARD "qemu-m3"
+#define MCUROOF_MACHINE "mps2-an385"
+#define MCUROOF_CORE "Cortex-M3"
+#define MCUROOF_CPU_HZ (25000000)
+#define MCUROOF_UART_BASE (0x40004000)
+#define MCUROOF_FPU (0)

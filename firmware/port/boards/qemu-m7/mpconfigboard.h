@@ -1,0 +1,7 @@
+#define MCUROOF_BOARD "qemu-m7"
+#define MCUROOF_MACHINE "mps2-an500"
+#define MCUROOF_CORE "Cortex-M7"
+#define MCUROOF_CPU_HZ (25000000)
+#define MCUROOF_UART_BASE (0x40004000)
+#define MCUROOF_FPU (1)
+#define MICROPY_EMIT_INLINE_THUMB_FLOAT (1)

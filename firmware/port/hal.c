@@ -1,0 +1,110 @@
+// CMSDK UART (interrupt-driven receive, so Ctrl-C reaches running code), SysTick time base, reset.
+#include "py/mphal.h"
+#include "py/runtime.h"
+#include "shared/runtime/interrupt_char.h"
+#include "hal.h"
+
+#define REG(addr) (*(volatile uint32_t *)(addr))
+#define UART_DATA REG(MCUROOF_UART_BASE + 0x00)
+#define UART_STATE REG(MCUROOF_UART_BASE + 0x04)
+#define UART_CTRL REG(MCUROOF_UART_BASE + 0x08)
+#define UART_INT REG(MCUROOF_UART_BASE + 0x0c)
+#define UART_BAUDDIV REG(MCUROOF_UART_BASE + 0x10)
+#define SYST_CSR REG(0xe000e010)
+#define SYST_RVR REG(0xe000e014)
+#define SYST_CVR REG(0xe000e018)
+#define NVIC_ISER(n) REG(0xe000e100 + 4 * (n))
+#define AIRCR REG(0xe000ed0c)
+
+#define RX_SIZE 512  // a power of two
+static volatile uint8_t rx_buf[RX_SIZE];
+static volatile uint32_t rx_head, rx_tail;
+static volatile uint32_t ticks_ms;
+
+void hal_init(void) {
+    UART_BAUDDIV = 16;  // the model needs >= 16; the pty has no real baud rate
+    UART_CTRL = 0x1 | 0x2 | 0x8;  // TX, RX, RX interrupt
+    for (int i = 0; i < 4; ++i) {
+        NVIC_ISER(i) = 0xffffffff;  // only the UART raises interrupts on these machines
+    }
+    SYST_RVR = MCUROOF_CPU_HZ / 1000 - 1;
+    SYST_CVR = 0;
+    SYST_CSR = 0x7;  // processor clock, interrupt, enable
+}
+
+void SysTick_Handler(void) {
+    ticks_ms += 1;
+}
+
+void UART_IRQHandler(void) {
+    UART_INT = 0x3;
+    while (UART_STATE & 0x2) {
+        int c = UART_DATA & 0xff;
+        if (c == mp_interrupt_char) {
+            mp_sched_keyboard_interrupt();
+        } else if (rx_head - rx_tail < RX_SIZE) {
+            rx_buf[rx_head++ & (RX_SIZE - 1)] = c;
+        }
+    }
+}
+
+int mp_hal_stdin_rx_chr(void) {
+    for (;;) {
+        if (rx_tail != rx_head) {
+            return rx_buf[rx_tail++ & (RX_SIZE - 1)];
+        }
+        mp_event_wait_indefinite();
+    }
+}
+
+mp_uint_t mp_hal_stdout_tx_strn(const char *str, size_t len) {
+    for (size_t i = 0; i < len; ++i) {
+        while (UART_STATE & 0x1) {
+        }
+        UART_DATA = (uint8_t)str[i];
+    }
+    return len;
+}
+
+void hal_puts(const char *s) {
+    mp_hal_stdout_tx_strn(s, strlen(s));
+}
+
+void hal_reset(void) {
+    __asm volatile ("dsb");
+    AIRCR = 0x05fa0004;  // SYSRESETREQ
+    for (;;) {
+    }
+}
+
+uint32_t hal_cpu_hz(void) {
+    return MCUROOF_CPU_HZ;
+}
+
+mp_uint_t mp_hal_ticks_ms(void) {
+    return ticks_ms;
+}
+
+mp_uint_t mp_hal_ticks_us(void) {
+    // the millisecond count and the SysTick counter read together (again if a tick fell between)
+    uint32_t ms, cvr;
+    do {
+        ms = ticks_ms;
+        cvr = SYST_CVR;
+    } while (ms != ticks_ms);
+    return ms * 1000 + (SYST_RVR - cvr) / (MCUROOF_CPU_HZ / 1000000);
+}
+
+void mp_hal_delay_ms(mp_uint_t ms) {
+    uint32_t t0 = ticks_ms;
+    while (ticks_ms - t0 < ms) {
+        mp_event_wait_ms(1);
+    }
+}
+
+void mp_hal_delay_us(mp_uint_t us) {
+    uint32_t t0 = mp_hal_ticks_us();
+    while (mp_hal_ticks_us() - t0 < us) {
+        mp_event_handle_nowait();
+    }
+}

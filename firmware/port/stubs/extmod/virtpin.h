@@ -1,0 +1,1 @@
+// The sdist has no extmod/; py/mphal.h includes this only for virtual pins, which this port lacks.
