@@ -1,6 +1,7 @@
 """`mcuroof run`: run the suites on a board, log every record, derive roofs, plot and summarise."""
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 import time
@@ -15,7 +16,7 @@ from .errors import BoardError, UserError
 from .link import SerialLink, UnixLink
 from .model import load_network
 from .ports import resolve_port
-from .qemu import DEFAULT_ICOUNT_SHIFT, QemuLink
+from .qemu import DEFAULT_ICOUNT_SHIFT, QemuLink, is_qemu_board
 from .rawlog import RawLog, read as read_raw
 
 SUITES = ("memory", "compute", "regions", "layers")
@@ -24,7 +25,8 @@ LAYER_OPTIONS = ("model", "dtype", "emitter", "tile_seconds")
 
 def configure(p):
     target = p.add_mutually_exclusive_group()
-    target.add_argument("--board", default=None, help="qemu-microbit, unix, or a profile name used with --port")
+    target.add_argument("--board", default=None, help="qemu-microbit, qemu-m3, qemu-m7, qemu-m55, unix, "
+                                                       "or a profile name used with --port")
     target.add_argument("--port", help="serial port of a real board: /dev/ttyACM0, auto, or a0/u0/c0")
     p.add_argument("--suite", default="memory,compute,regions",
                    help="comma-separated: memory,compute,regions (default all three)")
@@ -138,14 +140,31 @@ def _open_link(args):
     if args.port:
         return SerialLink(resolve_port(args.port)), args.board or args.profile or args.port, None
     board = args.board or "qemu-microbit"
-    if board == "qemu-microbit":
-        return QemuLink(args.icount_shift), board, args.icount_shift
+    if is_qemu_board(board):
+        with _build_progress() as on_progress:
+            return QemuLink(args.icount_shift, board=board, on_progress=on_progress), board, args.icount_shift
     if board == "unix":
         return UnixLink(), board, None
     known = boards.board_names()
     if board in known:
         raise UserError(f"--board {board}: a real board needs --port (e.g. --port auto --profile {board})")
-    raise UserError(f"--board {board}: unknown board (use qemu-microbit, unix, or --port with one of: {', '.join(known)})")
+    raise UserError(f"--board {board}: unknown board (use qemu-microbit, qemu-m3, qemu-m7, qemu-m55, unix, "
+                    f"or --port with one of: {', '.join(known)})")
+
+
+@contextlib.contextmanager
+def _build_progress():
+    """A progress bar for the first run of a board whose firmware must be built (seen only then)."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=True) as progress:
+        tasks = {}
+
+        def update(step, done, total):
+            if step not in tasks:
+                tasks[step] = progress.add_task(step, total=total or None)
+            progress.update(tasks[step], completed=done)
+
+        yield update
 
 
 def _resume(args) -> list[dict]:

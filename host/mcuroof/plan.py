@@ -47,7 +47,10 @@ def compute_config(probe: dict) -> dict:
 # through its cache; i.MX RT: FlexSPI at 0x60000000) and were not run on hardware.
 FLASH_MAP = {"microbit": (0x0, 64 * 1024), "nrf": (0x0, 64 * 1024), "samd": (0x0, 64 * 1024),
              "pyboard": (0x08000000, 256 * 1024), "rp2": (0x10000000, 256 * 1024),
-             "mimxrt": (0x60000000, 256 * 1024)}
+             "mimxrt": (0x60000000, 256 * 1024),
+             "qemu-m3": (0x0, 64 * 1024), "qemu-m7": (0x0, 64 * 1024), "qemu-m55": (0x0, 64 * 1024)}
+# where the firmware runs from is not flash on QEMU's Arm machines: SSRAM (MPS2) or ITCM (AN547)
+CODE_REGION = {"qemu-m3": "code", "qemu-m7": "code", "qemu-m55": "code"}
 # ESP32 and ESP32-S3 data-bus windows, [lo, hi) pairs of word addresses (untested: no board here)
 ESP32_PSRAM = [0x3F800000 >> 2, 0x3FC00000 >> 2, 0x3C000000 >> 2, 0x3E000000 >> 2]
 ESP32_SRAM = [0x3FF80000 >> 2, 0x40000000 >> 2, 0x3FC88000 >> 2, 0x3FD00000 >> 2]
@@ -68,7 +71,7 @@ def regions_config(probe: dict) -> dict:
         base, top = FLASH_MAP[plat]
         ram = 4096 if is_small(probe) else 64 * 1024  # halved on the board until it fits
         return {**cfg, "emitter": "asm_thumb",
-                "regions": [{"name": "flash", "wa": base >> 2, "top": top, "rng": []},
+                "regions": [{"name": CODE_REGION.get(plat, "flash"), "wa": base >> 2, "top": top, "rng": []},
                             {"name": "SRAM", "wa": None, "top": ram, "rng": []}]}
     if plat == "esp32" and "viper" in ems:
         regions = [{"name": "SRAM", "wa": None, "top": 16 * 1024, "rng": ESP32_SRAM}]

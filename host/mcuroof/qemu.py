@@ -1,4 +1,8 @@
-"""The emulated board: QEMU's BBC micro:bit machine running Debian's MicroPython firmware."""
+"""The emulated boards: QEMU's BBC micro:bit running Debian's MicroPython firmware, and QEMU's Arm
+MPS2/MPS3 machines (Cortex-M3, M7, M55) running the MicroPython built from firmware/port.
+
+Every machine runs with -icount: time on the board counts instructions (2^K ns each), not cycles.
+"""
 from __future__ import annotations
 
 import re
@@ -16,24 +20,44 @@ from .link import SerialLink
 FIRMWARE = Path("/usr/share/firmware-microbit-micropython/firmware.hex")
 APT_HINT = "apt-get install qemu-system-arm firmware-microbit-micropython"
 DEFAULT_ICOUNT_SHIFT = 6  # 2^6 ns per instruction: about the real 16 MHz part
+# board name -> QEMU machine; the micro:bit loads Debian's hex, the others firmware_build's ELF
+MACHINES = {"qemu-microbit": "microbit", "qemu-m3": "mps2-an385", "qemu-m7": "mps2-an500",
+            "qemu-m55": "mps3-an547"}
+ICOUNT_NOTE = "time is QEMU virtual time (-icount): it counts instructions, it is not cycle-accurate"
+
+
+def is_qemu_board(name: str | None) -> bool:
+    return name in MACHINES
+
+
+def firmware_args(board: str, on_progress=None) -> list[str]:
+    """QEMU's arguments that load the board's firmware (building it first where needed)."""
+    if board == "qemu-microbit":
+        if not FIRMWARE.exists():
+            raise UserError(f"{FIRMWARE} not found: {APT_HINT}")
+        return ["-device", f"loader,file={FIRMWARE}"]
+    from . import firmware_build
+
+    return ["-kernel", str(firmware_build.ensure(board, on_progress))]
 
 
 class QemuMicrobit:
-    """Starts qemu-system-arm -M microbit with -icount, exposes its UART as a SerialLink."""
+    """Starts qemu-system-arm for a board with -icount, exposes its UART as a SerialLink.
+    (Named for the first board it ran; `board` picks any of MACHINES.)"""
 
     def __init__(self, icount_shift: int = DEFAULT_ICOUNT_SHIFT, firmware: Path = FIRMWARE,
-                 monitor: bool = False):
+                 monitor: bool = False, board: str = "qemu-microbit", on_progress=None):
         qemu = shutil.which("qemu-system-arm")
         if not qemu:
             raise UserError(f"qemu-system-arm not found: {APT_HINT}")
-        if not firmware.exists():
-            raise UserError(f"{firmware} not found: {APT_HINT}")
+        load = (["-device", f"loader,file={firmware}"] if firmware != FIRMWARE
+                else firmware_args(board, on_progress))
         self.icount_shift = icount_shift
         # monitor=True (tests): a QEMU monitor on a unix socket, for system_reset
         self._mondir = tempfile.TemporaryDirectory(prefix="mcuroof-qemu-") if monitor else None
         mon = f"unix:{self._mondir.name}/monitor,server,nowait" if monitor else "none"
-        self.cmd = [qemu, "-M", "microbit", "-nographic", "-monitor", mon, "-serial", "pty",
-                    "-icount", f"shift={icount_shift}", "-device", f"loader,file={firmware}"]
+        self.cmd = [qemu, "-M", MACHINES[board], "-nographic", "-monitor", mon, "-serial", "pty",
+                    "-icount", f"shift={icount_shift}", *load]
         self.proc = None
         self.pty = None
         self.starts = 0
@@ -92,8 +116,9 @@ class QemuLink(SerialLink):
     """
 
     def __init__(self, icount_shift: int = DEFAULT_ICOUNT_SHIFT,
-                 wrap: Callable[[str], str] | None = None, monitor: bool = False):
-        self.qemu = QemuMicrobit(icount_shift, monitor=monitor)
+                 wrap: Callable[[str], str] | None = None, monitor: bool = False,
+                 board: str = "qemu-microbit", on_progress=None):
+        self.qemu = QemuMicrobit(icount_shift, monitor=monitor, board=board, on_progress=on_progress)
         self.wrap = wrap
         pty = self.qemu.start()
         try:
@@ -101,8 +126,8 @@ class QemuLink(SerialLink):
         except BaseException:
             self.qemu.stop()
             raise
-        self.name = "qemu-microbit"
-        self.description = f"QEMU micro:bit on {pty}, -icount shift={icount_shift}"
+        self.name = board
+        self.description = f"QEMU -M {MACHINES[board]} on {pty}, -icount shift={icount_shift} (instruction-counted time)"
         self.icount_shift = icount_shift
 
     def _device(self) -> str:
