@@ -4,11 +4,16 @@
 import array
 
 
-def peak(k, em, ty, tc, u, n):
+def peak(k, em, ty, tc, u, n, kn=None, rep=1):
+    # kn: an ISA peak kernel's name; it does rep dot products per loop iteration
     x = array.array(tc, [1] * u)
     w = array.array(tc, [j + 1 for j in range(u)])
     mn, md, ov, r = measure(k, x, w, None, n)
-    emit({'t': 'mac', 'em': em, 'ty': ty, 'macs': u * n, 'r': r, 'us': mn, 'med': md,
-          'ovh': ov, 'chk': int(k(x, w, None, n)), 'u': u, 'n': n})
+    d = {'t': 'mac', 'em': em, 'ty': ty, 'macs': u * n * rep, 'r': r, 'us': mn, 'med': md,
+         'ovh': ov, 'chk': int(k(x, w, None, n)), 'u': u, 'n': n}
+    if kn:
+        d['k'] = kn
+        d['rep'] = rep
+    emit(d)
     x = w = None
     gc.collect()

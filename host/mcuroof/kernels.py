@@ -107,6 +107,62 @@ def compute_kernels(cfg: dict) -> list[Kernel]:
             if body:
                 call = f"peak(k,'{em}','{TYPE_NAMES[tc]}','{tc}',{u},{n})\n"
                 out.append(Kernel(f"compute/{em}/{TYPE_NAMES[tc]}", body + call))
+    if "asm_thumb" in cfg["emitters"]:
+        out += isa_kernels(cfg.get("isa", ()), cfg["types"], cfg["iters"]["asm_thumb"])
+    return out
+
+
+# The ISA's peak: multiply-accumulate instructions on operands kept in registers (loaded once
+# per call), REP times u MACs per loop iteration, so that the loop's SUB and BGT cost 2 of
+# about 34 instructions. Each is a dot product of x = [1] * u and w = [1..u] like the kernels
+# above, repeated: the host checks n * REP * u(u+1)/2. name -> (types, u per type, body).
+ISA_REP = 16
+
+
+def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
+    """(u, dot products per loop iteration, setup, loop body, tail) of an ISA peak kernel for
+    type code tc (asm_thumb source; the sum ends in r2), None if it has none."""
+    from . import thumb2 as t
+
+    if name == "mla" and tc in ASM_LOAD:
+        ld, _, z = ASM_LOAD[tc]
+        setup = f" {ld}(r4,[r0,0])\n {ld}(r5,[r0,{z}])\n {ld}(r6,[r1,0])\n {ld}(r7,[r1,{z}])\n"
+        return 2, rep, setup, (t.mla(2, 4, 6, 2) + t.mla(2, 5, 7, 2)) * rep, ""
+    if name == "smlad" and tc in ("h", "b"):
+        if tc == "h":  # two halfwords per register
+            setup = " ldr(r4,[r0,0])\n ldr(r5,[r0,4])\n ldr(r6,[r1,0])\n ldr(r7,[r1,4])\n"
+        else:  # four int8 per word, widened by SXTB16 into even and odd halfword pairs
+            setup = (" ldr(r6,[r0,0])\n ldr(r7,[r1,0])\n" + t.sxtb16(4, 6) + t.sxtb16(5, 6, 8)
+                     + t.sxtb16(6, 7) + t.sxtb16(7, 7, 8))
+        return 4, rep, setup, (t.smlad(2, 4, 6, 2) + t.smlad(2, 5, 7, 2)) * rep, ""
+    if name == "vfma" and tc == "f":
+        setup = (" vldr(s2,[r0,0])\n vldr(s3,[r0,4])\n vldr(s4,[r1,0])\n vldr(s5,[r1,4])\n"
+                 " mov(r2,0)\n vmov(s0,r2)\n")
+        return 2, rep, setup, (t.vfma_f32(0, 2, 4) + t.vfma_f32(0, 3, 5)) * rep, " vcvt_s32_f32(s0,s0)\n vmov(r2,s0)\n"
+    bits = {"b": 8, "h": 16, "i": 32}.get(tc)
+    if name == "vmladava" and bits:
+        setup = t.vldr_q(0, 0, bits) + t.vldr_q(1, 1, bits)
+        return 128 // bits, 2 * rep, setup, t.vmladava(2, 0, 1, bits) * (2 * rep), ""
+    if name == "vfma-q" and tc == "f":
+        setup = (t.vldr_q(1, 0, 32) + t.vldr_q(2, 1, 32) + " mov(r2,0)\n"
+                 + "".join(f" vmov(s{j},r2)\n" for j in range(4)))
+        lanes = "".join(f" vcvt_s32_f32(s{j},s{j})\n vmov(r4,s{j})\n add(r2,r2,r4)\n" for j in range(4))
+        return 4, 2 * rep, setup, t.vfma_q_f32(0, 1, 2) * (2 * rep), lanes
+    return None
+
+
+def isa_kernels(names, types, n: int) -> list[Kernel]:
+    out = []
+    for name in names:
+        for tc in types:
+            found = _isa_body(name, tc, ISA_REP)
+            if not found:
+                continue
+            u, reps, setup, loop, tail = found
+            body = (f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n{setup} mov(r2,0)\n label(L)\n{loop}"
+                    f" sub(r3,1)\n bgt(L)\n{tail} mov(r0,r2)\n")
+            call = f"peak(k,'asm_thumb','{TYPE_NAMES[tc]}','{tc}',{u},{n},'{name}',{reps})\n"
+            out.append(Kernel(f"compute/asm_thumb/{TYPE_NAMES[tc]}/{name}", body + call))
     return out
 
 
@@ -177,7 +233,7 @@ def record_key(rec: dict) -> str | None:
     if rec.get("t") == "mem":
         return f"memory/{rec['em']}/{rec['ty']}/{rec['k']}"
     if rec.get("t") == "mac":
-        return f"compute/{rec['em']}/{rec['ty']}"
+        return f"compute/{rec['em']}/{rec['ty']}" + (f"/{rec['k']}" if rec.get("k") else "")
     if rec.get("t") == "layer":
         return f"layers/{rec['em']}/{rec['ty']}/{rec['k']}"
     if rec.get("t") == "clock":

@@ -36,7 +36,7 @@ SILENCE_TIMEOUT = 30.0  # a board silent this long while running a script has st
 REOPEN_WAIT = 5.0       # how long a port may take to come back (cable replugged, board rebooting)
 # A board that (re)started prints its banner; a soft reset prints "soft reboot". Either one in the
 # middle of a script means the board reset under it (watchdog, brown-out, reset button).
-BANNER = re.compile(r"MicroPython v\d+\.\d+\S* on \d{4}-\d\d-\d\d|^\W*soft reboot\s*$")
+BANNER = re.compile(r"MicroPython v\d+\.\d+\S* on \d{4}-\d\d-\d\d|^\W*(MPY: )?soft reboot\s*$")
 
 
 class LinkLost(BoardError):
@@ -117,7 +117,6 @@ class SerialLink(Link):
     def _open(self, device: str):
         from mpremote.transport_serial import SerialTransport
 
-        self._paste_probed = False
         try:
             return SerialTransport(device, baudrate=self.baudrate, timeout=READ_TIMEOUT)
         except Exception as e:  # mpremote raises TransportError or serial exceptions
@@ -182,20 +181,31 @@ class SerialLink(Link):
         return self.device
 
     def _send(self, code: bytes) -> None:
-        """Like exec_raw_no_follow, but paced where the board lacks raw-paste flow control.
+        """Like mpremote's exec_raw_no_follow, but paced where the board lacks raw-paste flow
+        control, and watching the text before the raw REPL prompt for a board that reset.
 
         Without flow control a board's small UART buffer drops bytes (the micro:bit does at
-        mpremote's 256 bytes per 10 ms); raw-paste mode is used wherever the board has it.
+        mpremote's 256 bytes per 10 ms); raw-paste mode is used wherever the board has it
+        (`\x05A\x01` answered by `R\x01`; mpremote clears use_raw_paste for good otherwise).
+        A soft reset after the previous piece ("MPY: soft reboot") shows only here: the piece
+        would run in a fresh interpreter without what earlier pieces defined.
         """
         t = self.transport
-        if not self._paste_probed:  # mpremote clears use_raw_paste on the first exec if unsupported
-            t.exec_raw_no_follow(b"pass")
-            t.follow(5)
-            self._paste_probed = True
-        if t.use_raw_paste:
-            return t.exec_raw_no_follow(code)
-        if not t.read_until(1, b">").endswith(b">"):
+        before = t.read_until(1, b">", timeout=self.timeout)
+        reset = next((ln for ln in before.decode("utf-8", "replace").splitlines() if BANNER.search(ln)), None)
+        if reset:
+            raise BoardReset(f"{self.name}: the board reset during the run ({reset.strip()[:60]!r})")
+        if not before.endswith(b">"):
             raise TransportError("no raw REPL prompt")
+        if t.use_raw_paste:
+            t.serial.write(b"\x05A\x01")
+            answer = t.serial.read(2)
+            if answer == b"R\x01":
+                return t.raw_paste_write(code)
+            t.use_raw_paste = False
+            if answer != b"R\x00":  # a board from before raw-paste echoes: wait for its prompt again
+                if not t.read_until(1, b"w REPL; CTRL-B to exit\r\n>").endswith(b">"):
+                    raise TransportError("no raw REPL prompt after the raw-paste request")
         for i in range(0, len(code), PACED_BYTES):
             t.serial.write(code[i:i + PACED_BYTES])
             time.sleep(self.pause)

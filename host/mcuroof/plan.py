@@ -3,6 +3,8 @@ from __future__ import annotations
 
 SMALL_HEAP = 256 * 1024
 MiB = 1 << 20
+HOST_PLATFORMS = ("linux", "darwin", "windows")
+INTERPRETED_WS = 16 * 1024
 # loop iterations per kernel call: enough that the call costs little beside the loop
 ITERS = {"bytecode": 32, "native": 64, "viper": 1024, "asm_thumb": 1024}
 # On big ports a call's own cost is not the only one: boxed floats made a 32-iteration float
@@ -27,6 +29,10 @@ def memory_config(probe: dict) -> dict:
     types = ["b", "i"] + (["f"] if probe.get("float") else [])
     if is_small(probe):
         max_ws = {em: probe["free"] for em in ems}
+    elif probe.get("platform") not in HOST_PLATFORMS:
+        # a microcontroller with a big heap: interpreter loops there take seconds per 16 KB and
+        # show nothing new past it; the fast movers sweep the heap
+        max_ws = {em: INTERPRETED_WS if em in ("bytecode", "native") else probe["free"] for em in ems}
     else:  # interpreter loops are flat past the caches; the C copy goes out to DRAM
         max_ws = {"bytecode": 1 * MiB, "native": 1 * MiB, "viper": 16 * MiB, "c": 192 * MiB}
     return {**timing(probe), "emitters": ems, "types": types, "max_ws": max_ws, "min_n": 16}
@@ -38,7 +44,14 @@ def compute_config(probe: dict) -> dict:
     # the micro:bit's parser cannot hold a longer unrolled kernel in its 8 KB heap
     unroll, unroll_asm = (8, 4) if is_small(probe) else (16, 16)
     return {**timing(probe), "emitters": ems, "types": types, "iters": ITERS if is_small(probe) else ITERS_LARGE,
-            "unroll": unroll, "unroll_asm": unroll_asm}
+            "unroll": unroll, "unroll_asm": unroll_asm, "isa": ISA_KERNELS.get(probe.get("platform"), [])}
+
+
+# asm_thumb ISA peak kernels (kernels.isa_kernels) per sys.platform. Only where the core is
+# known for sure: an instruction the core lacks faults. Armv7-M: MLA; the DSP extension: SMLAD
+# and SXTB16; FPv5: VFMA; Helium (MVE): VMLADAVA and vector VFMA.
+ISA_KERNELS = {"qemu-m3": ["mla"], "qemu-m7": ["mla", "smlad", "vfma"],
+               "qemu-m55": ["mla", "smlad", "vfma", "vmladava", "vfma-q"]}
 
 
 # Memory-mapped flash holding the firmware, per sys.platform: (base address, bytes surely inside
@@ -63,7 +76,7 @@ def regions_config(probe: dict) -> dict:
     # each call reads per_call bytes (the region p times over): the call's own cost stays small
     cfg = {**timing(probe), "min_bytes": 256, "per_call": 65536, "regions": [], "emitter": None, "skip": None}
     free = probe.get("free", 0)
-    if plat in ("linux", "darwin", "windows"):
+    if plat in HOST_PLATFORMS:
         return {**cfg, "skip": "unix"}
     if "asm_thumb" in ems:
         if plat not in FLASH_MAP:

@@ -9,13 +9,17 @@ from .units import si
 
 def roofs_table(result: dict) -> Table:
     board = result.get("board", {})
-    clock = board.get("clock_hz")
-    t = Table(title=f"Roofs: {board.get('name', '?')} ({board.get('firmware', '')})", title_justify="left")
-    for col in ("kind", "name", "emitter", "dtype", "source", "value", "per cycle", "/ theory"):
-        t.add_column(col, justify="right" if col in ("value", "per cycle", "/ theory") else "left")
+    clock, step = board.get("clock_hz"), "cycle"
+    title = f"Roofs: {board.get('name', '?')} ({board.get('firmware', '')})"
+    if isinstance(board.get("icount_shift"), int):  # QEMU: time counts instructions, not cycles
+        clock, step = 1e9 / 2 ** board["icount_shift"], "instr"
+        title += f"; QEMU -icount shift={board['icount_shift']}: instruction-counted time, not cycle-accurate"
+    t = Table(title=title, title_justify="left")
+    for col in ("kind", "name", "emitter", "dtype", "source", "value", f"per {step}", "/ theory"):
+        t.add_column(col, justify="right" if col in ("value", f"per {step}", "/ theory") else "left")
     for r in sorted(result["roofs"], key=lambda r: (r["kind"], r["source"], -_value(r))):
         unit = "B" if r["kind"] == "memory" else "MACC"
-        per = f"{_value(r) / clock:.3g} {unit}/cycle" if clock else "-"
+        per = f"{_value(r) / clock:.3g} {unit}/{step}" if clock else "-"
         t.add_row(r["kind"], r["name"], r.get("emitter") or "-", r.get("dtype") or "-", r["source"],
                   si(_value(r), unit + "/s"), per, theory_ratio(r, result["roofs"]))
     return t

@@ -79,7 +79,7 @@ def build(board: dict, records: list[dict], reference: list[dict] | None = None,
     result = {"schema": RESULTS_SCHEMA, "tool": f"mcuroof {__version__}",
               "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "board": board,
               "roofs": roofs, "ridges": roofs_mod.ridges(roofs),
-              "sweeps": [{"emitter": em, "kernel": k, "dtype": ty, "points": pts}
+              "sweeps": [{"emitter": em, "kernel": k, "dtype": ty, "points": [list(p) for p in pts]}
                          for (em, k, ty), pts in roofs_mod.series(mem).items()],
               "checks": {"verified": len(mem) + len(mac) + len(reg), "failed": len(bad),
                          "failed_records": bad[:20]},

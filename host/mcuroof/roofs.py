@@ -33,8 +33,10 @@ def memory_ok(rec: dict) -> bool:
 
 
 def mac_ok(rec: dict) -> bool:
-    u = rec["u"]
-    return rec["chk"] == rec["n"] * u * (u + 1) // 2
+    """x = [1] * u and w = [1..u]: each dot product is u(u+1)/2; an ISA peak kernel (field k)
+    does `rep` of them per loop iteration."""
+    u, rep = rec["u"], rec.get("rep", 1)
+    return rec["chk"] == rec["n"] * rep * u * (u + 1) // 2 and rec["macs"] == rec["n"] * rep * u
 
 
 MIN_KERNEL_SHARE = 0.2
@@ -114,10 +116,11 @@ def memory_roofs(mem: list[dict]) -> list[dict]:
 def compute_roofs(mac: list[dict]) -> list[dict]:
     best: dict[tuple, float] = {}
     for rec in mac:
-        key = (rec["em"], rec["ty"])
+        key = (rec["em"], rec["ty"], rec.get("k"))
         best[key] = max(best.get(key, 0.0), mac_rate(rec))
-    roofs = [{"kind": "compute", "role": "ceiling", "name": f"{ty} {em}", "dtype": ty, "emitter": em,
-              "source": "measured", "macs_per_s": v} for (em, ty), v in best.items()]
+    roofs = [{"kind": "compute", "role": "ceiling", "name": f"{ty} {em}" + (f" {k}" if k else ""),
+              "dtype": ty, "emitter": em, "source": "measured", "macs_per_s": v, **({"kernel": k} if k else {})}
+             for (em, ty, k), v in best.items()]
     roofs.sort(key=lambda r: -r["macs_per_s"])
     if roofs:
         roofs[0]["role"] = "roof"

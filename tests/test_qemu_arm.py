@@ -1,0 +1,103 @@
+"""The QEMU Arm boards (qemu-m3, qemu-m7, qemu-m55): the firmware build, the ISA peak kernels
+checked on the cores that have them, and the modern serial link (raw-paste, soft reboot, Ctrl-C).
+The firmware is built once per machine and cached (~/.cache/mcuroof/firmware)."""
+import shutil
+import subprocess
+
+import pytest
+
+from mcuroof import firmware_build, kernels, roofs
+from mcuroof.errors import UserError
+from mcuroof.firmware import prefix, source
+from mcuroof.link import BoardReset, BoardStalled
+from mcuroof.plan import ISA_KERNELS
+from mcuroof.protocol import parse_line
+
+needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-arm") or not shutil.which("arm-none-eabi-gcc"),
+                                reason="needs qemu-system-arm and gcc-arm-none-eabi")
+
+
+def test_missing_toolchain_names_the_apt_command(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(UserError) as e:
+        firmware_build.check_toolchain()
+    assert "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi" in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_a_changed_sdist_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    bad = tmp_path / "mcuroof" / "sdist" / firmware_build.SDIST_FILE
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"not the sdist")
+    with pytest.raises(UserError, match="is not the pinned"):
+        firmware_build.fetch_sdist()
+
+
+def test_the_cache_key_follows_the_port_sources(tmp_path, monkeypatch):
+    port = tmp_path / "port"
+    shutil.copytree(firmware_build.PORT_DIR, port, ignore=shutil.ignore_patterns("build*"))
+    monkeypatch.setattr(firmware_build, "PORT_DIR", port)
+    before = firmware_build.port_digest("qemu-m7")
+    assert firmware_build.port_digest("qemu-m3") != before
+    (port / "hal.c").write_text((port / "hal.c").read_text() + "\n")
+    assert firmware_build.port_digest("qemu-m7") != before
+
+
+def _link(board):
+    from mcuroof.qemu import QemuLink
+
+    return QemuLink(6, board=board)
+
+
+def _records(link, chunks):
+    out = []
+    link.run(chunks, out.append)
+    return [parse_line(ln).data for ln in out if ln.startswith("@mcr")]
+
+
+@needs_qemu
+@pytest.mark.qemu
+@pytest.mark.slow
+@pytest.mark.parametrize("board", ["qemu-m3", "qemu-m7", "qemu-m55"])
+def test_isa_peak_kernels_compute_the_right_sums(board):
+    """Every ISA kernel of the core runs and returns n x rep dot products (the host's check);
+    emitters, float and the real version come from the probe."""
+    link = _link(board)
+    try:
+        cfg = {"win_us": 2000, "trials": 1}
+        probe = _records(link, prefix("probe", cfg) + source("probe"))[0]
+        assert probe["platform"] == board and probe["version"][:2] == [1, 29]
+        assert probe["emitters"] == ["bytecode", "native", "viper", "asm_thumb"] and probe["float"]
+        ks = kernels.isa_kernels(ISA_KERNELS[board], ["b", "h", "i", "f"], 64)
+        assert ks
+        for k in ks:
+            mac = [r for r in _records(link, prefix("compute", cfg) + k.scripts()) if r.get("t") == "mac"]
+            assert mac and roofs.mac_ok(mac[0]), (k.key, mac)
+    finally:
+        link.close()
+
+
+@needs_qemu
+@pytest.mark.qemu
+@pytest.mark.slow
+def test_modern_link_raw_paste_soft_reboot_and_ctrl_c():
+    link = _link("qemu-m7")
+    pasted = []
+    write = link.transport.raw_paste_write
+    link.transport.raw_paste_write = lambda code: (pasted.append(code), write(code))[1]
+    try:
+        out = []
+        link.run(["print(6 * 7)\n"], out.append)
+        assert "42\r" in out and pasted == [b"print(6 * 7)\n"]
+        with pytest.raises(BoardReset, match="soft reboot"):
+            link.run(["import machine\nmachine.soft_reset()\n", "print('lost')\n"], out.append)
+        link.recover()
+        with pytest.raises(BoardStalled):  # a hung kernel
+            link.run(["while True:\n pass\n"], out.append, timeout=2)
+        link.recover()  # the next run interrupts it with Ctrl-C (the UART receive interrupt)
+        out = []
+        link.run(["print('goes on')\n"], out.append)
+        assert "goes on\r" in out
+    finally:
+        link.close()

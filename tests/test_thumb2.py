@@ -1,0 +1,46 @@
+"""The Thumb-2 encoders of thumb2.py against the GNU assembler (arm-none-eabi-as)."""
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from mcuroof import thumb2
+
+CASES = [  # (encoder output, assembler source)
+    (thumb2.mla(2, 4, 6, 2), "mla r2, r4, r6, r2"),
+    (thumb2.mla(3, 8, 9, 1), "mla r3, r8, r9, r1"),
+    (thumb2.smlad(2, 5, 7, 2), "smlad r2, r5, r7, r2"),
+    (thumb2.smlad(3, 10, 11, 3), "smlad r3, r10, r11, r3"),
+    (thumb2.sxtb16(4, 6), "sxtb16 r4, r6"),
+    (thumb2.sxtb16(7, 7, 8), "sxtb16 r7, r7, ror #8"),
+    (thumb2.vfma_f32(0, 2, 4), "vfma.f32 s0, s2, s4"),
+    (thumb2.vfma_f32(1, 4, 31), "vfma.f32 s1, s4, s31"),
+    (thumb2.vfma_f32(7, 3, 5), "vfma.f32 s7, s3, s5"),
+    (thumb2.vldr_q(0, 0, 8), "vldrb.u8 q0, [r0]"),
+    (thumb2.vldr_q(1, 1, 16), "vldrh.u16 q1, [r1]"),
+    (thumb2.vldr_q(2, 1, 32), "vldrw.u32 q2, [r1]"),
+    (thumb2.vmladava(2, 0, 1, 8), "vmladava.s8 r2, q0, q1"),
+    (thumb2.vmladava(4, 2, 3, 16), "vmladava.s16 r4, q2, q3"),
+    (thumb2.vmladava(6, 5, 7, 32), "vmladava.s32 r6, q5, q7"),
+    (thumb2.vfma_q_f32(0, 1, 2), "vfma.f32 q0, q1, q2"),
+    (thumb2.vfma_q_f32(3, 4, 5), "vfma.f32 q3, q4, q5"),
+]
+
+
+@pytest.fixture(scope="module")
+def assembled(tmp_path_factory):
+    if not shutil.which("arm-none-eabi-as"):
+        pytest.skip("arm-none-eabi-as not installed (apt-get install gcc-arm-none-eabi)")
+    d = tmp_path_factory.mktemp("as")
+    (d / "t.s").write_text(".syntax unified\n.thumb\n" + "\n".join(src for _, src in CASES) + "\n")
+    subprocess.run(["arm-none-eabi-as", "-march=armv8.1-m.main+mve.fp+fp.dp", "-o", d / "t.o", d / "t.s"], check=True)
+    dump = subprocess.run(["arm-none-eabi-objdump", "-d", d / "t.o"], capture_output=True, text=True, check=True).stdout
+    return [(int(a, 16), int(b, 16)) for a, b in re.findall(r"^\s+[0-9a-f]+:\s+([0-9a-f]{4}) ([0-9a-f]{4})\s", dump, re.M)]
+
+
+def test_every_encoder_matches_the_assembler(assembled):
+    assert len(assembled) == len(CASES)
+    for (line, src), words in zip(CASES, assembled):
+        got = tuple(int(x, 16) for x in re.findall(r"0x[0-9a-f]+", line))
+        assert got == words, src
