@@ -16,6 +16,7 @@ COMMANDS = {
     "boards": ("cmd_boards", "list the board profiles, or show one"),
     "analyze": ("cmd_analyze", "per-layer MACC, bytes, intensity and peak memory of a model"),
     "compare": ("cmd_compare", "two or more runs on one plot, roof ratios and per-layer speed-ups"),
+    "export": ("cmd_export", "the results as tidy CSV tables or one JSON document, to re-plot elsewhere"),
     "kernel": ("cmd_kernel", "time your own kernels (FILE.py) on the board and place them on the roofline"),
 }
 

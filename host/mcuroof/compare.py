@@ -225,6 +225,20 @@ def draw(runs: list[tuple[str, dict]], path: Path) -> Path:
     kind and dtype, labels carry the run's letter); layer points coloured by emitter, with a
     marker per run and their layer numbers; axes fitted to the data."""
     import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(13, 7.5), dpi=110)
+    draw_axes(ax, runs)
+    ax.legend(handles=ax.get_legend().legend_handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+              framealpha=0.9)
+    fig.tight_layout()
+    plot_mod._place_labels(ax)
+    plot_mod._label_points(ax)
+    return plot_mod.save(fig, path)
+
+
+def draw_axes(ax, runs: list[tuple[str, dict]]):
+    """The comparison on one Axes; roof labels and layer numbers are placed by the caller once
+    the figure's layout is final (plot._place_labels, plot._label_points)."""
     from matplotlib.lines import Line2D
 
     if not any(_measured(d) for _, d in runs):
@@ -237,7 +251,6 @@ def draw(runs: list[tuple[str, dict]], path: Path) -> Path:
             lines.append(ln)
     points = [p for _, d in runs for p in d.get("points") or []]
     xlim, ylim = plot_mod.fit(lines, points)
-    fig, ax = plt.subplots(figsize=(13, 7.5), dpi=110)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(*xlim)
@@ -252,15 +265,12 @@ def draw(runs: list[tuple[str, dict]], path: Path) -> Path:
     ax.mcuroof_numbers = numbers if len(numbers) <= plot_mod.MAX_NUMBERED else []
     handles = [Line2D([], [], color=RUN_COLORS[i % len(RUN_COLORS)], lw=2.4, marker=RUN_MARKERS[i % len(RUN_MARKERS)],
                       label=f"{_tag(i)}: {label}") for i, (label, _) in enumerate(runs)]
-    handles += [h for h in ax.get_legend_handles_labels()[0]]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, framealpha=0.9)
+    handles += ax.get_legend_handles_labels()[0]
+    ax.legend(handles=handles, loc="lower right", fontsize=7, framealpha=0.9)
     ax.set_title("Empirical rooflines compared: " + ", ".join(f"{_tag(i)} {lb}" for i, (lb, _) in enumerate(runs)),
                  fontsize=10)
     ax.set_xlabel("operational intensity (MACC / byte)")
     ax.set_ylabel("attainable performance (MACC / s)")
     ax.grid(True, which="major", alpha=0.3)
     ax.grid(True, which="minor", alpha=0.08)
-    fig.tight_layout()
-    plot_mod._place_labels(ax)
-    plot_mod._label_points(ax)
-    return plot_mod.save(fig, path)
+    return ax

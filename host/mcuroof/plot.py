@@ -235,7 +235,7 @@ def limits(roofs: list[dict], points: list[dict], margin: float = 2.5):
 def fit(lines: list[Line], points: list[dict], margin: float = 2.5):
     pts = [p for p in points if _shown(p)]
     bends = [ln.bend for ln in lines if ln.bend]
-    xs = bends + [p["oi"] for p in pts] or [1.0]
+    xs = bends + [p["oi"] for p in pts] or [0.05, 20.0]  # compute ceilings alone: a few decades
     lo = min(xs) / margin
     hi = max(max(xs) * margin, max(bends, default=lo) * 8)
     comps = [ln.value for ln in lines if ln.kind == "compute"]

@@ -1,0 +1,167 @@
+"""The notebook API: `r = mcuroof.load("out/results.json")`, then `r.roofs`, `r.points`,
+`r.sweeps` (plain typed records), `r.to_csv(dir)`, `r.plot(ax=None)`; `mcuroof.plot_compare`;
+`mcuroof.run(board="unix", suites=["compute"])` runs the suites as `mcuroof run` does."""
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import export, layer_names, results
+
+
+@dataclass
+class Roof:
+    kind: str                        # "memory" or "compute"
+    name: str
+    role: str                        # "roof", "ceiling" or "region"
+    source: str                      # "measured" or "theoretical"
+    emitter: str | None = None
+    dtype: str | None = None
+    bytes_per_s: float | None = None  # memory roofs
+    macs_per_s: float | None = None   # compute roofs
+    level: int | None = None
+    ws_range: list | None = None
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Point:
+    index: int
+    name: str                        # the model's tensor name
+    short_name: str                  # op and index: "DW 3"
+    op: str
+    dtype: str
+    emitter: str
+    macc: float
+    bytes: float | None
+    oi: float                        # MACC / byte
+    seconds: float
+    macs_per_s: float
+    roof_macs_per_s: float | None
+    headroom: float | None
+    bound: str
+    verified: bool
+    advice: str
+    input_shapes: list = field(default_factory=list)
+    output_shape: list | None = None
+    bytes_per_s: float | None = None
+    above_roof: bool = False
+    tile_fraction: float = 1.0
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Sweep:
+    emitter: str
+    kernel: str
+    dtype: str
+    working_set_bytes: list[int]
+    bytes_per_s: list[float]
+
+
+def _typed(cls, data: dict, **more):
+    names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+    known = {k: v for k, v in {**data, **more}.items() if k in names}
+    kwargs = {f.name: None for f in dataclasses.fields(cls) if f.name not in known and f.name != "extra"
+              and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    return cls(**kwargs, **known, **({"extra": {k: v for k, v in data.items() if k not in names}}
+                                     if "extra" in {f.name for f in dataclasses.fields(cls)} else {}))
+
+
+class Results:
+    """One run's results.json; `data` is the document itself."""
+
+    def __init__(self, data: dict, path: Path | None = None):
+        self.data = data
+        self.path = path
+
+    @property
+    def board(self) -> dict:
+        return self.data.get("board", {})
+
+    @property
+    def roofs(self) -> list[Roof]:
+        return [_typed(Roof, r) for r in self.data["roofs"]]
+
+    @property
+    def points(self) -> list[Point]:
+        return [_typed(Point, p, short_name=layer_names.short(p)) for p in self.data.get("points") or []]
+
+    @property
+    def sweeps(self) -> list[Sweep]:
+        return [Sweep(s["emitter"], s["kernel"], s["dtype"], [p[0] for p in s["points"]], [p[1] for p in s["points"]])
+                for s in self.data.get("sweeps") or []]
+
+    def tables(self) -> dict[str, list[dict]]:
+        """The export tables as lists of rows (pandas: pd.DataFrame(r.tables()["points"]))."""
+        return {name: rows for name, (_, rows) in export.tables(self.data).items()}
+
+    def to_csv(self, folder) -> list[Path]:
+        return export.write_csv(self.data, Path(folder))
+
+    def to_json(self, path) -> Path:
+        return export.write_json(self.data, Path(path))
+
+    def to_html(self, path) -> Path:
+        from . import html_report
+
+        return html_report.write(self.data, Path(path))
+
+    def plot(self, ax=None, emitters: list[str] | None = None, dtypes: list[str] | None = None):
+        """The roofline on a matplotlib Axes (a new figure if none); returns the Axes."""
+        from . import plot
+
+        data = plot.select(self.data, emitters, dtypes)
+        if ax is None:
+            import matplotlib.pyplot as plt
+
+            _, ax = plt.subplots(figsize=(10, 6))
+        plot.draw_axes(ax, data)
+        ax.set_title(plot._title(self.board), fontsize=10)
+        return ax
+
+    def __repr__(self) -> str:
+        return (f"<mcuroof.Results {self.board.get('name', '?')}: {len(self.data['roofs'])} roofs, "
+                f"{len(self.data.get('points') or [])} points{f' from {self.path}' if self.path else ''}>")
+
+
+def load(path) -> Results:
+    """A results.json written by `mcuroof run` (checked as the commands check it)."""
+    return Results(results.load(Path(path)), Path(path))
+
+
+def plot_compare(runs: list[Results], ax=None, labels: list[str] | None = None):
+    """Several runs' measured rooflines on one Axes (a colour per run, points by emitter)."""
+    from . import compare, plot
+
+    datas = [r.data for r in runs]
+    names = labels or compare.labels(datas, [r.path or Path(f"run{i}") for i, r in enumerate(runs)])
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(11, 6.5))
+    compare.draw_axes(ax, list(zip(names, datas)))
+    plot._place_labels(ax)
+    plot._label_points(ax)
+    return ax
+
+
+def run(board: str = "unix", suites: list[str] | None = None, model: str | None = None,
+        output=None, **options) -> Results:
+    """Run suites on a board as `mcuroof run` does (same options: dtype="int8", emitter=...,
+    port=..., profile=...) and return its results; output defaults to a new temporary folder."""
+    from . import cli
+
+    out = Path(output) if output else Path(tempfile.mkdtemp(prefix="mcuroof-")) / "run"
+    argv = ["--board", board, "-o", str(out)]
+    if suites:
+        argv += ["--suite", ",".join(suites)]
+    if model:
+        argv += ["--model", str(model)]
+    for key, value in options.items():
+        argv += [f"--{key.replace('_', '-')}", ",".join(value) if isinstance(value, (list, tuple)) else str(value)]
+    parser, command = cli.command_parser("run")
+    command.run(parser.parse_args(argv))
+    return load(out / "results.json")

@@ -1,0 +1,70 @@
+"""Results people share: the CSV/JSON exports, the notebook API and the example notebook."""
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import mcuroof
+from mcuroof import export
+from mcuroof.cli import main
+
+DATA = Path(__file__).parent / "data"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+KWS = DATA / "results-kws-microbit.json"
+
+
+def test_export_csv_is_tidy_with_units(tmp_path, capsys):
+    assert main(["export", str(KWS), "--csv", str(tmp_path / "csv"), "--json", str(tmp_path / "all.json")]) == 0
+    data = json.loads(KWS.read_text())
+    names = {p.name for p in (tmp_path / "csv").iterdir()}
+    assert names == {"roofs.csv", "ridges.csv", "points.csv", "sweeps.csv", "model.csv"}
+    with (tmp_path / "csv" / "points.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(data["points"])
+    assert {"macs_per_s", "bytes_per_s", "seconds", "oi_macc_per_byte", "short_name"} <= set(rows[0])
+    first = data["points"][0]
+    assert float(rows[0]["macs_per_s"]) == pytest.approx(first["macs_per_s"])
+    assert rows[0]["short_name"] == "CONV 0" and rows[0]["name"] == first["name"]
+    with (tmp_path / "csv" / "sweeps.csv").open() as f:
+        sweeps = list(csv.DictReader(f))
+    assert len(sweeps) == sum(len(s["points"]) for s in data["sweeps"])
+    doc = json.loads((tmp_path / "all.json").read_text())
+    assert len(doc["roofs"]) == len(data["roofs"]) and doc["model"][0]["model"] == "kws-dscnn"
+
+
+def test_export_needs_a_target(capsys):
+    assert main(["export", str(KWS)]) == 2
+    assert "needs --csv DIR or --json FILE" in capsys.readouterr().err
+
+
+def test_api_typed_records_and_plot(tmp_path):
+    r = mcuroof.load(KWS)
+    data = json.loads(KWS.read_text())
+    assert len(r.roofs) == len(data["roofs"]) and len(r.points) == len(data["points"])
+    assert r.points[0].short_name == "CONV 0" and r.points[0].output_shape == [1, 25, 5, 64]
+    assert all(s.working_set_bytes == sorted(s.working_set_bytes) for s in r.sweeps)
+    ax = r.plot()
+    assert ax.get_xscale() == "log" and any(getattr(t, "mcuroof_roofs", None) for t in ax.texts)
+    ax2 = mcuroof.plot_compare([r, mcuroof.load(DATA / "results-vww-unix.json")])
+    assert ax2.get_xscale() == "log"
+    assert {p.name for p in r.to_csv(tmp_path / "c")} >= {"points.csv"}
+
+
+def test_api_run_on_the_unix_port(tmp_path):
+    r = mcuroof.run(board="unix", suites=["compute"], output=tmp_path / "out")
+    assert any(roof.kind == "compute" and roof.source == "measured" for roof in r.roofs)
+    assert (tmp_path / "out" / "report.html").exists()
+
+
+@pytest.mark.slow
+def test_example_notebook_runs(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    for f in [EXAMPLES / "roofline.ipynb", *EXAMPLES.glob("*.json")]:
+        shutil.copy(f, tmp_path / f.name)
+    nb = nbformat.read(tmp_path / "roofline.ipynb", as_version=4)
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert (tmp_path / "my-roofline.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "kws-csv" / "points.csv").exists()
