@@ -4,8 +4,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 APT_PACKAGES := qemu-system-arm firmware-microbit-micropython
 FIRMWARE_HEX := /usr/share/firmware-microbit-micropython/firmware.hex
+# the qemu-m3/m7/m55 boards build their firmware (cached in ~/.cache/mcuroof/firmware): tests only
+ARM_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi
+NEWLIB := /usr/lib/arm-none-eabi/newlib/libc_nano.a
 
-.PHONY: setup sysdeps demo test mutate clean
+.PHONY: setup sysdeps armdeps demo test mutate clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -23,11 +26,19 @@ sysdeps:
 		echo "The emulated board needs: sudo apt-get install $(APT_PACKAGES)"; exit 1; \
 	fi
 
+armdeps:
+	@if command -v arm-none-eabi-gcc >/dev/null && [ -f $(NEWLIB) ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(ARM_PACKAGES) >/dev/null; \
+	else \
+		echo "The qemu-m3/m7/m55 boards need: sudo apt-get install $(ARM_PACKAGES)"; exit 1; \
+	fi
+
 demo: setup
 	$(VENV)/bin/mcuroof run --board qemu-microbit --model kws-dscnn -o out
 	@echo "plot: out/roofline.png"
 
-test: setup
+test: setup armdeps
 	$(PY) -m pytest -q
 
 # every one-line bug of tools/mutations.toml must make a fast test fail (a few minutes; not in CI)
