@@ -2,7 +2,7 @@
 # `make test` runs the tests. Both create .venv and install what is missing.
 VENV ?= .venv
 PY := $(VENV)/bin/python
-APT_PACKAGES := qemu-system-arm firmware-microbit-micropython
+APT_PACKAGES := qemu-system-arm firmware-microbit-micropython ser2net
 FIRMWARE_HEX := /usr/share/firmware-microbit-micropython/firmware.hex
 # the qemu-m3/m7/m55 boards build their firmware (cached in ~/.cache/mcuroof/firmware): tests only
 ARM_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi
@@ -13,13 +13,13 @@ NEWLIB := /usr/lib/arm-none-eabi/newlib/libc_nano.a
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,farm]'
 	touch $@
 
 setup: $(VENV)/.installed sysdeps
 
 sysdeps:
-	@if command -v qemu-system-arm >/dev/null && [ -f $(FIRMWARE_HEX) ]; then :; \
+	@if command -v qemu-system-arm >/dev/null && [ -f $(FIRMWARE_HEX) ] && [ -x /usr/sbin/ser2net ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
 	else \

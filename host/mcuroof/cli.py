@@ -18,6 +18,7 @@ COMMANDS = {
     "compare": ("cmd_compare", "two or more runs on one plot, roof ratios and per-layer speed-ups"),
     "export": ("cmd_export", "the results as tidy CSV tables or one JSON document, to re-plot elsewhere"),
     "kernel": ("cmd_kernel", "time your own kernels (FILE.py) on the board and place them on the roofline"),
+    "farm": ("cmd_farm", "many boards of a labgrid farm in parallel, compared; a starter exporter config"),
 }
 
 

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from . import __version__, boards, capability, html_report, kernels, layer_suite, layers, plot, reference, report, results
+from . import place
 from .collect import Collector, configs
 from .errors import BoardError, UserError
 from .link import SerialLink, UnixLink
@@ -28,6 +29,7 @@ def configure(p):
     target.add_argument("--board", default=None, help="qemu-microbit, qemu-m3, qemu-m7, qemu-m55, unix, "
                                                        "or a profile name used with --port")
     target.add_argument("--port", help="serial port of a real board: /dev/ttyACM0, auto, or a0/u0/c0")
+    place.configure(p, target)
     p.add_argument("--suite", default="memory,compute,regions",
                    help="comma-separated: memory,compute,regions (default all three)")
     p.add_argument("-o", "--output", type=Path, default=Path("out"), help="output folder (default: out)")
@@ -66,7 +68,7 @@ def run(args) -> int:
     try:
         log.write("header", tool=f"mcuroof {__version__}", board=name, link=link.description,
                   icount_shift=shift, started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                  suites=suites, resumed=entries is not None,
+                  suites=suites, resumed=entries is not None, place=getattr(args, "place", None),
                   **{opt: getattr(args, opt, None) for opt in LAYER_OPTIONS})
         t0 = time.monotonic()
         probe, records = _collect(link, log, suites, console, entries, layer_request)
@@ -137,6 +139,8 @@ def _output_dir(path: Path) -> Path:
 
 
 def _open_link(args):
+    if getattr(args, "place", None):
+        return place.open_link(args)
     if args.port:
         return SerialLink(resolve_port(args.port)), args.board or args.profile or args.port, None
     board = args.board or "qemu-microbit"
@@ -176,8 +180,8 @@ def _resume(args) -> list[dict]:
     args.output = args.resume
     if isinstance(header.get("suites"), list):
         args.suite = ",".join(str(s) for s in header["suites"])
-    if not args.board and not args.port:
-        args.board = header.get("board")
+    if not args.board and not args.port and not getattr(args, "place", None):
+        args.board, args.place = (None, header["place"]) if header.get("place") else (header.get("board"), None)
     for opt in LAYER_OPTIONS:  # the same layer plan as the interrupted run
         if getattr(args, opt, None) is None and header.get(opt) is not None:
             setattr(args, opt, header[opt])

@@ -1,0 +1,147 @@
+"""A board farm through labgrid, for real on loopback: coordinator, exporter, ser2net, QEMU boards.
+
+Three emulated micro:bits are places mb1..mb3 of one exporter. The farm's roofs must equal a
+direct --board run (QEMU -icount: deterministic); a place someone else holds is skipped, or
+waited for; a board killed mid-run ends its place only, and --resume completes it.
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from mcuroof import exporter_config, farm, results
+from mcuroof.cli import main
+
+from conftest import needs_qemu
+from labfarm import LoopbackFarm, ready
+
+SUITES = "memory,compute"
+# QEMU -icount with its default sleep=on: repeated direct runs fall on two levels 0.6 % apart
+# (the phase of the timer interrupt at the start of a script follows the host clock)
+TOLERANCE = 0.01
+
+
+def farm_test(fn):
+    for mark in (needs_qemu, pytest.mark.skipif(ready() is not None, reason=str(ready())), pytest.mark.slow):
+        fn = mark(fn)
+    return fn
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    work = tmp_path_factory.mktemp("farm")
+    lab = LoopbackFarm(["mb1", "mb2", "mb3"], work)
+    try:
+        yield lab.start()
+    finally:
+        lab.stop()
+
+
+@pytest.fixture(scope="module")
+def direct(tmp_path_factory):
+    """The same suites on the emulated board directly (--board), the reference for every place."""
+    out = tmp_path_factory.mktemp("direct") / "out"
+    assert main(["run", "--board", "qemu-microbit", "--suite", SUITES, "-o", str(out)]) == 0
+    return results.load(out / "results.json")
+
+
+def measured(data: dict) -> dict:
+    return {(r["kind"], r["name"], r["emitter"], r["dtype"]): r.get("bytes_per_s") or r["macs_per_s"]
+            for r in data["roofs"] if r["source"] == "measured"}
+
+
+def assert_same_roofs(data: dict, reference: dict) -> None:
+    got, want = measured(data), measured(reference)
+    assert got.keys() == want.keys() and len(want) >= 10
+    off = {k: got[k] / want[k] - 1 for k in want if abs(got[k] / want[k] - 1) > TOLERANCE}
+    assert not off, off
+
+
+def mcuroof(*args, **env):
+    """mcuroof in a process of its own (as a user runs it); its output and exit status."""
+    return subprocess.Popen([sys.executable, "-m", "mcuroof.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, **env))
+
+
+@farm_test
+def test_run_on_a_place_waits_for_its_holder_and_releases_it(lab, tmp_path):
+    assert lab.client("mb2", "acquire", user="alice").returncode == 0
+    held = mcuroof("run", "--place", "mb2", "--coordinator", lab.address, "--suite", "compute",
+                   "-o", str(tmp_path / "no"))
+    _, err = held.communicate(timeout=60)
+    assert held.returncode == 2 and err.strip().splitlines() == [
+        f"mcuroof: place mb2 is held by {lab.holder('mb2')}; --wait waits for it"]
+    assert "alice" in err and not (tmp_path / "no" / "raw.jsonl").exists()
+
+    waiting = mcuroof("run", "--place", "mb2", "--coordinator", lab.address, "--wait", "--suite", "compute",
+                      "-o", str(tmp_path / "out"))
+    time.sleep(3)
+    assert waiting.poll() is None and lab.holder("mb2").endswith("/alice")
+    lab.client("mb2", "release", user="alice")
+    out, err = waiting.communicate(timeout=120)
+    assert waiting.returncode == 0, err
+    assert "waiting for place mb2 (held by" in err
+    assert lab.holder("mb2") is None  # released at the end
+    data = results.load(tmp_path / "out" / "results.json")
+    assert data["board"]["name"] == "mb2" and data["board"]["icount_shift"] == 6  # from the place's tags
+    assert data["board"]["link"].startswith(f"labgrid place mb2 at {lab.address}: rfc2217://127.0.0.1:")
+    assert any(r["source"] == "theoretical" for r in data["roofs"])  # the board=qemu-microbit tag's profile
+    assert data["checks"]["failed"] == 0
+
+
+@farm_test
+def test_farm_run_resume_and_compare(lab, direct, tmp_path):
+    out = tmp_path / "farm"
+    lab.client("mb3", "acquire", user="bob")
+    killer = threading.Thread(target=kill_when_running, args=(lab, out / "mb2" / "raw.jsonl"), daemon=True)
+    killer.start()
+    code = main(["farm", "run", "--all", "--coordinator", lab.address, "--suite", SUITES, "-o", str(out)])
+    killer.join(1)
+    assert code == 2  # two places did not finish
+    assert state(out) == {"mb1": "done", "mb2": "partial", "mb3": "new"}
+    assert_same_roofs(results.load(out / "mb1" / "results.json"), direct)
+    log = (out / "mb2" / "run.log").read_text()
+    assert "the partial run is kept" in log
+    assert lab.holder("mb1") is None and lab.holder("mb2") is None and lab.holder("mb3").endswith("/bob")
+    assert not (out / "compare.png").exists()  # one place finished: nothing to compare yet
+
+    lab.start_board("mb2")  # the board is back (QEMU on a new pty, the same exported port)
+    lab.client("mb3", "release", user="bob")
+    before = (out / "mb1" / "results.json").read_bytes()
+    assert main(["farm", "run", "--resume", str(out), "--coordinator", lab.address]) == 0
+    assert state(out) == {"mb1": "done", "mb2": "done", "mb3": "done"}
+    assert (out / "mb1" / "results.json").read_bytes() == before  # finished places are not run again
+    for place in ("mb2", "mb3"):
+        assert_same_roofs(results.load(out / place / "results.json"), direct)
+    raw = [json.loads(ln) for ln in (out / "mb2" / "raw.jsonl").read_text().splitlines()]
+    assert [e["resumed"] for e in raw if e["kind"] == "header"] == [False, True]
+    finished = [(e["suite"], e["kernel"]) for e in raw if e["kind"] == "kernel"]
+    assert len(finished) == len(set(finished))  # the units finished before the kill did not run again
+    assert (out / "compare.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def kill_when_running(lab, raw, timeout=120):
+    """Kill mb2's QEMU once its memory suite has finished a unit (mid-run)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if raw.exists() and '"kind": "kernel", "suite": "memory"' in raw.read_text():
+            lab.kill_board("mb2")
+            return
+        time.sleep(0.2)
+
+
+def state(out):
+    return {p: farm.state(out / p) for p in ("mb1", "mb2", "mb3")}
+
+
+def test_exporter_config_matches_boards_by_usb_serial_number():
+    ports = [exporter_config.Port("/dev/ttyACM0", 0x2E8A, 0x0005, "E6614C311B7E6F35", "Board in FS mode"),
+             exporter_config.Port("/dev/ttyUSB0", 0x10C4, 0xEA60, None, "CP2102 USB to UART")]
+    text = exporter_config.render(ports)
+    assert "board-in-fs-mode-7e6f35:\n  USBSerialPort:\n    match:\n      ID_SERIAL_SHORT: 'E6614C311B7E6F35'" in text
+    assert "set-tags board=pico" in text
+    assert "cp2102-usb-to-uart:\n  RawSerialPort:\n    port: /dev/ttyUSB0" in text
