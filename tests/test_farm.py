@@ -122,6 +122,7 @@ def test_farm_run_resume_and_compare(lab, direct, tmp_path):
     finished = [(e["suite"], e["kernel"]) for e in raw if e["kind"] == "kernel"]
     assert len(finished) == len(set(finished))  # the units finished before the kill did not run again
     assert (out / "compare.png").read_bytes()[:4] == b"\x89PNG"
+    assert all(p in (out / "report.html").read_text() for p in ("mb1", "mb2", "mb3"))
 
 
 def kill_when_running(lab, raw, timeout=120):

@@ -180,7 +180,7 @@ def _summary(workers: list[farm.Worker]) -> Table:
 
 
 def _compare(plan: farm.Plan, console: Console) -> None:
-    from . import compare, results
+    from . import compare, html_report, results
 
     paths = [plan.out / p / "results.json" for p in plan.places if (plan.out / p / "results.json").exists()]
     if len(paths) < 2:
@@ -190,4 +190,5 @@ def _compare(plan: farm.Plan, console: Console) -> None:
     for item in compare.tables(runs, paths):
         console.print(item)
     compare.draw(runs, plan.out / "compare.png")
-    console.print(f"wrote {plan.out / 'compare.png'}")
+    html_report.write_compare(runs, plan.out / "report.html", paths)
+    console.print(f"wrote {plan.out / 'compare.png'}, {plan.out / 'report.html'}")

@@ -117,7 +117,7 @@ def _layer_request(args, suites: list[str]) -> tuple[list[str], layer_suite.Requ
 
 def _check_request(args, request: layer_suite.Request) -> None:
     """Refuse, before anything runs, emitters and element types the board's profile cannot run."""
-    name = args.profile or args.board or (None if args.port else "qemu-microbit")
+    name = args.profile or args.board or (None if args.port or getattr(args, "place", None) else "qemu-microbit")
     profile = boards.load_board(name) if name in boards.board_names() else None
     capability.check(request.emitters, request.dtypes, request.network, name,
                      profile.run.get("emitters") if profile else None)
