@@ -68,3 +68,43 @@ def test_example_notebook_runs(tmp_path):
     nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     assert (tmp_path / "my-roofline.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "kws-csv" / "points.csv").exists()
+
+
+@pytest.mark.parametrize("name", ["results-kws-microbit.json", "results-vww-unix.json"])
+def test_report_at_80_columns_cuts_no_number(name, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["report", str(DATA / name)]) == 0
+    out = capsys.readouterr().out
+    assert "…" not in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "left out:" in out  # the columns it could not afford are named
+    data = json.loads((DATA / name).read_text())
+    p = data["points"][0]
+    assert f"{p['oi']:.3g}" in out
+
+
+def test_report_piped_keeps_every_column(capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert main(["report", str(DATA / "results-vww-unix.json")]) == 0
+    out = capsys.readouterr().out
+    assert "…" not in out and "left out:" not in out
+    assert "bytes/s (of roof)" in out and "per cycle" in out
+
+
+def test_compare_matches_layers_by_shape_and_names_missing_ones():
+    from mcuroof import compare
+
+    a = json.loads(KWS.read_text())
+    b = json.loads(KWS.read_text())
+    b["model"]["name"] = "kws_ref_model"  # the same network loaded from a .tflite: other names, same shapes
+    for p in b["points"]:
+        p["name"] = f"functional_1/very/long/tensor/{p['name']}"
+    lay = compare.layer_comparison([("A", a), ("B", b)])
+    assert lay["shared"] == len({p["index"] for p in a["points"]}) and "matched by op and shapes" in lay["match_note"]
+    assert lay["layers"][0]["layer"] == "CONV 0"
+    asm = next(v for v in lay["network"] if v["run"] == 0 and v["emitter"] == "asm_thumb")
+    # asm_thumb has no AVERAGE_POOL kernel: its row stays, names the layer and its bytecode time
+    assert not asm["complete"] and [m["layer"] for m in asm["missing"]] == ["AVGPOOL 9"]
+    pool = next(p for p in a["points"] if p["index"] == 9)
+    assert asm["missing"][0]["seconds"] == pytest.approx(pool["seconds"])
+    assert asm["seconds"] == pytest.approx(asm["measured_seconds"] + pool["seconds"])

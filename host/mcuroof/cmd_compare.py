@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
 
-from . import compare, results
+from . import compare, results, terminal
 from .cmd_plot import FORMATS
 from .errors import UserError
 
@@ -24,9 +23,9 @@ def run(args) -> int:
         raise UserError(f"{args.output}: unknown plot format {args.output.suffix!r} (use {', '.join(FORMATS)})")
     datas = [results.load(p) for p in args.results]
     runs = list(zip(compare.labels(datas, args.results), datas))
-    console = Console()
+    console = terminal.console()
     for item in compare.tables(runs, args.results):
-        console.print(item)
+        terminal.show(console, item)
     compare.draw(runs, args.output)
     console.print(f"wrote {args.output}")
     if args.html:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
 
-from . import report, results
+from . import report, results, terminal
 
 
 def configure(p):
@@ -23,7 +22,7 @@ def run(args) -> int:
         html_report.write(data, args.html)
         print(f"wrote {args.html}")
         return 0
-    console = Console()
+    console = terminal.console()
     for item in report.renderables(data):
-        console.print(item)
+        terminal.show(console, item)
     return 0

@@ -7,10 +7,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import __version__, boards, capability, html_report, kernels, layer_suite, layers, plot, reference, report, results
+from . import (__version__, boards, capability, html_report, kernels, layer_suite, layers, plot, reference, report,
+               results, terminal)
 from . import place
 from .collect import Collector, configs
 from .errors import BoardError, UserError
@@ -54,7 +54,7 @@ def run(args) -> int:
     if layer_request:
         _check_request(args, layer_request)
     out = _output_dir(args.output)
-    console = Console()
+    console = terminal.console()
     if getattr(args, "clocks", None):
         from . import clocks
 
@@ -86,7 +86,7 @@ def run(args) -> int:
     plot.draw(data, out / "roofline.png")
     html_report.write(data, out / "report.html")
     for item in report.renderables(data):
-        console.print(item)
+        terminal.show(console, item)
     console.print(f"wrote {out / 'raw.jsonl'}, {out / 'results.json'}, {out / 'roofline.png'}, {out / 'report.html'} "
                   f"in {wall:.1f} s")
     return 0

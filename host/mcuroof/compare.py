@@ -8,10 +8,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from . import layer_names
 from . import plot as plot_mod
 from . import roofs as roofs_mod
 from .errors import UserError
-from .units import si
+from .units import duration, si
 
 RUN_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
 RUN_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
@@ -84,55 +85,93 @@ def _model(data: dict) -> str | None:
     return m if isinstance(m, str) else None
 
 
+def _layer_keys(points: list[dict]) -> dict[tuple, tuple]:
+    """(index, name) of a point -> the key that matches its layer across runs: op, input and
+    output shapes and the how-manieth such layer it is (the same network from a .tflite file and
+    from the built-in shapes has other tensor names); the name where points carry no shapes."""
+    keys, seen = {}, {}
+    for p in sorted(points, key=lambda p: p.get("index", 0)):
+        ident = (p.get("index"), p.get("name"))
+        if ident in keys:
+            continue
+        if p.get("output_shape") is not None and p.get("input_shapes") is not None:
+            sig = (p.get("op"), tuple(tuple(s) for s in p["input_shapes"]), tuple(p["output_shape"]))
+            seen[sig] = seen.get(sig, 0) + 1
+            keys[ident] = ("shape",) + sig + (seen[sig],)
+        else:
+            keys[ident] = ("name", p.get("name"))
+    return keys
+
+
 def layer_comparison(runs: list[tuple[str, dict]]) -> dict | None:
-    """Per-layer speed-ups where the runs profiled the same model's layers (results' points:
-    name, dtype, emitter, seconds, macc). None when fewer than two runs share a layer.
+    """Per-layer speed-ups where the runs profiled the same network's layers, matched by op and
+    shapes (results' points: index, op, input_shapes, output_shape, dtype, emitter, seconds).
+    None when fewer than two runs share a layer.
 
     layers: per layer, each run's fastest (dtype, emitter) and its seconds, the speed-up of each
     run over the first (first's seconds / this run's), and the fastest run, dtype and emitter.
-    network: per (run, dtype, emitter) that ran every shared layer, the summed seconds; the
-    fastest of them; and per run its best total (fastest variant per layer, summed)."""
-    models = {_model(d) for _, d in runs} - {None}
-    if len(models) > 1:
-        return {"layers": [], "network": [], "note": f"different models ({', '.join(sorted(models))})"}
-    per_run: list[dict[str, dict[tuple, float]]] = []
-    order: list[str] = []
+    network: per (run, dtype, emitter), the summed seconds over the shared layers; a variant that
+    lacks some of them names them (`missing`) with their best time in the same run on another
+    variant, which its `seconds` includes (`complete` is False); and per run its best total."""
+    per_run: list[dict[tuple, dict[tuple, float]]] = []
+    labels: dict[tuple, str] = {}
+    order: list[tuple] = []
     for _, data in runs:
-        layers: dict[str, dict[tuple, float]] = {}
-        for p in data.get("points") or []:
-            if p.get("verified") is False or not p.get("seconds") or not p.get("name"):
+        pts = [p for p in data.get("points") or [] if not p.get("user")]
+        keys = _layer_keys(pts)
+        layers: dict[tuple, dict[tuple, float]] = {}
+        for p in sorted(pts, key=lambda p: p.get("index", 0)):
+            if p.get("verified") is False or not p.get("seconds"):
                 continue
-            variants = layers.setdefault(p["name"], {})
-            key = (p.get("dtype"), p.get("emitter"))
-            variants[key] = min(variants.get(key, math.inf), p["seconds"])
-            if p["name"] not in order:
-                order.append(p["name"])
+            key = keys[(p.get("index"), p.get("name"))]
+            variants = layers.setdefault(key, {})
+            v = (p.get("dtype"), p.get("emitter"))
+            variants[v] = min(variants.get(v, math.inf), p["seconds"])
+            labels.setdefault(key, layer_names.short(p) if key[0] == "shape" else str(p.get("name")))
+            if key not in order:
+                order.append(key)
         per_run.append(layers)
-    shared = [n for n in order if sum(n in lay for lay in per_run) >= 2]
+    shared = [k for k in order if sum(k in lay for lay in per_run) >= 2]
+    models = {_model(d) for _, d in runs} - {None}
     if not shared:
+        if len(models) > 1:
+            return {"layers": [], "network": [], "note": f"different models ({', '.join(sorted(models))}): "
+                                                          "no layer with the same op and shapes"}
         return None
     rows = []
-    for name in shared:
-        best = [min(lay[name].items(), key=lambda kv: kv[1]) if name in lay else None for lay in per_run]
+    for key in shared:
+        best = [min(lay[key].items(), key=lambda kv: kv[1]) if key in lay else None for lay in per_run]
         base = next((b[1] for b in best if b), None)
-        fastest = min(((i, k, s) for i, b in enumerate(best) if b for k, s in per_run[i][name].items()),
+        fastest = min(((i, k, s) for i, b in enumerate(best) if b for k, s in per_run[i][key].items()),
                       key=lambda t: t[2])
-        rows.append({"layer": name, "best": [{"dtype": b[0][0], "emitter": b[0][1], "seconds": b[1]} if b else None
-                                            for b in best],
+        rows.append({"layer": labels[key], "best": [{"dtype": b[0][0], "emitter": b[0][1], "seconds": b[1]} if b
+                                                    else None for b in best],
                      "speedup": [base / b[1] if b else None for b in best],
                      "fastest": {"run": fastest[0], "dtype": fastest[1][0], "emitter": fastest[1][1],
                                  "seconds": fastest[2]}})
-    network = []
-    for i, lay in enumerate(per_run):
-        if not all(n in lay for n in shared):
-            continue
-        for key in set.intersection(*(set(lay[n]) for n in shared)):
-            network.append({"run": i, "dtype": key[0], "emitter": key[1],
-                            "seconds": sum(lay[n][key] for n in shared)})
-    network.sort(key=lambda v: v["seconds"])
-    best_total = [sum(min(lay[n].values()) for n in shared) if all(n in lay for n in shared) else None
+    network = [_network_row(i, v, lay, shared, labels) for i, lay in enumerate(per_run)
+               for v in dict.fromkeys(v for k in shared if k in lay for v in lay[k])]
+    network.sort(key=lambda v: (v["seconds"] is None, v["seconds"] or 0))
+    best_total = [sum(min(lay[k].values()) for k in shared) if all(k in lay for k in shared) else None
                   for lay in per_run]
-    return {"layers": rows, "network": network, "best_total": best_total, "shared": len(shared)}
+    note = f"matched by op and shapes: {', '.join(sorted(models))}" if len(models) > 1 else None
+    return {"layers": rows, "network": network, "best_total": best_total, "shared": len(shared), "match_note": note}
+
+
+def _network_row(run: int, variant: tuple, lay: dict, shared: list[tuple], labels: dict) -> dict:
+    own = [k for k in shared if variant in lay.get(k, {})]
+    missing = []
+    for k in shared:
+        if k in own:
+            continue
+        other = min(lay[k].items(), key=lambda kv: kv[1]) if k in lay else None
+        missing.append({"layer": labels[k], "seconds": other[1] if other else None,
+                        "dtype": other[0][0] if other else None, "emitter": other[0][1] if other else None})
+    total = sum(lay[k][variant] for k in own)
+    lost = any(m["seconds"] is None for m in missing)
+    return {"run": run, "dtype": variant[0], "emitter": variant[1], "layers": len(own), "measured_seconds": total,
+            "seconds": None if lost else total + sum(m["seconds"] for m in missing),
+            "complete": not missing, "missing": missing}
 
 
 # ---------------------------------------------------------------- tables
@@ -191,27 +230,32 @@ def _layer_tables(runs, lay) -> list:
     for row in lay["layers"]:
         cells = []
         for b, s in zip(row["best"], row["speedup"]):
-            cells.append(f"{_ms(b['seconds'])} {b['dtype']} {b['emitter']}" + (f" (x{s:.3g})" if s else "")
+            cells.append(f"{duration(b['seconds'])} {b['dtype']} {b['emitter']}" + (f" (x{s:.3g})" if s else "")
                          if b else "-")
         f = row["fastest"]
         t.add_row(row["layer"], *cells, _variant(f["run"], f["dtype"], f["emitter"]))
     out = [t]
     n = Table(title=f"Whole network ({lay['shared']} shared layers)", title_justify="left")
-    for col in ("target / dtype / emitter", "seconds", "speed-up over the slowest"):
-        n.add_column(col, justify="left" if col.startswith("target") else "right")
-    slowest = max((v["seconds"] for v in lay["network"]), default=None)
+    for col in ("target / dtype / emitter", "time", "speed-up over the slowest", "missing layers (their time elsewhere)"):
+        n.add_column(col, justify="right" if col in ("time", "speed-up over the slowest") else "left")
+    slowest = max((v["seconds"] for v in lay["network"] if v["seconds"]), default=None)
     for v in lay["network"]:
-        n.add_row(_variant(v["run"], v["dtype"], v["emitter"]), _ms(v["seconds"]), f"x{slowest / v['seconds']:.3g}")
+        missing = ", ".join(f"{m['layer']} ({duration(m['seconds'])} on {m['dtype']} {m['emitter']})" if m["seconds"]
+                            else f"{m['layer']} (not run in {_tag(v['run'])})" for m in v["missing"])
+        time = duration(v["seconds"]) if v["seconds"] else f"{duration(v['measured_seconds'])} + ?"
+        n.add_row(_variant(v["run"], v["dtype"], v["emitter"]), time + ("" if v["complete"] else " *"),
+                  f"x{slowest / v['seconds']:.3g}" if v["seconds"] and slowest else "-", missing or "-")
+    if any(not v["complete"] for v in lay["network"]):
+        n.caption = "* includes the missing layers at their time on another emitter or type of the same run"
+        n.caption_justify = "left"
     out.append(n)
-    if lay["network"]:
+    if lay.get("match_note"):
+        out.append(f"layers {lay['match_note']}")
+    if lay["network"] and lay["network"][0]["seconds"]:
         f = lay["network"][0]
         out.append(f"fastest for the whole network: {_tag(f['run'])} {runs[f['run']][0]}, {f['dtype']} {f['emitter']} "
-                   f"({_ms(f['seconds'])})")
+                   f"({duration(f['seconds'])}{'' if f['complete'] else ', with the missing layers elsewhere'})")
     return out
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.3g} ms"
 
 
 def _tag(i: int) -> str:

@@ -379,6 +379,15 @@ def compare_section(runs: list[tuple[str, dict]], paths: list[Path] | None = Non
             cells.append(f"{tags[f['run']]} {f['dtype']} {f['emitter']}")
             rows.append(cells)
         out += [f"<h2>Layers: best time per run (speed-up over {tags[0]})</h2>", table(["layer"] + tags + ["fastest"], rows)]
+        net = [[f"{tags[v['run']]} {v['dtype']} {v['emitter']}",
+                _num(v["seconds"], fmt=lambda x, v=v: duration(x) + ("" if v["complete"] else " *")),
+                _num(v["layers"], fmt=str),
+                "; ".join(f"{m['layer']} ({duration(m['seconds'])} on {m['dtype']} {m['emitter']})" if m["seconds"]
+                          else f"{m['layer']} (not run)" for m in v["missing"]) or "-"] for v in lay["network"]]
+        out += [f"<h2>Whole network ({lay['shared']} shared layers)</h2>",
+                table(["target / dtype / emitter", "time", "layers run", "missing (time elsewhere, included *)"], net)]
+        if lay.get("match_note"):
+            out.append(f"<p class='note'>layers {_e(lay['match_note'])}</p>")
     elif lay and lay.get("note"):
         out.append(f"<p class='note'>layers not compared: {_e(lay['note'])}</p>")
     out += ["<h2>Rooflines compared</h2>", _figure(roofline_figure(runs[0][1], runs), "compare-roofline")]

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from .units import si
+from . import layer_names
+from .units import duration, si
 
 ADVICE_KEYS = {"above": "ABOVE ROOF", "software": "software", "below": "below", "memory": "slope",
                "compute": "ceiling", "nomac": "fuse"}
@@ -19,13 +20,13 @@ def layers_table(result: dict) -> Table | None:
     if not pts:
         return None
     t = Table(title=f"Layers of {result.get('model', {}).get('name', 'the model')} on the board", title_justify="left")
-    for col in ("#", "layer", "kernel", "tile", "OI", "MACC/s", "bytes/s (of roof)", "roof", "headroom",
+    for col in ("layer", "kernel", "tile", "OI", "MACC/s", "bytes/s (of roof)", "roof", "headroom",
                 "bound", "advice"):
-        t.add_column(col, justify="right" if col in ("#", "tile", "OI", "MACC/s", "roof", "headroom") else "left")
+        t.add_column(col, justify="right" if col in ("tile", "OI", "MACC/s", "roof", "headroom") else "left")
     for p in sorted(pts, key=lambda p: (p["index"], p["dtype"], p["emitter"])):
         share = f" ({p['memory_share']:.0%})" if p.get("memory_share") else ""
-        name = p["name"] if p["verified"] else f"{p['name']} [bold red]FAILED CHECK[/]"
-        t.add_row(str(p["index"]), name, f"{p['emitter']} {p['dtype']}", f"{p['tile_fraction']:.2g}",
+        name = layer_names.short(p) if p["verified"] else f"{layer_names.short(p)} [bold red]FAILED CHECK[/]"
+        t.add_row(name, f"{p['emitter']} {p['dtype']}", f"{p['tile_fraction']:.2g}",
                   f"{p['oi']:.3g}", si(p["macs_per_s"], ""), si(p["bytes_per_s"], "B/s") + share,
                   si(p["roof_macs_per_s"], "") if p.get("roof_macs_per_s") else "-",
                   f"{p['headroom']:.3g}x" if p.get("headroom") else "-", p["bound"],
@@ -50,8 +51,8 @@ def model_table(result: dict) -> Table | None:
     for r in rows:
         ratio = r.get("measured_over_predicted")
         rate = r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s")
-        t.add_row(r["emitter"], r["dtype"], str(r["layers"]), si(r["predicted_seconds"], "s"),
-                  si(r["measured_seconds"], "s"), (f"~{rate:.3g}" if estimate else f"{rate:.3g}") if rate else "-",
+        t.add_row(r["emitter"], r["dtype"], str(r["layers"]), duration(r["predicted_seconds"]),
+                  duration(r["measured_seconds"]), (f"~{rate:.3g}" if estimate else f"{rate:.3g}") if rate else "-",
                   f"{ratio:.3g}" if ratio else "-")
     return t
 

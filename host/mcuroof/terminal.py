@@ -1,0 +1,76 @@
+"""Tables people can read where they land: a narrow terminal gets fewer columns (the least needed
+ones left out, and said so), a pipe or a CI log gets the full width; numbers are never cut."""
+from __future__ import annotations
+
+import os
+import sys
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+PIPE_WIDTH = 400   # not a terminal (| tee, CI logs): write every column at its full width
+# columns left out first when a table does not fit, in this order (headers as the tables name them)
+DROPPABLE = ("per cycle", "per instr", "source", "tile", "bytes/s (of roof)", "/ theory", "roof", "bound",
+             "icount shift", "results", "firmware", "measured / predicted")
+
+
+def console() -> Console:
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return Console()
+    return Console(width=PIPE_WIDTH)
+
+
+def show(con: Console, item) -> None:
+    con.print(fit(item, con.width) if isinstance(item, Table) else item)
+
+
+def fit(table: Table, width: int) -> Table:
+    """The table with the droppable columns it cannot afford at this width left out (its caption
+    names them); numeric columns never wrap nor shrink, text columns wrap."""
+    cols = list(table.columns)
+    kept = list(cols)
+    dropped = []
+    for name in DROPPABLE:
+        for c in cols:
+            if _plain(c.header) == name and c in kept and _needed(kept) > width:
+                kept.remove(c)
+                dropped.append(name)
+    out = Table(title=table.title, title_justify=table.title_justify, caption=table.caption,
+                caption_justify=table.caption_justify, box=table.box, show_lines=table.show_lines)
+    for c in kept:
+        numeric = _numeric(c)
+        out.add_column(c.header, justify=c.justify, no_wrap=numeric, overflow="fold",
+                       min_width=_natural(c) if numeric else _longest_word(c))
+    for i, row in enumerate(table.rows):
+        out.add_row(*[c._cells[i] for c in kept], style=row.style)
+    if dropped:
+        note = f"at {width} columns, left out: {', '.join(dropped)} (a wider terminal or mcuroof export --csv has them)"
+        out.caption = f"{table.caption}\n{note}" if table.caption else note
+        out.caption_justify = "left"
+    return out
+
+
+def _plain(cell) -> str:
+    if isinstance(cell, Text):
+        return cell.plain
+    return Text.from_markup(str(cell)).plain if isinstance(cell, str) else str(cell)
+
+
+def _natural(col) -> int:
+    cells = [_plain(c) for c in col._cells]
+    return max([len(c) for c in cells] + [max((len(w) for w in _plain(col.header).split()), default=1)])
+
+
+def _longest_word(col, cap: int = 16) -> int:
+    words = [w for c in col._cells for w in _plain(c).split()] + _plain(col.header).split()
+    return min(max((len(w) for w in words), default=1), cap)
+
+
+def _needed(cols) -> int:
+    return sum(_natural(c) + 3 for c in cols) + 1
+
+
+def _numeric(col) -> bool:
+    cells = [_plain(c).strip() for c in col._cells]
+    return bool(cells) and all(c in ("-", "") or c.lstrip("~x-").replace(" ", "")[:1].isdigit() for c in cells)
