@@ -317,4 +317,5 @@ def draw_axes(ax, runs: list[tuple[str, dict]]):
     ax.set_ylabel("attainable performance (MACC / s)")
     ax.grid(True, which="major", alpha=0.3)
     ax.grid(True, which="minor", alpha=0.08)
+    plot_mod.plain_ticks(ax)
     return ax
