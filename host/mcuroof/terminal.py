@@ -3,6 +3,7 @@ ones left out, and said so), a pipe or a CI log gets the full width; numbers are
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from rich.console import Console
@@ -38,10 +39,11 @@ def fit(table: Table, width: int) -> Table:
                 dropped.append(name)
     out = Table(title=table.title, title_justify=table.title_justify, caption=table.caption,
                 caption_justify=table.caption_justify, box=table.box, show_lines=table.show_lines)
-    for c in kept:
-        numeric = _numeric(c)
-        out.add_column(c.header, justify=c.justify, no_wrap=numeric, overflow="fold",
-                       min_width=_natural(c) if numeric else _longest_word(c))
+    numeric = {id(c): _numeric(c) for c in kept}
+    words = sum((_natural(c) if numeric[id(c)] else _longest_word(c)) + 3 for c in kept) + 1 <= width
+    for c in kept:  # numbers keep their width; text wraps between words (inside them only if it must)
+        out.add_column(c.header, justify=c.justify, no_wrap=numeric[id(c)], overflow="fold",
+                       min_width=_natural(c) if numeric[id(c)] else (_longest_word(c) if words else None))
     for i, row in enumerate(table.rows):
         out.add_row(*[c._cells[i] for c in kept], style=row.style)
     if dropped:
@@ -71,6 +73,10 @@ def _needed(cols) -> int:
     return sum(_natural(c) + 3 for c in cols) + 1
 
 
+NUMBER = re.compile(r"^[~x-]?[\d.,]+(e[+-]?\d+)?( ?[^\s\d]\S*)?( \(\S+\))?[ *]*$")
+
+
 def _numeric(col) -> bool:
+    """A column of numbers (with their unit): "910 MMACC/s", "4.43x", "-", "0.67 SRAM"? no: text."""
     cells = [_plain(c).strip() for c in col._cells]
-    return bool(cells) and all(c in ("-", "") or c.lstrip("~x-").replace(" ", "")[:1].isdigit() for c in cells)
+    return bool(cells) and all(c in ("-", "") or (len(c) <= 18 and NUMBER.match(c)) for c in cells)
