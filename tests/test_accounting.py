@@ -71,7 +71,9 @@ def test_compute_kernel_mac_count_on_the_unix_port(tmp_path, micropython):
     cfg = {"win_us": 200, "trials": 1, "emitters": ["bytecode", "viper"], "types": ["b", "f"],
            "iters": {"bytecode": 8, "viper": 8}, "unroll": 4, "unroll_asm": 4}
     for k in kernels.compute_kernels(cfg):
-        assert k.source.count("a+=X[") == 4, k.key   # 4 multiply-accumulates per iteration
+        assert k.source.count("a+=") == 4, k.key   # 4 multiply-accumulates per iteration
+        if k.key == "compute/viper/int8":   # signed, as the layers read int8: (v ^ 128) - 128
+            assert k.source.count("((X[") == 4 and k.source.count("^128)-128)") == 8
     recs = [r for r in run_unix(tmp_path, micropython, "compute", cfg) if r["t"] == "mac"]
     assert {(r["em"], r["ty"]) for r in recs} == {("bytecode", "int8"), ("bytecode", "float32"), ("viper", "int8")}
     for r in recs:
@@ -85,6 +87,8 @@ def test_asm_compute_kernel_does_unroll_multiplies():
            "unroll": 3, "unroll_asm": 6}
     for k in kernels.compute_kernels(cfg):
         assert k.source.count("mul(r4,r5)") == 6 and ",6,10)" in k.source, k.key
+        # int8 sign-extended after each byte load, as the layer kernels do: lsl then asr by 24
+        assert k.source.count("asr(r4,r4,24)") == (6 if k.key.endswith("int8") else 0), k.key
 
 
 # ---------------------------------------------------------------- MACC and bytes per op kind

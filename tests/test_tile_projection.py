@@ -108,3 +108,64 @@ def test_the_firmware_runs_the_companion_of_the_tile_it_ran(tmp_path, micropytho
     assert [r["cand"] for r in runs] == [0, n] and all(layers.verify(job, r) for r in runs)
     p = points.point(job, runs, [], [])
     assert p["projection"] == "fit" and p["verified"]
+
+
+# ---------------------------------------------------------------- element types and layer sets
+
+def mem(em, k, ty, nbytes):
+    """A memory record that moved nbytes in 1 us (no harness cost): nbytes * 1e6 B/s."""
+    return {"em": em, "k": k, "ty": ty, "bytes": nbytes, "us": 1, "ovh": 0, "r": 1}
+
+
+def test_each_emitter_and_layer_type_gets_its_own_memory_ceiling():
+    from mcuroof import roofs
+
+    got = roofs.memory_roofs([mem("c", "copy", "int8", 4000), mem("viper", "add", "int32", 3000),
+                              mem("viper", "copy", "int8", 1000), mem("viper", "copy", "int32", 2000),
+                              mem("viper", "copy", "int16", 2500)])
+    by_name = {r["name"]: (r["role"], r["emitter"], r["dtype"], r["bytes_per_s"]) for r in got}
+    assert by_name == {"memory": ("roof", "c", "int8", 4e9), "viper add": ("ceiling", "viper", "int32", 3e9),
+                       "viper copy int8": ("ceiling", "viper", "int8", 1e9)}   # int16: no layer runs it
+
+
+def test_an_int8_layer_sits_under_its_emitters_int8_ceiling():
+    from mcuroof import roofs
+
+    rs = roofs.memory_roofs([mem("c", "copy", "int8", 4000), mem("viper", "add", "int32", 3000),
+                             mem("viper", "copy", "int8", 1000)])
+    pool = Layer(index=2, name="pool", op="AVERAGE_POOL_2D", dtype="int8", inputs=((1, 8, 8, 4),),
+                 output=(1, 4, 4, 4), kernel=(2, 2), stride=(2, 2), padding="valid")
+    job = layers.plan_layer(pool, "int8", "viper", 1 << 20, None)
+    chk = layers.checksum(layers.reference_output("AVERAGE_POOL_2D", "int8", job.tiles[0]))
+    p = points.point(job, [{"cand": 0, "chk": chk, "us": 1, "ovh": 0, "r": 1}], rs, ["viper"])
+    # 256 + 64 bytes in 1 us = 3.2e8 B/s against the viper int8 ceiling of 1e9: headroom 3.125
+    assert p["memory_roof"] == "viper copy int8" and p["headroom"] == pytest.approx(1e9 / 3.2e8)
+
+
+def pt(index, emitter, seconds, projection="scaled", dtype="int8", verified=True):
+    return {"index": index, "emitter": emitter, "dtype": dtype, "seconds": seconds, "verified": verified,
+            "projection": projection, "macc": 0, "roof_macs_per_s": 0.0, "memory_share": 0.5}
+
+
+def test_whole_model_rows_cover_the_same_layers():
+    # asm_thumb lacks layer 9 (pool): it is timed with the fastest emitter that has it (viper
+    # over bytecode); layer 4 is a lone tile on asm_thumb, so its time comes from bytecode too
+    pts = [pt(0, "asm_thumb", 0.25), pt(4, "asm_thumb", 9.0, "tile"),
+           pt(0, "bytecode", 1.0), pt(4, "bytecode", 2.0), pt(9, "bytecode", 0.5), pt(9, "viper", 0.125),
+           pt(0, "viper", 0.5), pt(4, "viper", 1.5, "tile")]
+    rows = {r["emitter"]: r for r in points.whole_model(pts)}
+    asm = rows["asm_thumb"]
+    assert asm["layers"] == 3 and asm["measured_seconds"] == pytest.approx(0.25 + 2.0 + 0.125)
+    assert asm["borrowed"] == [{"index": 4, "emitter": "bytecode"}, {"index": 9, "emitter": "viper"}]
+    assert asm["tiles_left_out"] == [4] and not asm["partial"]
+    assert asm["inferences_per_s"] == pytest.approx(1 / 2.375)
+    assert rows["bytecode"]["borrowed"] == [] and rows["bytecode"]["measured_seconds"] == pytest.approx(3.5)
+    assert rows["viper"]["measured_seconds"] == pytest.approx(0.5 + 2.0 + 0.125)
+
+
+def test_a_layer_no_emitter_could_time_makes_every_row_partial():
+    pts = [pt(0, "asm_thumb", 0.25), pt(0, "bytecode", 1.0), pt(5, "bytecode", 7.0, "tile"),
+           pt(5, "asm_thumb", 0.5, verified=False)]
+    rows = points.whole_model(pts)
+    assert [(r["emitter"], r["missing"], r["partial"], r["inferences_per_s"]) for r in rows] == [
+        ("asm_thumb", [5], True, None), ("bytecode", [5], True, None)]

@@ -85,12 +85,17 @@ def _mac_body(em: str, tc: str, u: int) -> str | None:
         return f"{dec}def k(X,W,C,n):\n a={acc}\n for i in range(n):\n{macs} return a\n"
     if em == "viper" and tc in PTR:
         p = PTR[tc]
-        macs = "".join(f"  a+=X[{j}]*W[{j}]\n" for j in range(u))
+        # int8 as the layers read it: ptr8 loads are unsigned, (v ^ 128) - 128 sign-extends
+        term = "((X[{j}]^128)-128)*((W[{j}]^128)-128)" if tc == "b" else "X[{j}]*W[{j}]"
+        macs = "".join(f"  a+={term.format(j=j)}\n" for j in range(u))
         return (f"@micropython.viper\ndef k(x,w,c,n:int)->int:\n X={p}(x)\n W={p}(w)\n a=0\n"
                 f" for i in range(n):\n{macs} return a\n")
     if em == "asm_thumb" and tc in ASM_LOAD:
         ld, _, z = ASM_LOAD[tc]
-        macs = "".join(f" {ld}(r4,[r0,{j * z}])\n {ld}(r5,[r1,{j * z}])\n mul(r4,r5)\n add(r2,r2,r4)\n"
+        # int8 as the layer kernels read it: ldrb then lsl/asr 24 to sign-extend (Armv6-M's
+        # ldrsb has no immediate offset)
+        ext = " lsl(r4,r4,24)\n asr(r4,r4,24)\n lsl(r5,r5,24)\n asr(r5,r5,24)\n" if tc == "b" else ""
+        macs = "".join(f" {ld}(r4,[r0,{j * z}])\n {ld}(r5,[r1,{j * z}])\n{ext} mul(r4,r5)\n add(r2,r2,r4)\n"
                        for j in range(u))
         return (f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n mov(r2,0)\n label(L)\n{macs}"
                 f" sub(r3,1)\n bgt(L)\n mov(r0,r2)\n")

@@ -57,6 +57,22 @@ def model_table(result: dict) -> Table | None:
     return t
 
 
+def layer_set_lines(m: dict) -> list[str]:
+    """What each whole-model row borrowed from another emitter, or lacks (points.whole_model)."""
+    lines = []
+    for r in m.get("whole_model") or []:
+        lent: dict[str, list[str]] = {}
+        for b in r.get("borrowed", []):
+            lent.setdefault(b["emitter"], []).append(str(b["index"]))
+        for em, idx in lent.items():
+            lines.append(f"whole model {r['emitter']} {r['dtype']}: layer(s) {', '.join(idx)} timed with {em} "
+                         f"(no verified {r['emitter']} time)")
+        if r.get("missing"):
+            lines.append(f"whole model {r['emitter']} {r['dtype']}: PARTIAL, layer(s) "
+                         f"{', '.join(str(i) for i in r['missing'])} have no time from any emitter; no inferences/s")
+    return lines
+
+
 def fit_line(m: dict) -> str | None:
     """The model's fit verdict on the board, and what its speed is when it does not fit."""
     fit = m.get("fit")
@@ -77,6 +93,7 @@ def model_lines(result: dict) -> list[str]:
              f"{m['measured_peak_heap_bytes'] or 0:,} B (gc.mem_alloc)"]
     if fit_line(m):
         lines.insert(0, fit_line(m))
+    lines += layer_set_lines(m)
     for s in m.get("not_profiled", []):
         where = f" ({s['emitter']}, {s['dtype']})" if s.get("emitter") else ""
         lines.append(f"not profiled: layer {s['index']} {s.get('name', '')} {s.get('op', '')}{where}: {s['why']}")

@@ -28,9 +28,14 @@ def layer_bytes(layer: Layer, dtype: str) -> int:
     return act * isz + weights
 
 
-def _memory_roof(roofs: list[dict], emitter: str) -> dict | None:
-    own = [r for r in roofs if r["kind"] == "memory" and r["source"] == "measured" and r["emitter"] == emitter]
-    return max(own, key=lambda r: r["bytes_per_s"]) if own else roofs_mod.top_memory(roofs)
+def _memory_roof(roofs: list[dict], emitter: str, dtype: str | None = None) -> dict | None:
+    """The fastest memory roof or ceiling of this emitter and element type; of the emitter
+    where it has none of that type; else the run's top memory roof."""
+    own = [r for r in roofs if r["kind"] == "memory" and r["source"] == "measured" and r["emitter"] == emitter
+           and r.get("role") != "region"]
+    typed = [r for r in own if r.get("dtype") == dtype]
+    pick = typed or own
+    return max(pick, key=lambda r: r["bytes_per_s"]) if pick else roofs_mod.top_memory(roofs)
 
 
 def _compute_roof(roofs: list[dict], emitter: str, dtype: str) -> dict | None:
@@ -101,7 +106,7 @@ def place(p: dict, roofs: list[dict], emitters: list[str], features: frozenset[s
     where the point has it (see the module docstring)."""
     seconds, moved, oi = p["seconds"], p["bytes"], p["oi"]
     p["macs_per_s"], p["bytes_per_s"] = p.get("macc_executed", p["macc"]) / seconds, moved / seconds
-    mem, comp = _memory_roof(roofs, p["emitter"]), _compute_roof(roofs, p["emitter"], p["dtype"])
+    mem, comp = _memory_roof(roofs, p["emitter"], p["dtype"]), _compute_roof(roofs, p["emitter"], p["dtype"])
     p["memory_roof"], p["compute_roof"] = (mem["name"] if mem else None), (comp["name"] if comp else None)
     p["memory_share"] = p["bytes_per_s"] / mem["bytes_per_s"] if mem else None
     if p["macc"]:
@@ -120,24 +125,43 @@ def place(p: dict, roofs: list[dict], emitters: list[str], features: frozenset[s
     return p
 
 
+# who lends a layer's time to an emitter without that layer's kernel: the fastest that has it
+DONORS = ("asm_thumb", "viper", "native", "bytecode")
+
+
 def whole_model(points: list[dict]) -> list[dict]:
     """Per element type and emitter: predicted latency from the roofline (sum over layers of
     MACC / attainable, or bytes / memory roof for MAC-free layers), measured latency (sum of
-    layer times), inferences per second and measured / predicted. Verified points only, and
-    not those whose time is a lone tile's (projection "tile"): `tiles_left_out` names them."""
+    layer times), inferences per second and measured / predicted.
+
+    Every row of an element type covers the same layers: those any emitter profiled at that
+    type. A layer the emitter has no verified time for is timed by the fastest emitter that has
+    one (`borrowed`: index and emitter); one that none has (`missing`) makes the row `partial`,
+    with no inferences/s. Verified points only, and not those whose time is a lone tile's
+    (projection "tile"): `tiles_left_out` names them."""
+    timed = [p for p in points if p["verified"] and p.get("projection") != "tile"]
     out = []
     for key in sorted({(p["dtype"], p["emitter"]) for p in points}):
-        pts = [p for p in points if (p["dtype"], p["emitter"]) == key and p["verified"]]
-        lone = [p["index"] for p in pts if p.get("projection") == "tile"]
-        pts = [p for p in pts if p.get("projection") != "tile"]
-        if not pts:
+        dtype = key[0]
+        mine = [p for p in points if (p["dtype"], p["emitter"]) == key and p["verified"]]
+        own = {p["index"]: p for p in mine if p.get("projection") != "tile"}
+        if not own:
             continue
+        wanted = sorted({p["index"] for p in points if p["dtype"] == dtype and p["verified"]})
+        borrowed, missing = [], []
+        for i in (i for i in wanted if i not in own):
+            donors = sorted((p for p in timed if p["index"] == i and p["dtype"] == dtype),
+                            key=lambda p: DONORS.index(p["emitter"]) if p["emitter"] in DONORS else len(DONORS))
+            (borrowed.append(donors[0]) if donors else missing.append(i))
+        pts = list(own.values()) + borrowed
         predicted = sum(_predicted(p) for p in pts)
         measured = sum(p["seconds"] for p in pts)
-        out.append({"dtype": key[0], "emitter": key[1], "layers": len(pts), "macc": sum(p["macc"] for p in pts),
-                    "tiles_left_out": lone,
+        out.append({"dtype": dtype, "emitter": key[1], "layers": len(pts), "macc": sum(p["macc"] for p in pts),
+                    "tiles_left_out": [p["index"] for p in mine if p.get("projection") == "tile"],
+                    "borrowed": [{"index": p["index"], "emitter": p["emitter"]} for p in borrowed],
+                    "missing": missing, "partial": bool(missing),
                     "predicted_seconds": predicted, "measured_seconds": measured,
-                    "inferences_per_s": 1 / measured if measured else None,
+                    "inferences_per_s": 1 / measured if measured and not missing else None,
                     "measured_over_predicted": measured / predicted if predicted else None})
     return out
 

@@ -105,12 +105,26 @@ def memory_roofs(mem: list[dict]) -> list[dict]:
         roofs.append({"kind": "memory", "role": "roof", "name": name, "dtype": ty, "emitter": em,
                       "kernel": kernel, "source": "measured", "level": i + 1,
                       "ws_range": [lv["min_ws"], lv["max_ws"]], "bytes_per_s": lv["bytes_per_s"]})
+    best = lambda keys: max(keys, key=lambda k: max(bw for _, bw in by_series[k]))
     for other in sorted({k[0] for k in by_series} - {em}):
-        key = max((k for k in by_series if k[0] == other), key=lambda k: max(bw for _, bw in by_series[k]))
-        roofs.append({"kind": "memory", "role": "ceiling", "name": f"{other} {key[1]}", "dtype": key[2],
-                      "emitter": other, "kernel": key[1], "source": "measured",
-                      "bytes_per_s": max(bw for _, bw in by_series[key])})
+        key = best([k for k in by_series if k[0] == other])
+        roofs.append(_ceiling(key, f"{other} {key[1]}", by_series[key]))
+    shown = {(r["emitter"], r["dtype"]) for r in roofs}
+    for other, dt in sorted({(k[0], k[2]) for k in by_series if k[2] in LAYER_DTYPES} - shown):
+        key = best([k for k in by_series if (k[0], k[2]) == (other, dt)])
+        roofs.append(_ceiling(key, f"{other} {key[1]} {dt}", by_series[key]))
     return roofs
+
+
+# element types of the layers suite: each (emitter, type) that layers run gets its own memory
+# ceiling, so an int8 layer is not judged against an int32 mover (points._memory_roof)
+LAYER_DTYPES = ("int8", "float32")
+
+
+def _ceiling(key: tuple, name: str, sweep: list[tuple[int, float]]) -> dict:
+    em, kernel, ty = key
+    return {"kind": "memory", "role": "ceiling", "name": name, "dtype": ty, "emitter": em, "kernel": kernel,
+            "source": "measured", "bytes_per_s": max(bw for _, bw in sweep)}
 
 
 def compute_roofs(mac: list[dict]) -> list[dict]:
