@@ -169,3 +169,31 @@ def test_a_layer_no_emitter_could_time_makes_every_row_partial():
     rows = points.whole_model(pts)
     assert [(r["emitter"], r["missing"], r["partial"], r["inferences_per_s"]) for r in rows] == [
         ("asm_thumb", [5], True, None), ("bytecode", [5], True, None)]
+
+
+# ---------------------------------------------------------------- theoretical figures
+
+def test_one_icount_shift_and_the_per_instruction_column():
+    from mcuroof import boards, qemu, report
+
+    board = boards.load_board("qemu-microbit")
+    assert board.run["icount_shift"] == qemu.DEFAULT_ICOUNT_SHIFT == 6
+    # the theory and the report's column both use 1e9 / 2^6 = 15.625 M instructions/s, not 16 MHz
+    assert boards.roof_clock_hz(board) == 15.625e6
+    assert report.roof_clock({"clock_hz": 16e6, "icount_shift": 6}) == (15.625e6, "instr")
+    assert report.roof_clock({"clock_hz": 16e6, "icount_shift": None}) == (16e6, "cycle")
+
+
+def test_cortex_m4f_float32_and_the_h743_heap_memory():
+    from mcuroof import boards, roofs
+
+    for name, mhz in (("samd51", 120), ("nrf52840", 64), ("pyboard", 168)):
+        th = boards.theoretical_roofs(boards.load_board(name))
+        f32 = [r for r in th if r["kind"] == "compute" and r["dtype"] == "float32"]
+        # VMUL.F32 + VADD.F32, 1 cycle each (M4 TRM table 7-1): 0.5 MAC per cycle
+        assert f32[0]["macs_per_s"] == pytest.approx(0.5 * mhz * 1e6), name
+    th = boards.theoretical_roofs(boards.load_board("stm32h743"))
+    measured = {"kind": "memory", "role": "roof", "source": "measured", "dtype": "int32", "bytes_per_s": 1e9}
+    match = roofs.theoretical_match(measured, th)
+    # MicroPython's heap is in the AXI SRAM: 8 B per HCLK, HCLK = 400 MHz / 2
+    assert match["name"] == "AXI SRAM" and match["bytes_per_s"] == pytest.approx(8 * 200e6)

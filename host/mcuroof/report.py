@@ -9,10 +9,9 @@ from .units import si
 
 def roofs_table(result: dict) -> Table:
     board = result.get("board", {})
-    clock, step = board.get("clock_hz"), "cycle"
+    clock, step = roof_clock(board)
     title = f"Roofs: {board.get('name', '?')} ({board.get('firmware', '')})"
-    if isinstance(board.get("icount_shift"), int):  # QEMU: time counts instructions, not cycles
-        clock, step = 1e9 / 2 ** board["icount_shift"], "instr"
+    if step == "instr":  # QEMU: time counts instructions, not cycles
         title += f"; QEMU -icount shift={board['icount_shift']}: instruction-counted time, not cycle-accurate"
     t = Table(title=title, title_justify="left")
     for col in ("kind", "name", "emitter", "dtype", "source", "value", f"per {step}", "/ theory"):
@@ -23,6 +22,15 @@ def roofs_table(result: dict) -> Table:
         t.add_row(r["kind"], r["name"], r.get("emitter") or "-", r.get("dtype") or "-", r["source"],
                   si(_value(r), unit + "/s"), per, theory_ratio(r, result["roofs"]))
     return t
+
+
+def roof_clock(board: dict) -> tuple[float | None, str]:
+    """The rate the per-cycle column divides by, the same the theoretical roofs use
+    (boards.roof_clock_hz): under QEMU -icount shift=K, 1e9 / 2^K instructions per second."""
+    shift = board.get("icount_shift")
+    if isinstance(shift, int):
+        return 1e9 / 2 ** shift, "instr"
+    return board.get("clock_hz"), "cycle"
 
 
 def theory_ratio(roof: dict, roofs: list[dict]) -> str:
@@ -77,7 +85,7 @@ def checks_line(result: dict) -> str:
 
 
 def renderables(result: dict) -> list:
-    out = [roofs_table(result)]
+    out = [roofs_table(result)] + icount_lines(result)
     if result.get("ridges"):
         out.append(ridges_table(result))
     ref = reference_table(result)
@@ -88,6 +96,17 @@ def renderables(result: dict) -> list:
     out += user_report.renderables(result)
     out.append(checks_line(result))
     return out
+
+
+def icount_lines(result: dict) -> list[str]:
+    """Under QEMU -icount, time counts instructions: memory and region roofs are the kernels'
+    instruction counts, not the speed of a memory."""
+    shift = result.get("board", {}).get("icount_shift")
+    if not isinstance(shift, int):
+        return []
+    return [f"QEMU -icount shift={shift}: every instruction takes {2 ** shift} ns, whatever it reads; the "
+            "memory and region figures count the kernels' instructions (bytes per instruction x "
+            f"{1e3 / 2 ** shift:.6g} M instructions/s), not a memory's speed"]
 
 
 def skipped_lines(result: dict) -> list[str]:
