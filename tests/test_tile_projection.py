@@ -197,3 +197,46 @@ def test_cortex_m4f_float32_and_the_h743_heap_memory():
     match = roofs.theoretical_match(measured, th)
     # MicroPython's heap is in the AXI SRAM: 8 B per HCLK, HCLK = 400 MHz / 2
     assert match["name"] == "AXI SRAM" and match["bytes_per_s"] == pytest.approx(8 * 200e6)
+
+
+# ---------------------------------------------------------------- memory levels from the hardware
+
+HOST = [{"name": "L1d", "bytes": 32 << 10}, {"name": "L2", "bytes": 1 << 20}, {"name": "L3", "bytes": 32 << 20},
+        {"name": "DRAM", "bytes": None}]
+
+
+def test_levels_are_cut_at_the_cache_sizes_and_call_bound_sizes_left_out():
+    from mcuroof import roofs
+
+    # (working set, B/s): 64 B and 1 KiB take 0.1 us per call (the call's own cost), 16 KiB
+    # 0.2 us (under 4x the smallest call: call-bound too), then real plateaus
+    sweep = [(64, 640e6), (1024, 10.24e9), (16 << 10, 81.92e9), (64 << 10, 100e9), (512 << 10, 90e9),
+             (2 << 20, 60e9), (16 << 20, 50e9), (32 << 20, 8e9), (128 << 20, 7e9)]
+    assert roofs.call_bound(sweep) == {64, 1024, 16 << 10}
+    levels = roofs.hardware_levels(sweep, HOST)
+    assert [(lv["name"], lv["min_ws"], lv["max_ws"], lv["bytes_per_s"]) for lv in levels] == [
+        ("L2 (1 MiB)", 64 << 10, 512 << 10, 100e9), ("L3 (32 MiB)", 2 << 20, 16 << 20, 60e9),
+        ("DRAM", 32 << 20, 128 << 20, 8e9)]   # the 32 MiB set fills the L3: it is DRAM's
+
+
+def test_memory_roofs_named_after_the_caches():
+    from mcuroof import roofs
+
+    recs = [{"em": "c", "k": "copy", "ty": "int8", "bytes": ws, "us": round(ws / bw * 1e6 * 1000), "ovh": 0,
+             "r": 1000} for ws, bw in [(64, 640e6), (64 << 10, 100e9), (2 << 20, 60e9), (64 << 20, 8e9)]]
+    names = [r["name"] for r in roofs.memory_roofs(recs, HOST) if r["role"] == "roof"]
+    assert names == ["memory L2 (1 MiB)", "memory L3 (32 MiB)", "memory DRAM"]
+
+
+def test_sysfs_cache_sizes(tmp_path):
+    from mcuroof import caches
+
+    for i, (level, kind, size) in enumerate([(1, "Data", "32K"), (1, "Instruction", "32K"), (2, "Unified", "1024K"),
+                                             (3, "Unified", "32768K")]):
+        d = tmp_path / f"index{i}"
+        d.mkdir()
+        for f, v in (("level", level), ("type", kind), ("size", size)):
+            (d / f).write_text(f"{v}\n")
+    got = [(c["name"], c["bytes"]) for c in caches.host_caches(tmp_path)]
+    assert got == [("L1d", 32768), ("L2", 1 << 20), ("L3", 32 << 20), ("DRAM", None)]
+    assert caches.host_caches(tmp_path / "none") == []

@@ -57,7 +57,7 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
     board.update(run.clock)
     if not board.get("clock_hz"):
         board["clock_hz"] = run.clock.get("clock_set_hz")
-    data = build(board, records, run.reference, run.theoretical)
+    data = build(board, records, run.reference, run.theoretical, _caches(run.board))
     if run.layers is not None:
         from . import layer_suite  # numpy: only for runs with --model
 
@@ -68,13 +68,28 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
     return data
 
 
+def _caches(board_name: str) -> list[dict]:
+    """The caches the memory levels are named after (caches.py): the host's for the unix port,
+    else the board profile's, [] where none is known."""
+    from . import boards, caches
+
+    if board_name == "unix":
+        return caches.host_caches()
+    try:
+        return caches.profile_caches(boards.load_board(board_name))
+    except Exception:   # a port or profile name without a profile: levels by plateaus
+        return []
+
+
 def build(board: dict, records: list[dict], reference: list[dict] | None = None,
-          theoretical: list[dict] | None = None) -> dict:
+          theoretical: list[dict] | None = None, caches: list[dict] | None = None) -> dict:
     """Everything derived from the verified records of one run."""
     mem, mac, bad = roofs_mod.split(records)
     reg, reg_bad = roofs_mod.region_split(records)
     bad += reg_bad
-    roofs = (roofs_mod.memory_roofs(mem) + roofs_mod.region_roofs(reg) + roofs_mod.compute_roofs(mac)
+    if caches:
+        board = {**board, "caches": caches}
+    roofs = (roofs_mod.memory_roofs(mem, caches) + roofs_mod.region_roofs(reg) + roofs_mod.compute_roofs(mac)
              + list(theoretical or []))
     result = {"schema": RESULTS_SCHEMA, "tool": f"mcuroof {__version__}",
               "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "board": board,

@@ -90,21 +90,63 @@ def detect_levels(points: list[tuple[int, float]], drop: float = 1.25, flat: flo
             for lv in levels]
 
 
-def memory_roofs(mem: list[dict]) -> list[dict]:
+CALL_BOUND = 4.0   # a call shorter than this many times the smallest call's is mostly call cost
+
+
+def call_bound(points: list[tuple[int, float]]) -> set[int]:
+    """Working sets whose time per call is within CALL_BOUND of the smallest one's: the cost of
+    the call (interpreter, slice objects) is over a quarter of their time, so their bandwidth
+    rises with size whatever memory they sit in."""
+    if not points:
+        return set()
+    floor = min(ws / bw for ws, bw in points)
+    return {ws for ws, bw in points if ws / bw < CALL_BOUND * floor}
+
+
+def _kib(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 and not n % (1 << 20) else f"{n >> 10} KiB"
+
+
+def hardware_levels(points: list[tuple[int, float]], caches: list[dict]) -> list[dict]:
+    """Levels cut at the known cache sizes: working sets below the first cache's size, then below
+    the next, ..., then DRAM from the last on; each named after the cache its range falls in
+    ("L2 (1 MiB)"), never past that cache's size; `caches` ends with the memory past them
+    (bytes None: "DRAM", or an MCU's SRAM). Call-bound sizes are left out; a level with no
+    other point is dropped."""
+    flat = call_bound(points)
+    sized = [c for c in caches if c.get("bytes")]
+    past = next((c["name"] for c in caches if not c.get("bytes")), "DRAM")
+    edges = [0] + [c["bytes"] for c in sized] + [float("inf")]
+    names = [f"{c['name']} ({_kib(c['bytes'])})" for c in sized] + [past]
+    out = []
+    for name, lo, hi in zip(names, edges, edges[1:]):
+        pts = [(ws, bw) for ws, bw in points if lo <= ws < hi and ws not in flat]  # a full cache spills
+        if pts:
+            out.append({"name": name, "bytes_per_s": max(bw for _, bw in pts), "min_ws": pts[0][0],
+                        "max_ws": pts[-1][0], "cache_bytes": hi if hi != float("inf") else None})
+    return out
+
+
+def memory_roofs(mem: list[dict], caches: list[dict] | None = None) -> list[dict]:
+    """The fastest mover's levels (named after `caches`, see hardware_levels, where the run
+    knows them; else plateaus, detect_levels), and every other emitter's ceilings."""
     by_series = series(mem)
     if not by_series:
         return []
     fastest = max(by_series, key=lambda k: max(bw for _, bw in by_series[k]))
     em, kernel, ty = fastest
-    levels = detect_levels(by_series[fastest])
+    levels = hardware_levels(by_series[fastest], caches) if caches else detect_levels(by_series[fastest])
     roofs = []
     for i, lv in enumerate(levels):
         name = f"memory L{i + 1}" if len(levels) > 1 else "memory"
         if len(levels) > 1 and i == len(levels) - 1:
             name = f"memory L{i + 1} (main)"
-        roofs.append({"kind": "memory", "role": "roof", "name": name, "dtype": ty, "emitter": em,
-                      "kernel": kernel, "source": "measured", "level": i + 1,
+        roofs.append({"kind": "memory", "role": "roof", "name": f"memory {lv['name']}" if caches else name,
+                      "dtype": ty, "emitter": em, "kernel": kernel, "source": "measured", "level": i + 1,
                       "ws_range": [lv["min_ws"], lv["max_ws"]], "bytes_per_s": lv["bytes_per_s"]})
+        if caches:
+            roofs[-1]["cache_bytes"] = lv["cache_bytes"]
+            roofs[-1]["call_bound_ws"] = sorted(call_bound(by_series[fastest]))
     best = lambda keys: max(keys, key=lambda k: max(bw for _, bw in by_series[k]))
     for other in sorted({k[0] for k in by_series} - {em}):
         key = best([k for k in by_series if k[0] == other])
