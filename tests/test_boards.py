@@ -196,7 +196,10 @@ def test_qemu_needs_icount_shift(tmp_path):
 
 def test_run_section_is_checked(tmp_path):
     assert "[run].emitters must be a list of" in refused(tmp_path, GOOD + '\n[run]\nemitters = ["turbo"]\n')
-    assert "[run].trials must be a positive integer" in refused(tmp_path, GOOD + "\n[run]\ntrials = 0\n")
+    assert "[run].heap_bytes must be a positive integer" in refused(tmp_path, GOOD + "\n[run]\nheap_bytes = 0\n")
+    assert "unknown field [run].trials" in refused(tmp_path, GOOD + "\n[run]\ntrials = 5\n")  # the run picks it
+    assert "[core].features must be a list of" in refused(tmp_path, GOOD.replace("[core]\n", '[core]\nfeatures = ["npu"]\n'))
+    assert "[core].features_source is missing" in refused(tmp_path, GOOD.replace("[core]\n", "[core]\nfeatures = []\n"))
 
 
 def test_toml_syntax_error_names_file_and_line(tmp_path):

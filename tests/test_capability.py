@@ -55,3 +55,24 @@ def test_cli_refuses_before_anything_runs(tmp_path, capsys, argv, fragment):
     err = capsys.readouterr().err.strip()
     assert err.startswith("mcuroof: ") and fragment in err and "\n" not in err
     assert not out.exists()
+
+
+def test_the_profile_chooses_the_link_and_its_run_defaults(monkeypatch):
+    from mcuroof import boards, cmd_run
+
+    monkeypatch.setattr(cmd_run, "UnixLink", lambda heapsize: ("unix", heapsize))
+    monkeypatch.setattr(cmd_run, "QemuLink", lambda shift: ("qemu", shift))
+
+    def opened(*argv):
+        args = cli.command_parser("run")[0].parse_args(list(argv))
+        cmd_run._profile_defaults(args, boards.load_board(args.board))
+        return cmd_run._open_link(args)
+
+    unix = boards.load_board("unix").run["heap_bytes"]
+    assert opened("--board", "unix") == (("unix", str(unix)), "unix", None)
+    assert opened("--board", "unix", "--heap-bytes", "1000000")[0] == ("unix", "1000000")
+    shift = boards.load_board("qemu-microbit").run["icount_shift"]
+    assert opened("--board", "qemu-microbit") == (("qemu", shift), "qemu-microbit", shift)
+    assert opened("--board", "qemu-microbit", "--icount-shift", "3")[2] == 3
+    with pytest.raises(UserError, match="a real board needs --port"):
+        opened("--board", "pico")

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from mcuroof import layer_kernels, model, results
+from mcuroof import boards, cmd_boards, layer_kernels, model, results
 from mcuroof.cli import main
 
 from conftest import needs_qemu
@@ -45,6 +45,17 @@ def test_run_on_qemu_microbit(tmp_path, capsys):
     assert all(0 < p["tile_fraction"] <= 1 and p["heap_bytes"] > 0 for p in pts)
     assert all(p["bound"] in ("memory", "compute") and p["advice"] for p in pts)
     assert data["model"]["macc"] == 2656768 and data["model"]["whole_model"]
+    # KWS's live activations (16,000 B) do not fit the 8 KB heap: said, and its speed is an estimate
+    assert data["model"]["fit"]["fits"] is False and "does not fit: needs 15.6 KiB of RAM" in printed
+    assert all(r["inferences_per_s"] is None and r["estimated_inferences_per_s"] for r in data["model"]["whole_model"])
+    # advice for a Cortex-M0: no cache, no SIMD, and int8 is never told to lower its precision
+    assert not any("cache (tile" in p["advice"] or "precision" in p["advice"] or "DSP" in p["advice"] for p in pts)
+    # the theoretical roofs of the run are those `mcuroof boards --show` prints for its profile
+    theory = [r for r in data["roofs"] if r["source"] == "theoretical"]
+    assert theory == boards.theoretical_roofs(boards.load_board("qemu-microbit"))
+    assert main(["boards", "--show", "qemu-microbit"]) == 0
+    shown = capsys.readouterr().out
+    assert theory and all(cmd_boards.fmt_rate(r) in shown for r in theory)
 
 
 @pytest.mark.slow

@@ -215,9 +215,7 @@ def _published(t: _Table) -> Published:
 
 
 def _run(t: _Table) -> dict:
-    run = {"win_us": t.get("win_us", _pos_int, required=False),
-           "trials": t.get("trials", _pos_int, required=False),
-           "icount_shift": t.get("icount_shift", _nonneg_int, required=False),
+    run = {"icount_shift": t.get("icount_shift", _nonneg_int, required=False),
            "emitters": t.get("emitters", _list_of(EMITTERS), required=False),
            "heap_bytes": t.get("heap_bytes", _pos_int, required=False),
            "heap_source": t.get("heap_source", _str, required=False)}

@@ -17,11 +17,12 @@ from .errors import BoardError, UserError
 from .link import SerialLink, UnixLink
 from .model import load_network
 from .ports import resolve_port
-from .qemu import DEFAULT_ICOUNT_SHIFT, QemuLink, is_qemu_board
+from .qemu import QemuLink, is_qemu_board
 from .rawlog import RawLog, read as read_raw
 
 SUITES = ("memory", "compute", "regions", "layers")
 LAYER_OPTIONS = ("model", "dtype", "emitter", "tile_seconds")
+UNIX_HEAP_BYTES = 600 * 1024 * 1024   # a unix profile without [run].heap_bytes
 
 
 def configure(p):
@@ -33,8 +34,10 @@ def configure(p):
     p.add_argument("--suite", default="memory,compute,regions",
                    help="comma-separated: memory,compute,regions (default all three)")
     p.add_argument("-o", "--output", type=Path, default=Path("out"), help="output folder (default: out)")
-    p.add_argument("--icount-shift", type=int, default=DEFAULT_ICOUNT_SHIFT,
-                   help=f"QEMU -icount shift: 2^K ns per instruction (default {DEFAULT_ICOUNT_SHIFT})")
+    p.add_argument("--icount-shift", type=int, default=None,
+                   help="QEMU -icount shift: 2^K ns per instruction (default: the profile's [run].icount_shift)")
+    p.add_argument("--heap-bytes", type=int, default=None,
+                   help="unix port: MicroPython heap, -X heapsize (default: the profile's [run].heap_bytes)")
     p.add_argument("--profile", help="board profile for the theoretical roofs (default: the --board name)")
     p.add_argument("--resume", type=Path, metavar="DIR",
                    help="continue the interrupted run in DIR (its raw.jsonl) without repeating finished measurements")
@@ -50,6 +53,8 @@ def configure(p):
 
 def run(args) -> int:
     entries = _resume(args) if args.resume else None
+    if not args.port and not getattr(args, "place", None) and (args.board or "qemu-microbit") in boards.board_names():
+        _profile_defaults(args, boards.load_board(args.board or "qemu-microbit"))
     suites, layer_request = _layer_request(args, _suites(args.suite))
     if layer_request:
         _check_request(args, layer_request)
@@ -139,21 +144,32 @@ def _output_dir(path: Path) -> Path:
 
 
 def _open_link(args):
+    """The link the board's profile names (`connect`), with its [run] values as defaults that
+    --icount-shift and --heap-bytes override. Returns (link, board name, QEMU shift or None)."""
     if getattr(args, "place", None):
         return place.open_link(args)
     if args.port:
         return SerialLink(resolve_port(args.port)), args.board or args.profile or args.port, None
-    board = args.board or "qemu-microbit"
-    if is_qemu_board(board):
+    name = args.board or "qemu-microbit"
+    if name not in boards.board_names():
+        raise UserError(f"--board {name}: unknown board (use a profile name: {', '.join(boards.board_names())})")
+    profile = boards.load_board(name)
+    if profile.connect == "qemu":
+        if not is_qemu_board(name):
+            raise UserError(f"--board {name}: no QEMU machine is known for this profile")
         with _build_progress() as on_progress:
-            return QemuLink(args.icount_shift, board=board, on_progress=on_progress), board, args.icount_shift
-    if board == "unix":
-        return UnixLink(), board, None
-    known = boards.board_names()
-    if board in known:
-        raise UserError(f"--board {board}: a real board needs --port (e.g. --port auto --profile {board})")
-    raise UserError(f"--board {board}: unknown board (use qemu-microbit, qemu-m3, qemu-m7, qemu-m55, unix, "
-                    f"or --port with one of: {', '.join(known)})")
+            return QemuLink(args.icount_shift, board=name, on_progress=on_progress), name, args.icount_shift
+    if profile.connect == "unix":
+        return UnixLink(heapsize=str(args.heap_bytes)), name, None
+    raise UserError(f"--board {name}: a real board needs --port (e.g. --port auto --profile {name})")
+
+
+def _profile_defaults(args, profile: boards.Board) -> None:
+    """The profile's [run] values where the command line left them out."""
+    if getattr(args, "icount_shift", None) is None and "icount_shift" in profile.run:
+        args.icount_shift = profile.run["icount_shift"]
+    if getattr(args, "heap_bytes", None) is None and profile.connect == "unix":
+        args.heap_bytes = profile.run.get("heap_bytes", UNIX_HEAP_BYTES)
 
 
 @contextlib.contextmanager
