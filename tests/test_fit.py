@@ -108,3 +108,14 @@ def test_report_labels_a_speed_that_does_not_fit():
     text = console.export_text()
     assert "estimate/s (tiles)" in text and "~0.5" in text and "inferences/s" not in text.split("\n")[2]
     assert "does not fit: needs 15.6 KiB of RAM" in text and "not inferences/s this board can do" in text
+
+
+def test_html_report_labels_a_speed_that_does_not_fit():
+    from mcuroof import html_report
+
+    verdict = fit.verdict(KWS, fit.budget(board([FLASH]), free_heap=3000)).as_dict()
+    row = {"dtype": "int8", "emitter": "bytecode", "layers": 1, "macc": 1, "predicted_seconds": 1.0,
+           "measured_seconds": 2.0, "inferences_per_s": None, "estimated_inferences_per_s": 0.5,
+           "measured_over_predicted": 2.0}
+    page = html_report.model_table({"model": {"name": "kws", "macc": 1, "whole_model": [row], "fit": verdict}})
+    assert "estimate/s from tiles (does not fit)" in page and "~0.5" in page and "does not fit: needs" in page

@@ -306,16 +306,19 @@ def layers_table(result: dict, key: str = "r0") -> str:
 
 def model_table(result: dict) -> str:
     m = result.get("model") or {}
+    estimate = (m.get("fit") or {}).get("fits") is False   # a model that does not fit: speed from tiles
     rows = [[r["emitter"], r["dtype"], _num(r["layers"], fmt=str), _num(r["predicted_seconds"], fmt=duration),
              _num(r["measured_seconds"], fmt=duration), _num(r.get("measured_over_predicted"), fmt=lambda v: f"{v:.3g}"),
-             _num(r.get("inferences_per_s"), fmt=lambda v: f"{v:.3g}")] for r in m.get("whole_model") or []]
+             _num(r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s"),
+                  fmt=(lambda v: f"~{v:.3g}") if estimate else (lambda v: f"{v:.3g}"))]
+            for r in m.get("whole_model") or []]
     if not rows:
         return ""
     fit = (m.get("fit") or {}).get("text")
     return (f"<h2>Whole model: {_e(m.get('name'))} ({si(m.get('macc', 0), 'MACC')})</h2>"
             + (f"<p class='note'>{_e(fit)}</p>" if fit else "")
             + table(["emitter", "dtype", "layers", "predicted (roofline)", "measured", "measured / predicted",
-                     "inferences/s"], rows))
+                     "estimate/s from tiles (does not fit)" if estimate else "inferences/s"], rows))
 
 
 def facts(result: dict) -> str:
