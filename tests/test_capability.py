@@ -61,7 +61,7 @@ def test_the_profile_chooses_the_link_and_its_run_defaults(monkeypatch):
     from mcuroof import boards, cmd_run
 
     monkeypatch.setattr(cmd_run, "UnixLink", lambda heapsize: ("unix", heapsize))
-    monkeypatch.setattr(cmd_run, "QemuLink", lambda shift: ("qemu", shift))
+    monkeypatch.setattr(cmd_run, "QemuLink", lambda shift, **kw: ("qemu", shift))
 
     def opened(*argv):
         args = cli.command_parser("run")[0].parse_args(list(argv))

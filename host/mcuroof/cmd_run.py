@@ -154,6 +154,7 @@ def _open_link(args):
     if name not in boards.board_names():
         raise UserError(f"--board {name}: unknown board (use a profile name: {', '.join(boards.board_names())})")
     profile = boards.load_board(name)
+    _profile_defaults(args, profile)  # again for callers that did not (mcuroof kernel)
     if profile.connect == "qemu":
         if not is_qemu_board(name):
             raise UserError(f"--board {name}: no QEMU machine is known for this profile")
