@@ -366,3 +366,81 @@ def test_tflite_depthwise_3x5_pools_and_add_by_hand(tmp_path):
         assert (pool.kernel, pool.stride, pool.macc, pool.act_bytes) == ((2, 3), (1, 2), 0, 100 + 32)
     assert (add.inputs, add.macc, add.act_bytes) == (((1, 4, 2, 4),) * 2, 0, 3 * 32)
     assert [points.layer_bytes(l, "int8") for l in (dw, mx, avg, add)] == [396 + 100 + 60 + 16, 132, 132, 96]
+
+
+# ---------------------------------------------------------------- executed MACs: a second implementation
+
+def brute_executed(layer, t):
+    """MACs a tile executes, by walking every output position and tap: taps that fall on padding
+    are skipped. Written apart from layers.executed_work."""
+    H, V, C, OH, OW, OC, KH, KW, SH, SW, PT, PL = t.params[:12]
+    inside = sum(1 for oy in range(OH) for ox in range(OW) for ky in range(KH) for kx in range(KW)
+                 if 0 <= oy * SH - PT + ky < H and 0 <= ox * SW - PL + kx < V)
+    return inside * OC * (C if layer.op == "CONV_2D" else 1)
+
+
+def spatial(op, h, w, c, oc, k, s, pad):
+    out_h = -(-h // s[0]) if pad == "same" else -(-(h - k[0] + 1) // s[0])
+    out_w = -(-w // s[1]) if pad == "same" else -(-(w - k[1] + 1) // s[1])
+    weights = {"CONV_2D": ((oc, *k, c), (oc,)), "DEPTHWISE_CONV_2D": ((1, *k, c), (c,))}.get(op, ())
+    out_c = oc if op == "CONV_2D" else c
+    return Layer(index=0, name="l", op=op, dtype="int8", inputs=((1, h, w, c),), output=(1, out_h, out_w, out_c),
+                 weights=weights, kernel=k, stride=s, padding=pad, activation="NONE", depth_multiplier=1)
+
+
+GEOMETRIES = [("CONV_2D", 9, 7, 3, 6, (3, 3), (2, 2), "same"), ("CONV_2D", 49, 10, 1, 4, (10, 4), (2, 2), "same"),
+              ("DEPTHWISE_CONV_2D", 11, 9, 4, 4, (3, 5), (2, 1), "same"),
+              ("DEPTHWISE_CONV_2D", 11, 9, 4, 4, (3, 5), (2, 1), "valid"),
+              ("DEPTHWISE_CONV_2D", 8, 12, 2, 2, (5, 3), (1, 3), "same"), ("CONV_2D", 6, 6, 2, 3, (1, 1), (2, 2), "same"),
+              ("MAX_POOL_2D", 8, 9, 3, 3, (2, 3), (2, 2), "same"), ("AVERAGE_POOL_2D", 7, 7, 2, 2, (3, 3), (2, 2), "valid")]
+
+
+@pytest.mark.parametrize("g", GEOMETRIES, ids=lambda g: f"{g[0]}-{g[1]}x{g[2]}-k{g[5][0]}x{g[5][1]}-s{g[6][0]}{g[6][1]}-{g[7]}")
+def test_executed_work_equals_a_brute_force_count(g):
+    layer = spatial(*g)
+    _, oh, ow, oc = layer.output
+    for rows, cols, chans in {(oh, ow, oc), (1, ow, oc), (-(-oh // 2), -(-ow // 2), oc), (oh, 1, -(-oc // 2))}:
+        t = layers.tile(layer, "int8", rows, cols, chans)
+        assert layers.executed_work(layer, t) == brute_executed(layer, t), (rows, cols, chans)
+    if layer.op in ("CONV_2D", "DEPTHWISE_CONV_2D") and layer.padding == "valid":   # no padding: nominal MACC
+        full = layers.full_tile(layer, "int8")
+        macc = model.layer_macc(layer.op, [layer.inputs[0], *layer.weights], layer.output)
+        assert layers.executed_work(layer, full) == macc
+
+
+def test_fit_recovers_the_layer_time_of_a_known_cost_model():
+    """Tile times made by a known model (a per-pixel cost paid once for all channels plus a
+    per-MAC cost, each MAC counted by brute force): the fitted layer time is that model's."""
+    layer = spatial("CONV_2D", 9, 7, 3, 6, (3, 3), (2, 2), "same")
+    job = layers.plan_layer(layer, "int8", "bytecode", 1 << 20, None)
+    full = layers.full_tile(layer, "int8")
+    pixel_s, mac_s = 2e-3, 3e-6
+
+    def cost(t):
+        return pixel_s * brute_executed(layer, t) / t.chans + mac_s * brute_executed(layer, t)
+
+    want = cost(full)
+    for rows, cols in [(5, 4), (2, 4), (1, 2)]:
+        t3, t2 = layers.tile(layer, "int8", rows, cols, 3), layers.tile(layer, "int8", rows, cols, 2)
+        assert points.project(job, [(t3, cost(t3)), (t2, cost(t2))]) == (pytest.approx(want), "fit")
+    tile = layers.tile(layer, "int8", 2, 4, 6)   # every channel: scaled by executed MACs alone
+    assert points.project(job, [(tile, cost(tile))]) == (pytest.approx(want), "scaled")
+
+
+# ---------------------------------------------------------------- whole network in compare: the same layer set
+
+def test_compare_network_sums_the_same_verified_layers_in_every_run():
+    from test_compare import point, run_result
+
+    from mcuroof import compare
+
+    bad = {**point("fc", "int32", "viper", 0.001), "verified": False}
+    a = run_result("a", 1, points=[point("conv1", "int8", "viper", 0.010), point("fc", "int8", "viper", 0.004),
+                                   point("conv1", "int32", "viper", 0.020), bad, point("only-a", "int8", "viper", 1.0)])
+    b = run_result("b", 2, points=[point("conv1", "int32", "viper", 0.005), point("fc", "int32", "viper", 0.008)])
+    lay = compare.layer_comparison([("A", a), ("B", b)])
+    assert lay["shared"] == 2   # conv1 and fc; only-a ran in A alone
+    # A int8: 10 + 4 ms; A int32 has no verified fc, so no total; B int32: 5 + 8 ms
+    assert [(v["run"], v["dtype"], v["seconds"]) for v in lay["network"]] == [
+        (1, "int32", pytest.approx(0.013)), (0, "int8", pytest.approx(0.014))]
+    assert lay["best_total"] == [pytest.approx(0.014), pytest.approx(0.013)]
