@@ -440,7 +440,11 @@ def test_compare_network_sums_the_same_verified_layers_in_every_run():
     b = run_result("b", 2, points=[point("conv1", "int32", "viper", 0.005), point("fc", "int32", "viper", 0.008)])
     lay = compare.layer_comparison([("A", a), ("B", b)])
     assert lay["shared"] == 2   # conv1 and fc; only-a ran in A alone
-    # A int8: 10 + 4 ms; A int32 has no verified fc, so no total; B int32: 5 + 8 ms
-    assert [(v["run"], v["dtype"], v["seconds"]) for v in lay["network"]] == [
-        (1, "int32", pytest.approx(0.013)), (0, "int8", pytest.approx(0.014))]
+    # A int8: 10 + 4 ms; B int32: 5 + 8 ms; A int32 has no verified fc: its 20 ms conv1 plus A's best
+    # fc (int8, 4 ms), marked incomplete
+    net = [(v["run"], v["dtype"], v["seconds"], v["measured_seconds"], v["complete"]) for v in lay["network"]]
+    assert net == [(1, "int32", pytest.approx(0.013), pytest.approx(0.013), True),
+                   (0, "int8", pytest.approx(0.014), pytest.approx(0.014), True),
+                   (0, "int32", pytest.approx(0.024), pytest.approx(0.020), False)]
+    assert [(m["layer"], m["dtype"], m["seconds"]) for m in lay["network"][2]["missing"]] == [("fc", "int8", 0.004)]
     assert lay["best_total"] == [pytest.approx(0.014), pytest.approx(0.013)]
