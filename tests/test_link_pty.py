@@ -63,8 +63,8 @@ def _piece(link, code: bytes) -> tuple[bytes, bytes]:
 def test_raw_paste_is_used_and_scripts_run(unix_pty):
     link = SerialLink(unix_pty.device)
     pasted = []
-    write = link.transport.raw_paste_write
-    link.transport.raw_paste_write = lambda code: (pasted.append(code), write(code))[1]
+    write = link._paste
+    link._paste = lambda code: (pasted.append(code), write(code))[1]
     try:
         link.transport.enter_raw_repl(soft_reset=False)
         big = b"x = 0\n" + b"x += 1\n" * 2000 + b"print(x)\n"  # 16 KB: flow control windows

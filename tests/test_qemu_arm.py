@@ -84,8 +84,8 @@ def test_isa_peak_kernels_compute_the_right_sums(board):
 def test_modern_link_raw_paste_soft_reboot_and_ctrl_c():
     link = _link("qemu-m7")
     pasted = []
-    write = link.transport.raw_paste_write
-    link.transport.raw_paste_write = lambda code: (pasted.append(code), write(code))[1]
+    write = link._paste
+    link._paste = lambda code: (pasted.append(code), write(code))[1]
     try:
         out = []
         link.run(["print(6 * 7)\n"], out.append)

@@ -201,7 +201,7 @@ class SerialLink(Link):
             t.serial.write(b"\x05A\x01")
             answer = t.serial.read(2)
             if answer == b"R\x01":
-                return t.raw_paste_write(code)
+                return self._paste(code)
             t.use_raw_paste = False
             if answer != b"R\x00":  # a board from before raw-paste echoes: wait for its prompt again
                 if not t.read_until(1, b"w REPL; CTRL-B to exit\r\n>").endswith(b">"):
@@ -212,6 +212,39 @@ class SerialLink(Link):
         t.serial.write(b"\x04")
         if t.read_until(1, b"OK", timeout=self.timeout)[-2:] != b"OK":
             raise TransportError("the board did not accept the script")
+
+    def _paste(self, code: bytes) -> None:
+        """Raw-paste mode's flow control, as mpremote's raw_paste_write, but a board silent for
+        the link's timeout (mpremote waits 10 s for the end) is a stall."""
+        t = self.transport
+        window = struct.unpack("<H", t.serial.read(2))[0]
+        remain, i = window, 0
+        while i < len(code):
+            while remain == 0 or t.serial.in_waiting:
+                flag = self._read_byte()  # \x01: one more window
+                if flag == b"\x04":  # the board ended the paste early (it could not compile)
+                    t.serial.write(b"\x04")
+                    return
+                if not flag:
+                    raise TransportError("timeout: the board granted no raw-paste window")
+                if flag != b"\x01":
+                    raise TransportError(f"unexpected read during raw paste: {flag!r}")
+                remain += window
+            piece = code[i:i + remain]
+            t.serial.write(piece)
+            remain -= len(piece)
+            i += len(piece)
+        t.serial.write(b"\x04")
+        if not t.read_until(1, b"\x04", timeout=self.timeout).endswith(b"\x04"):
+            raise TransportError("timeout: the board did not acknowledge the end of the script")
+
+    def _read_byte(self) -> bytes:
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            got = self.transport.serial.read(1)  # returns b"" after READ_TIMEOUT
+            if got:
+                return got
+        return b""
 
     def close(self):
         try:
