@@ -98,8 +98,15 @@ def _mac_body(em: str, tc: str, u: int) -> str | None:
         macs = "".join(f" {ld}(r4,[r0,{j * z}])\n {ld}(r5,[r1,{j * z}])\n{ext} mul(r4,r5)\n add(r2,r2,r4)\n"
                        for j in range(u))
         return (f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n mov(r2,0)\n label(L)\n{macs}"
-                f" sub(r3,1)\n bgt(L)\n mov(r0,r2)\n")
+                f" sub(r3,1)\n{_loop_back(macs.count(chr(10)))} mov(r0,r2)\n")
     return None
+
+
+def _loop_back(n_instr: int) -> str:
+    """Branch back to label L while the SUB before it left a positive count. A conditional
+    branch reaches 256 bytes back (128 16-bit instructions; its wide form is Armv7-M only),
+    an unconditional one 2 KB: longer bodies (int8 unrolled 16x) take the second."""
+    return " bgt(L)\n" if n_instr < 120 else " ble(E)\n b(L)\n label(E)\n"
 
 
 def compute_kernels(cfg: dict) -> list[Kernel]:
