@@ -31,7 +31,7 @@ def buffers(tc, maxws):
 
 
 #--
-def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv):
+def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv, z=None):
     # na: arrays touched, dst: index of the output array, f: output = f * input (checked by the host)
     bufs, top, h = buffers(tc, maxws)
     if h:
@@ -47,7 +47,7 @@ def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv):
         bufs = [memoryview(b) for b in bufs]
     n = CFG['min_n']
     while n <= top:
-        mn, md, ov, r = measure(k, bufs[0], bufs[1], bufs[2], n)
+        mn, md, ov, r = measure(k, bufs[0], bufs[1], bufs[2], n, z)
         d = bufs[dst]
         emit({'t': 'mem', 'k': name, 'em': em, 'ty': ty, 'n': n, 'isz': ISZ[tc],
               'bytes': na * n * ISZ[tc], 'r': r, 'us': mn, 'med': md, 'ovh': ov,

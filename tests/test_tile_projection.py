@@ -240,3 +240,15 @@ def test_sysfs_cache_sizes(tmp_path):
     got = [(c["name"], c["bytes"]) for c in caches.host_caches(tmp_path)]
     assert got == [("L1d", 32768), ("L2", 1 << 20), ("L3", 32 << 20), ("DRAM", None)]
     assert caches.host_caches(tmp_path / "none") == []
+
+
+def test_the_harness_cost_is_an_empty_call_of_the_same_emitter():
+    from mcuroof import kernels
+
+    cfg = {"emitters": ["bytecode", "viper", "asm_thumb"], "types": ["b"], "iters": {"bytecode": 8, "viper": 8,
+           "asm_thumb": 8}, "unroll": 4, "unroll_asm": 4}
+    calls = {k.key: k.scripts()[-1].splitlines()[-1] for k in kernels.compute_kernels(cfg)}
+    assert calls["compute/bytecode/int8"].endswith(",4,8)")           # bytecode: the harness's own _nop
+    for em in ("viper", "asm_thumb"):
+        k = next(k for k in kernels.compute_kernels(cfg) if k.key == f"compute/{em}/int8")
+        assert k.scripts()[0] == kernels.EMPTY[em] and calls[k.key].endswith(",z=z)")
