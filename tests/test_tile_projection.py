@@ -252,3 +252,22 @@ def test_the_harness_cost_is_an_empty_call_of_the_same_emitter():
     for em in ("viper", "asm_thumb"):
         k = next(k for k in kernels.compute_kernels(cfg) if k.key == f"compute/{em}/int8")
         assert k.scripts()[0] == kernels.EMPTY[em] and calls[k.key].endswith(",z=z)")
+
+
+def test_ceilings_measured_again_between_layers_merge_into_one():
+    from mcuroof import kernels, model, roofs
+
+    def mac(k, us):
+        rec = {"t": "mac", "em": "bytecode", "ty": "float32", "macs": 1000, "r": 1, "us": us, "ovh": 0}
+        return {**rec, "k": k} if k else rec
+    got = {(r["name"], r["macs_per_s"]) for r in roofs.compute_roofs([mac(None, 1000), mac("@3", 500),
+                                                                      mac("@7", 800), mac("smlad", 100)])}
+    # 1000 MACs in 500 us, the best of the three plain measurements: 2e6; an ISA kernel stays apart
+    assert got == {("float32 bytecode", 2e6), ("float32 bytecode smlad", 1e7)}
+    net = model.builtin_network("kws-dscnn")
+    jobs, _ = layers.plan(net, ["float32"], ["bytecode"], 1 << 26, None)
+    cfg = {"jobs": jobs[:2], "peaks": {"emitters": ["bytecode"], "types": ["f"], "iters": {"bytecode": 100},
+                                       "unroll": 16, "unroll_asm": 16}}
+    assert [k.key for k in kernels.layer_kernels_for(cfg)] == [
+        "layers/bytecode/float32/0", "compute/bytecode/float32/@0", "layers/bytecode/float32/1",
+        "compute/bytecode/float32/@1", "compute/bytecode/float32"]

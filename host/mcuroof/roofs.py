@@ -172,7 +172,8 @@ def _ceiling(key: tuple, name: str, sweep: list[tuple[int, float]]) -> dict:
 def compute_roofs(mac: list[dict]) -> list[dict]:
     best: dict[tuple, float] = {}
     for rec in mac:
-        key = (rec["em"], rec["ty"], rec.get("k"))
+        k = rec.get("k")
+        key = (rec["em"], rec["ty"], None if str(k).startswith("@") else k)  # "@i": measured again
         best[key] = max(best.get(key, 0.0), mac_rate(rec))
     roofs = [{"kind": "compute", "role": "ceiling", "name": f"{ty} {em}" + (f" {k}" if k else ""),
               "dtype": ty, "emitter": em, "source": "measured", "macs_per_s": v, **({"kernel": k} if k else {})}
