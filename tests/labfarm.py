@@ -4,7 +4,8 @@ Everything listens on 127.0.0.1: the coordinator by its -l option, ser2net (whic
 on every acquire, on all interfaces) through a wrapper first on the exporter's PATH. Each board
 is a QEMU micro:bit whose pty is exported as a RawSerialPort through a symlink under /dev/shm
 (labgrid wants a path under /dev/), so that a restarted QEMU (a new pty) is the same port.
-Every process is started here and stopped by its PID in stop().
+Every process is started here and stopped by its PID in stop(). Boards: place name -> mcuroof
+board name (qemu-microbit, or a QEMU Cortex-M board whose firmware mcuroof builds).
 """
 from __future__ import annotations
 
@@ -55,12 +56,13 @@ def _children(pid: int) -> list[int]:
 
 
 class LoopbackFarm:
-    def __init__(self, names: list[str], workdir: Path):
+    def __init__(self, boards: dict[str, str], workdir: Path):
         self.workdir = workdir
         self.bin = Path(sys.executable).parent
         self.address = f"127.0.0.1:{free_port()}"
         self.links = Path(tempfile.mkdtemp(prefix="mcuroof-farm-", dir="/dev/shm"))
-        self.boards = {name: QemuMicrobit(SHIFT) for name in names}
+        self.kinds = boards
+        self.boards = {name: QemuMicrobit(SHIFT, board=board) for name, board in boards.items()}
         self.procs: list[subprocess.Popen] = []
         wrapper_dir = workdir / "bin"
         wrapper_dir.mkdir(exist_ok=True)
@@ -88,7 +90,7 @@ class LoopbackFarm:
         for name in self.boards:
             self.client(name, "create")
             self.client(name, "add-match", f"ex1/{name}/*")
-            self.client(name, "set-tags", "board=qemu-microbit", f"icount_shift={SHIFT}")
+            self.client(name, "set-tags", f"board={self.kinds[name]}", f"icount_shift={SHIFT}")
         return self
 
     def start_board(self, name: str) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from . import farm, place
 from .cmd_run import SUITES
@@ -142,8 +142,10 @@ def _skip_done_and_held(workers: list[farm.Worker], plan: farm.Plan, console: Co
 
 
 def _run_with_progress(workers: list[farm.Worker], plan: farm.Plan, jobs: int, console: Console) -> None:
-    columns = (TextColumn("{task.fields[place]:<12}"), BarColumn(bar_width=20), MofNCompleteColumn(),
-               TimeElapsedColumn(), TextColumn("{task.description}"))
+    width = max(len(w.place) for w in workers)
+    columns = (TextColumn("{task.fields[place]}", table_column=Column(min_width=width, no_wrap=True)),
+               BarColumn(bar_width=16), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}", table_column=Column(no_wrap=True, overflow="ellipsis")))
     with Progress(*columns, console=console) as bar:
         tasks = {w.place: bar.add_task(_status_text(w), place=w.place, total=None) for w in workers}
 
@@ -164,7 +166,9 @@ def _run_with_progress(workers: list[farm.Worker], plan: farm.Plan, jobs: int, c
 def _status_text(w: farm.Worker, p: farm.Progress | None = None) -> str:
     if w.status == "running":
         faults = f" ({p.faults} faults)" if p and p.faults else ""
-        return (p.current if p and p.current else "acquiring") + faults
+        return (p.current if p and p.current else "acquiring the place") + faults
+    if w.status == "held":
+        return w.reason
     return w.status + (f": {w.reason}" if w.reason else "")
 
 
