@@ -23,9 +23,12 @@ from labfarm import LoopbackFarm, ready
 SUITES = "memory,compute"
 # one of the QEMU Cortex-M boards where their firmware can be built here (CI), else a micro:bit
 SINGLE = ("m3", "qemu-m3") if shutil.which("arm-none-eabi-gcc") else ("mb4", "qemu-microbit")
-# QEMU -icount with its default sleep=on: repeated direct runs fall on two levels 0.6 % apart
-# (the phase of the timer interrupt at the start of a script follows the host clock)
-TOLERANCE = 0.01
+# QEMU -icount as mcuroof runs it (QEMU's default sleep=on: an idle board follows the host's clock,
+# so where its timer interrupts fall in a timed loop differs from run to run): repeated direct
+# runs of the micro:bit differed here by 0.6 % (compute roofs, on two levels) and once by 1.9 %
+# (the memory roof). sleep=off made them equal within 0.1 %, but first connections through
+# ser2net then failed under this machine's load, so QEMU keeps its default.
+TOLERANCE = 0.02
 
 
 def farm_test(fn):
@@ -106,10 +109,14 @@ def test_run_on_a_place_waits_for_its_holder_and_releases_it(lab, tmp_path):
 def test_farm_run_resume_and_compare(lab, direct, tmp_path):
     out = tmp_path / "farm"
     lab.client("mb3", "acquire", user="bob")
-    killer = threading.Thread(target=kill_when_running, args=(lab, out / "mb2" / "raw.jsonl"), daemon=True)
+    ended = threading.Event()
+    killer = threading.Thread(target=kill_when_running, args=(lab, out / "mb2" / "raw.jsonl", ended))
     killer.start()
-    code = main(["farm", "run", "--all", "--coordinator", lab.address, "--suite", SUITES, "-o", str(out)])
-    killer.join(1)
+    try:
+        code = main(["farm", "run", "--all", "--coordinator", lab.address, "--suite", SUITES, "-o", str(out)])
+    finally:
+        ended.set()
+        killer.join()
     assert code == 2  # two places did not finish
     assert state(out) == {"mb1": "done", "mb2": "partial", "mb3": "new"}
     assert_same_roofs(results.load(out / "mb1" / "results.json"), direct)
@@ -133,14 +140,12 @@ def test_farm_run_resume_and_compare(lab, direct, tmp_path):
     assert all(p in (out / "report.html").read_text() for p in ("mb1", "mb2", "mb3"))
 
 
-def kill_when_running(lab, raw, timeout=120):
+def kill_when_running(lab, raw, ended):
     """Kill mb2's QEMU once its memory suite has finished a unit (mid-run)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while not ended.wait(0.2):
         if raw.exists() and '"kind": "kernel", "suite": "memory"' in raw.read_text():
             lab.kill_board("mb2")
             return
-        time.sleep(0.2)
 
 
 def state(out):
