@@ -193,28 +193,54 @@ def python_source(op: str, em: str, ty: str) -> str | None:
     return src
 
 
-# viper: int8 on raw byte pointers; (v ^ 128) - 128 sign-extends a loaded byte on any word size
-_VHEAD = (" x=ptr8(X);w=ptr8(W);out=ptr8(O)\n"
+# viper: int8 on raw byte pointers; (v ^ 128) - 128 sign-extends a loaded byte on any word size.
+# MAC loops walk integer addresses (xa, wa: the buffers' addresses) and load at constant offsets
+# from a pointer re-based every 8 elements (ptr8(i)[0..7]): indexed loads cost an add each and
+# a loop test per MAC, which kept the old kernels at 40 % of the viper ceiling.
+_VHEAD = (" x=ptr8(X);w=ptr8(W);out=ptr8(O);xa=int(x);wa=int(w);pq=ptr16(P)\n"
           " H=int(P[0]);V=int(P[1]);C=int(P[2]);OH=int(P[3]);OW=int(P[4]);OC=int(P[5])\n"
           " KH=int(P[6]);KW=int(P[7]);SH=int(P[8]);SW=int(P[9]);PT=int(P[10]);PL=int(P[11])\n"
           " M=int(P[12]);S=int(P[13]);LO=int(P[14]);N=int(P[15])\n")
 _VWINDOW = ("   y0=oy*SH-PT;x0=ox*SW-PL\n   ky0=0;ky1=KH;kx0=0;kx1=KW\n"
             "   if y0<0:ky0=0-y0\n   if H-y0<KH:ky1=H-y0\n"
             "   if x0<0:kx0=0-x0\n   if V-x0<KW:kx1=V-x0\n")
+# the bias: int32 word 16+oc of P from its two little-endian halves, the high one sign-extended
+# (right on 32- and 64-bit ports, with small constants only; P[16+oc] would be a runtime call)
+_VBIAS = "b=32+2*oc;a=(((pq[b+1]^0x8000)-0x8000)<<16)|pq[b]\n"
 _VFIN = ("    a=(a*M)>>S\n    if a>127:a=127\n    if a<LO:a=LO\n")
 _VSPATIAL = " o=0\n for oy in range(OH):\n  for ox in range(OW):\n" + _VWINDOW + "   for oc in range(OC):\n"
+
+
+def _vterm(a: str, b: str) -> str:
+    return f"((p[{a}]^128)-128)*((q[{b}]^128)-128)"
+
+
+def _vdot(indent: int) -> str:
+    """a += the dot product of the bytes at addresses i (input) and k (weights) up to i == e:
+    8 at a time, then one at a time."""
+    eight = "+".join(_vterm(str(j), str(j)) for j in range(8))
+    code = (f"while i+8<=e:\n p=ptr8(i);q=ptr8(k)\n a+={eight}\n i+=8;k+=8\n"
+            f"while i<e:\n p=ptr8(i);q=ptr8(k)\n a+={_vterm('0', '0')}\n i+=1;k+=1\n")
+    return _indent(code, indent)
+
+
+def _vdepthwise_taps() -> str:
+    """a += one kernel row of a depthwise tap window: input and weights C apart; three taps
+    (the usual 3-wide window) unrolled, other widths in a loop."""
+    three = "+".join(_vterm(o, o) for o in ("0", "C", "C2"))
+    return _indent(f"if n==3:\n p=ptr8(i);q=ptr8(k)\n a+={three}\n"
+                   f"else:\n for j in range(n):\n  p=ptr8(i+j*C);q=ptr8(k+j*C)\n  a+={_vterm('0', '0')}\n", 5)
+
+
 VIPER = {
-    "CONV_2D": _VSPATIAL + "    a=int(P[16+oc])\n    for ky in range(ky0,ky1):\n"
-               "     xi=((y0+ky)*V+x0+kx0)*C;wi=((oc*KH+ky)*KW+kx0)*C\n"
-               "     for j in range((kx1-kx0)*C):\n      a+=((x[xi+j]^128)-128)*((w[wi+j]^128)-128)\n"
-               + _VFIN + "    out[o]=a;o+=1\n",
-    "DEPTHWISE_CONV_2D": _VSPATIAL + "    a=int(P[16+oc])\n    for ky in range(ky0,ky1):\n"
-               "     xi=((y0+ky)*V+x0+kx0)*C+oc;wi=(ky*KW+kx0)*C+oc\n"
-               "     for j in range(kx1-kx0):\n      a+=((x[xi+j*C]^128)-128)*((w[wi+j*C]^128)-128)\n"
-               + _VFIN + "    out[o]=a;o+=1\n",
-    "FULLY_CONNECTED": " for oc in range(OC):\n    a=int(P[16+oc]);wi=oc*C\n"
-               "    for j in range(C):\n      a+=((x[j]^128)-128)*((w[wi+j]^128)-128)\n"
-               + _VFIN + "    out[oc]=a\n",
+    "CONV_2D": _VSPATIAL + "    " + _VBIAS + "    for ky in range(ky0,ky1):\n"
+               "     i=xa+((y0+ky)*V+x0+kx0)*C;k=wa+((oc*KH+ky)*KW+kx0)*C;e=i+(kx1-kx0)*C\n"
+               + _vdot(5) + _VFIN + "    out[o]=a;o+=1\n",
+    "DEPTHWISE_CONV_2D": " C2=C*2\n" + _VSPATIAL + "    " + _VBIAS + "    n=kx1-kx0\n    for ky in range(ky0,ky1):\n"
+               "     i=xa+((y0+ky)*V+x0+kx0)*C+oc;k=wa+(ky*KW+kx0)*C+oc\n"
+               + _vdepthwise_taps() + _VFIN + "    out[o]=a;o+=1\n",
+    "FULLY_CONNECTED": " for oc in range(OC):\n    " + _VBIAS + "    i=xa;k=wa+oc*C;e=i+C\n"
+               + _vdot(4) + _VFIN + "    out[oc]=a\n",
     "AVERAGE_POOL_2D": _VSPATIAL + "    a=0\n    for ky in range(ky0,ky1):\n     for kx in range(kx0,kx1):\n"
                "      a+=(x[((y0+ky)*V+x0+kx)*C+oc]^128)-128\n"
                "    out[o]=a//((ky1-ky0)*(kx1-kx0));o+=1\n",
