@@ -197,16 +197,18 @@ def python_source(op: str, em: str, ty: str) -> str | None:
 # MAC loops walk integer addresses (xa, wa: the buffers' addresses) and load at constant offsets
 # from a pointer re-based every 8 elements (ptr8(i)[0..7]): indexed loads cost an add each and
 # a loop test per MAC, which kept the old kernels at 40 % of the viper ceiling.
+def _vword(j: str) -> str:
+    """int32 word j of P from its two little-endian halves, the high one sign-extended: right
+    on 32- and 64-bit ports with small constants only (P[j] would be a runtime call)."""
+    return f"(((pq[{j}*2+1]^0x8000)-0x8000)<<16)|pq[{j}*2]"
+
+
 _VHEAD = (" x=ptr8(X);w=ptr8(W);out=ptr8(O);xa=int(x);wa=int(w);pq=ptr16(P)\n"
-          " H=int(P[0]);V=int(P[1]);C=int(P[2]);OH=int(P[3]);OW=int(P[4]);OC=int(P[5])\n"
-          " KH=int(P[6]);KW=int(P[7]);SH=int(P[8]);SW=int(P[9]);PT=int(P[10]);PL=int(P[11])\n"
-          " M=int(P[12]);S=int(P[13]);LO=int(P[14]);N=int(P[15])\n")
+          + "".join(f" {name}={_vword(str(j))}\n" for j, name in enumerate(PARAMS)))
 _VWINDOW = ("   y0=oy*SH-PT;x0=ox*SW-PL\n   ky0=0;ky1=KH;kx0=0;kx1=KW\n"
             "   if y0<0:ky0=0-y0\n   if H-y0<KH:ky1=H-y0\n"
             "   if x0<0:kx0=0-x0\n   if V-x0<KW:kx1=V-x0\n")
-# the bias: int32 word 16+oc of P from its two little-endian halves, the high one sign-extended
-# (right on 32- and 64-bit ports, with small constants only; P[16+oc] would be a runtime call)
-_VBIAS = "b=32+2*oc;a=(((pq[b+1]^0x8000)-0x8000)<<16)|pq[b]\n"
+_VBIAS = "b=16+oc;a=" + _vword("b") + "\n"
 _VFIN = ("    a=(a*M)>>S\n    if a>127:a=127\n    if a<LO:a=LO\n")
 _VSPATIAL = " o=0\n for oy in range(OH):\n  for ox in range(OW):\n" + _VWINDOW + "   for oc in range(OC):\n"
 
@@ -224,21 +226,29 @@ def _vdot(indent: int) -> str:
     return _indent(code, indent)
 
 
-def _vdepthwise_taps() -> str:
-    """a += one kernel row of a depthwise tap window: input and weights C apart; three taps
-    (the usual 3-wide window) unrolled, other widths in a loop."""
+def _vdepthwise() -> str:
+    """Depthwise output channels of one pixel: input and weights C apart. A full 3x3 window (the
+    usual one) is nine terms at offsets set once per call; other windows go row by row."""
+    xo = ["0", "C", "C2", "VC", "VC+C", "VC+C2", "VC2", "VC2+C", "VC2+C2"]
+    nine = "+".join(_vterm(f"X{j}", f"W{j}") for j in range(9))
     three = "+".join(_vterm(o, o) for o in ("0", "C", "C2"))
-    return _indent(f"if n==3:\n p=ptr8(i);q=ptr8(k)\n a+={three}\n"
-                   f"else:\n for j in range(n):\n  p=ptr8(i+j*C);q=ptr8(k+j*C)\n  a+={_vterm('0', '0')}\n", 5)
+    return ("   n=kx1-kx0;m=ky1-ky0\n   i0=xa+((y0+ky0)*V+x0+kx0)*C;k0=wa+(ky0*KW+kx0)*C\n"
+            "   for oc in range(OC):\n    " + _VBIAS + "    if n==3 and m==3 and KW==3:\n"
+            "     p=ptr8(i0+oc);q=ptr8(k0+oc)\n     a+=" + nine + "\n"
+            "    else:\n     i=i0+oc;k=k0+oc\n     for ky in range(m):\n" + _indent(
+                f"if n==3:\n p=ptr8(i);q=ptr8(k)\n a+={three}\n"
+                f"else:\n for j in range(n):\n  p=ptr8(i+j*C);q=ptr8(k+j*C)\n  a+={_vterm('0', '0')}\n"
+                "i+=VC;k+=KC\n", 6)
+            + _VFIN + "    out[o]=a;o+=1\n",
+            " C2=C*2;VC=V*C;VC2=VC*2;KC=KW*C\n" + "".join(f" X{j}={o};W{j}=C*{j}\n" for j, o in enumerate(xo)))
 
 
 VIPER = {
     "CONV_2D": _VSPATIAL + "    " + _VBIAS + "    for ky in range(ky0,ky1):\n"
                "     i=xa+((y0+ky)*V+x0+kx0)*C;k=wa+((oc*KH+ky)*KW+kx0)*C;e=i+(kx1-kx0)*C\n"
                + _vdot(5) + _VFIN + "    out[o]=a;o+=1\n",
-    "DEPTHWISE_CONV_2D": " C2=C*2\n" + _VSPATIAL + "    " + _VBIAS + "    n=kx1-kx0\n    for ky in range(ky0,ky1):\n"
-               "     i=xa+((y0+ky)*V+x0+kx0)*C+oc;k=wa+(ky*KW+kx0)*C+oc\n"
-               + _vdepthwise_taps() + _VFIN + "    out[o]=a;o+=1\n",
+    "DEPTHWISE_CONV_2D": _vdepthwise()[1] + " o=0\n for oy in range(OH):\n  for ox in range(OW):\n" + _VWINDOW
+                         + _vdepthwise()[0],
     "FULLY_CONNECTED": " for oc in range(OC):\n    " + _VBIAS + "    i=xa;k=wa+oc*C;e=i+C\n"
                + _vdot(4) + _VFIN + "    out[oc]=a\n",
     "AVERAGE_POOL_2D": _VSPATIAL + "    a=0\n    for ky in range(ky0,ky1):\n     for kx in range(kx0,kx1):\n"
