@@ -219,9 +219,11 @@ def _vterm(a: str, b: str) -> str:
 
 def _vdot(indent: int) -> str:
     """a += the dot product of the bytes at addresses i (input) and k (weights) up to i == e:
-    8 at a time, then one at a time."""
+    8 at a time, then 4, then one at a time (first layers' rows are short: 4 or 9 bytes)."""
     eight = "+".join(_vterm(str(j), str(j)) for j in range(8))
+    four = "+".join(_vterm(str(j), str(j)) for j in range(4))
     code = (f"while i+8<=e:\n p=ptr8(i);q=ptr8(k)\n a+={eight}\n i+=8;k+=8\n"
+            f"if i+4<=e:\n p=ptr8(i);q=ptr8(k)\n a+={four}\n i+=4;k+=4\n"
             f"while i<e:\n p=ptr8(i);q=ptr8(k)\n a+={_vterm('0', '0')}\n i+=1;k+=1\n")
     return _indent(code, indent)
 
