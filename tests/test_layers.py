@@ -231,7 +231,7 @@ def test_a_layer_whose_script_keeps_failing_is_left_out_not_the_run(tmp_path, mi
 def test_each_kws_layer_gets_its_asm_thumb_kernel():
     kws = model.builtin_network("kws-dscnn")
     jobs, _ = layers.plan(kws, ["int8"], ["asm_thumb"], heap=3184)
-    routine = {j.layer.index: next(r for r in ("rows", "vmac", "smac", "dot") if f"def {r}(" in layer_kernels.script(j))
+    routine = {j.layer.index: next(r for r in ("rows", "dwpix", "srow", "dot") if f"def {r}(" in layer_kernels.script(j))
                for j in jobs}
-    assert routine == {0: "smac", 1: "vmac", 2: "rows", 3: "vmac", 4: "rows", 5: "vmac", 6: "rows", 7: "vmac",
+    assert routine == {0: "srow", 1: "dwpix", 2: "rows", 3: "dwpix", 4: "rows", 5: "dwpix", 6: "rows", 7: "dwpix",
                        8: "rows", 11: "rows"}

@@ -9,9 +9,9 @@ computes the same with numpy, and the firmware's checksum of O is compared with 
 
 Emitters: bytecode and native run the plain loops; viper the same on raw pointers (int8 only:
 viper has no float pointers); asm_thumb (int8 only: Cortex-M0 has no FPU) runs dense layers and
-1x1 convolutions a pixel per assembler call (ASM_ROWS), depthwise layers a tap per call
-(ASM_VMAC, ASM_RQ), small-input convolutions an input value per call (ASM_SMAC), and other
-convolutions as Python loops around an assembler dot product.
+1x1 convolutions a pixel per assembler call (ASM_ROWS), depthwise layers a pixel's whole window
+per call (ASM_DWPIX, then ASM_RQ), small-input convolutions a kernel row per call (ASM_SROW),
+and other convolutions as Python loops around an assembler dot product.
 """
 from __future__ import annotations
 
@@ -77,17 +77,13 @@ ASM_POINTWISE = ("def k(X,W,O,P):\n V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5];SH=P[8
                  "   P[10]=(oy*SH*V+ox*SW)*C\n   P[11]=o\n   rows(X,W,O,P)\n   o+=OC\n")
 
 
-# asm_thumb depthwise: per output pixel, vmac adds x * w over all C channels of one tap into an
-# int32 accumulator row ACC (P[15] = x offset << 15 | w offset), and rq then adds the biases,
-# requantizes, stores the pixel's OC bytes at output offset o and clears ACC for the next one.
-# ACC is P[16+OC : 16+2*OC], after the biases (each routine finds it from P[5]).
-# A convolution with few inputs per kernel row (KW * C < OC: first layers) does the same with
-# smac: one input value times the OC weights of one tap (KH * KW * C apart) into ACC.
-ASM_VMAC = ("@micropython.asm_thumb\ndef vmac(r0,r1,r2,r3):\n"
-            " ldr(r4,[r3,20])\n lsl(r4,r4,2)\n add(r0,r3,r4)\n add(r0,64)\n ldr(r4,[r3,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
-            " ldr(r7,[r3,8])\n label(L)\n ldrb(r5,[r1,0])\n lsl(r5,r5,24)\n asr(r5,r5,24)\n"
-            " ldrb(r6,[r2,0])\n lsl(r6,r6,24)\n asr(r6,r6,24)\n mul(r5,r6)\n ldr(r6,[r0,0])\n add(r6,r6,r5)\n"
-            " str(r6,[r0,0])\n add(r0,4)\n add(r1,1)\n add(r2,1)\n sub(r7,1)\n bgt(L)\n")
+# LDRSB with a register offset, which the inline assembler lacks, is a data() word (Thumb-1
+# 0101011 Rm Rn Rt): it saves the two-shift sign extension of LDRB.
+# asm_thumb depthwise: per output pixel, dwpix adds x * w over the window's taps and channels
+# into an int32 accumulator row ACC, and rq then adds the biases, requantizes, stores the
+# pixel's OC bytes at output offset o and clears ACC for the next one. ACC is
+# P[16+OC : 16+2*OC], after the biases (each routine finds it from P[5]). A convolution with few
+# inputs per kernel row (KW * C < OC: first layers) does the same with srow, a row per call.
 ASM_RQ = ("@micropython.asm_thumb\ndef rq(r0,r1,r2,r3):\n"
           " ldr(r4,[r2,20])\n lsl(r4,r4,2)\n add(r0,r2,r4)\n add(r0,64)\n add(r1,r1,r3)\n mov(r3,r2)\n add(r3,64)\n ldr(r7,[r2,20])\n label(L)\n ldr(r4,[r0,0])\n"
           " ldr(r5,[r3,0])\n add(r4,r4,r5)\n mov(r5,0)\n str(r5,[r0,0])\n ldr(r5,[r2,48])\n mul(r4,r5)\n"
@@ -95,35 +91,58 @@ ASM_RQ = ("@micropython.asm_thumb\ndef rq(r0,r1,r2,r3):\n"
           " ldr(r5,[r2,56])\n cmp(r4,r5)\n bge(B)\n mov(r4,r5)\n label(B)\n strb(r4,[r1,0])\n"
           " add(r0,4)\n add(r1,1)\n add(r3,4)\n sub(r7,1)\n bgt(L)\n")
 _ZERO_ACC = " for i in range(OC):\n  P[16+OC+i]=0\n"
+# the window clipped at the borders, without max() and min(): builtin calls cost the micro:bit
+# more than the comparisons
+_CLIP = ("   ky0=0;ky1=KH;kx0=0;kx1=KW\n   if y0<0:ky0=-y0\n   if H-y0<KH:ky1=H-y0\n"
+         "   if x0<0:kx0=-x0\n   if V-x0<KW:kx1=V-x0\n")
+# dwpix: a whole pixel's window, every tap and channel, in one call: r3 = rows << 8 | columns of
+# the (clipped) window, P[15] = input offset << 15 | weight offset of its first tap; each tap's
+# C products go into ACC, then rq. The counts are pushed around the channel loop (8 registers).
+ASM_DWPIX = ("@micropython.asm_thumb\ndef dwpix(r0,r1,r2,r3):\n"
+             " ldr(r4,[r0,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
+             " label(R)\n push({r3})\n lsl(r3,r3,24)\n lsr(r3,r3,24)\n label(K)\n push({r3})\n"
+             " ldr(r6,[r0,20])\n lsl(r6,r6,2)\n add(r6,r6,r0)\n add(r6,64)\n ldr(r7,[r0,8])\n mov(r3,0)\n"
+             " label(L)\n data(2,0x56CC)\n data(2,0x56D5)\n mul(r4,r5)\n ldr(r5,[r6,0])\n add(r5,r5,r4)\n"
+             " str(r5,[r6,0])\n add(r1,1)\n add(r2,1)\n add(r6,4)\n sub(r7,1)\n bgt(L)\n"
+             " pop({r3})\n sub(r3,1)\n bgt(K)\n pop({r3})\n"
+             " lsl(r5,r3,24)\n lsr(r5,r5,24)\n ldr(r7,[r0,8])\n ldr(r4,[r0,4])\n sub(r4,r4,r5)\n mul(r4,r7)\n"
+             " add(r1,r1,r4)\n ldr(r4,[r0,28])\n sub(r4,r4,r5)\n mul(r4,r7)\n add(r2,r2,r4)\n"
+             " mov(r4,1)\n lsl(r4,r4,8)\n sub(r3,r3,r4)\n lsr(r4,r3,8)\n bne(R)\n")
 ASM_DEPTHWISE = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " o=0\n for oy in range(OH):\n  for ox in range(OW):\n"
-                 "   y0=oy*SH-PT;x0=ox*SW-PL\n"
-                 "   for ky in range(max(0,-y0),min(KH,H-y0)):\n    for kx in range(max(0,-x0),min(KW,V-x0)):\n"
-                 "     P[15]=(((y0+ky)*V+x0+kx)*C)<<15|((ky*KW+kx)*C)\n     vmac(P,X,W,P)\n"
+                 "   y0=oy*SH-PT;x0=ox*SW-PL\n" + _CLIP +
+                 "   P[15]=(((y0+ky0)*V+x0+kx0)*C)<<15|((ky0*KW+kx0)*C)\n"
+                 "   dwpix(P,X,W,(ky1-ky0)<<8|(kx1-kx0))\n"
                  "   rq(P,O,P,o)\n   o+=C\n")
 
 
-ASM_SMAC = ("@micropython.asm_thumb\ndef smac(r0,r1,r2,r3):\n"
-            " ldr(r4,[r3,20])\n lsl(r4,r4,2)\n add(r0,r3,r4)\n add(r0,64)\n ldr(r4,[r3,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
-            " ldrb(r6,[r1,0])\n lsl(r6,r6,24)\n asr(r6,r6,24)\n ldr(r1,[r3,24])\n ldr(r4,[r3,28])\n mul(r1,r4)\n"
-            " ldr(r4,[r3,8])\n mul(r1,r4)\n ldr(r7,[r3,20])\n label(L)\n ldrb(r5,[r2,0])\n lsl(r5,r5,24)\n"
-            " asr(r5,r5,24)\n mul(r5,r6)\n ldr(r4,[r0,0])\n add(r4,r4,r5)\n str(r4,[r0,0])\n add(r0,4)\n"
-            " add(r2,r2,r1)\n sub(r7,1)\n bgt(L)\n")
-ASM_SMAC_CONV = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " o=0\n for oy in range(OH):\n  for ox in range(OW):\n"
-                 "   y0=oy*SH-PT;x0=ox*SW-PL\n"
-                 "   for ky in range(max(0,-y0),min(KH,H-y0)):\n    for kx in range(max(0,-x0),min(KW,V-x0)):\n"
-                 "     xi=((y0+ky)*V+x0+kx)*C;wi=(ky*KW+kx)*C\n     for c in range(C):\n"
-                 "      P[15]=(xi+c)<<15|(wi+c)\n      smac(P,X,W,P)\n"
+# srow: one kernel row of a convolution with few inputs per row (first layers), r3 inputs from
+# P[15]'s offsets: each input value times the OC weights of its tap (KH*KW*C apart) into ACC.
+# 0x5699 = LDRSB r1,[r3,r2] with r2 = 0 (data(): the inline assembler lacks it); P and the loop
+# state are pushed around the channel loop, which needs every low register.
+ASM_SROW = ("@micropython.asm_thumb\ndef srow(r0,r1,r2,r3):\n"
+            " ldr(r4,[r0,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
+            " label(V)\n ldr(r6,[r0,20])\n mov(r7,r6)\n lsl(r6,r6,2)\n add(r6,r6,r0)\n add(r6,64)\n"
+            " ldr(r4,[r0,24])\n ldr(r5,[r0,28])\n mul(r4,r5)\n ldr(r5,[r0,8])\n mul(r4,r5)\n"
+            " ldrb(r5,[r1,0])\n lsl(r5,r5,24)\n asr(r5,r5,24)\n push({r0,r1,r2,r3})\n mov(r3,r2)\n mov(r2,0)\n"
+            " label(L)\n data(2,0x5699)\n mul(r1,r5)\n ldr(r0,[r6,0])\n add(r0,r0,r1)\n str(r0,[r6,0])\n"
+            " add(r6,4)\n add(r3,r3,r4)\n sub(r7,1)\n bgt(L)\n pop({r0,r1,r2,r3})\n"
+            " add(r1,1)\n add(r2,1)\n sub(r3,1)\n bgt(V)\n")
+ASM_SROW_CONV = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " o=0\n for oy in range(OH):\n  for ox in range(OW):\n"
+                 "   y0=oy*SH-PT;x0=ox*SW-PL\n" + _CLIP + "   n=(kx1-kx0)*C\n"
+                 "   for ky in range(ky0,ky1):\n"
+                 "    P[15]=(((y0+ky)*V+x0+kx0)*C)<<15|((ky*KW+kx0)*C)\n    srow(P,X,W,n)\n"
                  "   rq(P,O,P,o)\n   o+=OC\n")
 
 
 def smac_apply(job) -> bool:
     """An int8 asm_thumb convolution whose kernel rows are shorter than its output channels:
-    one smac call per input value beats one dot call per channel and kernel row."""
+    one srow call per kernel row (all its inputs times all output channels) beats one dot call
+    per channel and kernel row."""
     return uses_accumulators(job.layer, job.emitter, job.dtype) and job.layer.op == "CONV_2D"
 
 
 def uses_accumulators(layer, emitter: str, dtype: str) -> bool:
-    """Kernels (vmac, smac) whose int32 accumulator row follows the biases in P: their tiles
+    """Kernels (dwpix, srow) whose int32 accumulator row follows the biases in P: their tiles
     carry twice the biases (layers.plan_layer), so the row costs no allocation on the board."""
     if emitter != "asm_thumb" or dtype != "int8" or not layer.kernel:
         return False
@@ -134,12 +153,12 @@ def uses_accumulators(layer, emitter: str, dtype: str) -> bool:
 
 
 def asm_smac_source(job) -> str:
-    return ASM_SMAC + "#--\n" + ASM_RQ + "#--\n" + ASM_SMAC_CONV
+    return ASM_SROW + "#--\n" + ASM_RQ + "#--\n" + ASM_SROW_CONV
 
 
 def asm_channels_source(job) -> str:
-    """The asm_thumb depthwise kernel: vmac and rq compiled apart, then k."""
-    return ASM_VMAC + "#--\n" + ASM_RQ + "#--\n" + ASM_DEPTHWISE
+    """The asm_thumb depthwise kernel: dwpix and rq compiled apart, then k."""
+    return ASM_DWPIX + "#--\n" + ASM_RQ + "#--\n" + ASM_DEPTHWISE
 
 
 def rows_apply(job) -> bool:
