@@ -116,26 +116,21 @@ ASM_DEPTHWISE = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " o=0\n for oy in ran
                  "   rq(P,O,P,o)\n   o+=C\n")
 
 
-# srow: the window of one pixel of a convolution with few inputs per kernel row (first layers),
-# rows and columns as for dwpix: each input value times the OC weights of its tap (KH*KW*C
-# apart) into ACC.
+# srow: one kernel row of a convolution with few inputs per row (first layers), r3 inputs from
+# P[15]'s offsets: each input value times the OC weights of its tap (KH*KW*C apart) into ACC.
 # 0x5699 = LDRSB r1,[r3,r2] with r2 = 0 (data(): the inline assembler lacks it); P and the loop
 # state are pushed around the channel loop, which needs every low register.
 ASM_SROW = ("@micropython.asm_thumb\ndef srow(r0,r1,r2,r3):\n"
             " ldr(r4,[r0,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
-            " label(R)\n push({r3})\n lsl(r3,r3,24)\n lsr(r3,r3,24)\n ldr(r4,[r0,8])\n mul(r3,r4)\n"
             " label(V)\n ldr(r6,[r0,20])\n mov(r7,r6)\n lsl(r6,r6,2)\n add(r6,r6,r0)\n add(r6,64)\n"
             " ldr(r4,[r0,24])\n ldr(r5,[r0,28])\n mul(r4,r5)\n ldr(r5,[r0,8])\n mul(r4,r5)\n"
             " ldrb(r5,[r1,0])\n lsl(r5,r5,24)\n asr(r5,r5,24)\n push({r0,r1,r2,r3})\n mov(r3,r2)\n mov(r2,0)\n"
             " label(L)\n data(2,0x5699)\n mul(r1,r5)\n ldr(r0,[r6,0])\n add(r0,r0,r1)\n str(r0,[r6,0])\n"
             " add(r6,4)\n add(r3,r3,r4)\n sub(r7,1)\n bgt(L)\n pop({r0,r1,r2,r3})\n"
-            " add(r1,1)\n add(r2,1)\n sub(r3,1)\n bgt(V)\n pop({r3})\n"
-            " lsl(r5,r3,24)\n lsr(r5,r5,24)\n ldr(r7,[r0,8])\n ldr(r4,[r0,4])\n sub(r4,r4,r5)\n mul(r4,r7)\n"
-            " add(r1,r1,r4)\n ldr(r4,[r0,28])\n sub(r4,r4,r5)\n mul(r4,r7)\n add(r2,r2,r4)\n"
-            " mov(r4,1)\n lsl(r4,r4,8)\n sub(r3,r3,r4)\n lsr(r4,r3,8)\n bne(R)\n")
-ASM_SROW_CONV = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " o=0\n for oy in range(OH):\n" + _ROW +
-                 "  for ox in range(OW):\n" + _COLS +
-                 "   P[15]=(xb+(x0+kx0)*C)<<15|(wb+kx0*C)\n   srow(P,X,W,r|(kx1-kx0))\n"
+            " add(r1,1)\n add(r2,1)\n sub(r3,1)\n bgt(V)\n")
+ASM_SROW_CONV = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " d=(V*C)<<15|(KW*C)\n o=0\n for oy in range(OH):\n"
+                 + _ROW + "  for ox in range(OW):\n" + _COLS + "   n=(kx1-kx0)*C;s=(xb+(x0+kx0)*C)<<15|(wb+kx0*C)\n"
+                 "   for ky in range(ky1-ky0):\n    P[15]=s\n    srow(P,X,W,n)\n    s+=d\n"
                  "   rq(P,O,P,o)\n   o+=OC\n")
 
 
