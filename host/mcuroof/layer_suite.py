@@ -106,6 +106,8 @@ def results_parts(request: Request, records: list[dict], roofs: list[dict], boar
     pts = [points_mod.point(by_key[key], rs, roofs, emitters, features) for key, rs in recs.items()
            if any(r.get("cand", 0) < len(by_key[key].candidates) for r in rs)]
     advice.advise_all(pts, roofs, advice.Features(features, tuple(emitters)))
+    for p in pts:  # advise_all wrote the advice anew
+        points_mod.amortize_note(p)
     net = request.network
     peak = model.peak_memory(net)
     layer_of = {l.index: l for l in net.layers}

@@ -63,16 +63,33 @@ def project(job, timed: list[tuple]) -> tuple[float, str]:
     w1 = layers_mod.executed_work(layer, t1)
     if t1.chans >= full.chans or len(timed) < 2 or timed[1][0].chans == t1.chans:
         return s1 * work / w1, "scaled" if t1.chans >= full.chans else "tile"
-    t2, s2 = timed[1]
-    w2 = layers_mod.executed_work(layer, t2)
+    a, b = costs(layer, timed)
+    return a * work / full.chans + b * work, "fit"
+
+
+def costs(layer, timed: list[tuple]) -> tuple[float, float]:
+    """(a, b) of project's t = a * W / c + b * W from two tiles with different channel counts:
+    a the per-pixel (per-call) cost, b the per-MAC cost."""
+    (t1, s1), (t2, s2) = timed[:2]
+    w1, w2 = layers_mod.executed_work(layer, t1), layers_mod.executed_work(layer, t2)
     u1, u2 = w1 / t1.chans, w2 / t2.chans
     det = u1 * w2 - u2 * w1
     a, b = (s1 * w2 - s2 * w1) / det, (u1 * s2 - u2 * s1) / det
     if a < 0:
-        a, b = 0.0, s1 / w1
-    elif b < 0:
-        a, b = s1 / u1, 0.0
-    return a * work / full.chans + b * work, "fit"
+        return 0.0, s1 / w1
+    if b < 0:
+        return s1 / u1, 0.0
+    return a, b
+
+
+def call_share(job, timed: list[tuple], seconds: float) -> float | None:
+    """The share of a fitted layer's time spent once per pixel (the calls and the Python loop
+    around them), whatever its channel count: what a tile too small cannot amortize."""
+    if len(timed) < 2 or timed[0][0].chans == timed[1][0].chans:
+        return None
+    a, _ = costs(job.layer, timed)
+    full = layers_mod.full_tile(job.layer, job.dtype)
+    return min(1.0, a * layers_mod.executed_work(job.layer, full) / full.chans / seconds)
 
 
 def point(job, recs: list[dict], roofs: list[dict], emitters: list[str], features: frozenset[str] | None = None) -> dict:
@@ -95,8 +112,22 @@ def point(job, recs: list[dict], roofs: list[dict], emitters: list[str], feature
          "macc": layer.macc, "macc_executed": executed, "bytes": moved, "oi": oi, "seconds": seconds,
          "tile_fraction": tile.fraction, "tile_reason": job.why_tiled, "projection": how,
          "tile_seconds": timed[0][1], "verified": verified,
-         "heap_bytes": main.get("heap"), "tile_data_bytes": tile.data_bytes(layers_mod.DTYPES[job.dtype][1])}
-    return place(p, roofs, emitters, features)
+         "heap_bytes": main.get("heap"), "tile_data_bytes": tile.data_bytes(layers_mod.DTYPES[job.dtype][1]),
+         "call_share": call_share(job, timed, seconds) if how == "fit" else None}
+    place(p, roofs, emitters, features)
+    return amortize_note(p)
+
+
+def amortize_note(p: dict) -> dict:
+    """A point far below its roof only because of its per-pixel call cost says so: without that
+    cost its MAC loops would be within FAR_BELOW of the roof, but its tile's channels (the
+    board's heap) are too few to amortize the call."""
+    share, head = p.get("call_share"), p.get("headroom")
+    if share and head and head >= advice_mod.FAR_BELOW and head * (1 - share) < advice_mod.FAR_BELOW:
+        p["advice"] = (f"tile too small to amortize the call: {share:.0%} of its time is the per-pixel call "
+                       f"and Python loop, shared by the few channels a tile holds in this heap (its MAC "
+                       f"loops alone: headroom {head * (1 - share):.2g}); " + p["advice"])
+    return p
 
 
 def place(p: dict, roofs: list[dict], emitters: list[str], features: frozenset[str] | None = None) -> dict:
