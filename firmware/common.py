@@ -70,10 +70,8 @@ def _nop(a, b, c, n):
     return 0
 
 
-def measure(fn, a, b, c, n, z=None):
-    # Grow the repeat count until one trial spans WIN us, then keep TRIALS trials. The harness's
-    # own cost is timed on z: an empty function of fn's emitter (an asm_thumb call costs less
-    # than a bytecode one), else _nop.
+def measure(fn, a, b, c, n):
+    # Grow the repeat count until one trial spans WIN us, then keep TRIALS trials.
     r = 1
     t = _run(fn, a, b, c, n, r)
     while t < WIN and r < 1 << 24:
@@ -83,8 +81,7 @@ def measure(fn, a, b, c, n, z=None):
     for i in range(TRIALS):
         ts[i] = _run(fn, a, b, c, n, r)
     ts.sort()
-    z = z or _nop
-    ov = min(_run(z, a, b, c, n, r), _run(z, a, b, c, n, r))
+    ov = min(_run(_nop, a, b, c, n, r), _run(_nop, a, b, c, n, r))
     return ts[0], ts[TRIALS // 2], ov, r
 
 

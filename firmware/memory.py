@@ -47,7 +47,9 @@ def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv, z=None):
         bufs = [memoryview(b) for b in bufs]
     n = CFG['min_n']
     while n <= top:
-        mn, md, ov, r = measure(k, bufs[0], bufs[1], bufs[2], n, z)
+        mn, md, ov, r = measure(k, bufs[0], bufs[1], bufs[2], n)
+        if z:
+            ov = min(_run(z, bufs[0], bufs[1], bufs[2], n, r), _run(z, bufs[0], bufs[1], bufs[2], n, r))
         d = bufs[dst]
         emit({'t': 'mem', 'k': name, 'em': em, 'ty': ty, 'n': n, 'isz': ISZ[tc],
               'bytes': na * n * ISZ[tc], 'r': r, 'us': mn, 'med': md, 'ovh': ov,
