@@ -108,10 +108,9 @@ def _mac_body(em: str, tc: str, u: int) -> str | None:
                 f" for i in range(n):\n{macs} return a\n")
     if em == "asm_thumb" and tc in ASM_LOAD:
         ld, _, z = ASM_LOAD[tc]
-        # int8 as the layer kernels read it: ldrb then lsl/asr 24 to sign-extend (Armv6-M's
-        # ldrsb has no immediate offset)
-        ext = " lsl(r4,r4,24)\n asr(r4,r4,24)\n lsl(r5,r5,24)\n asr(r5,r5,24)\n" if tc == "b" else ""
-        macs = "".join(f" {ld}(r4,[r0,{j * z}])\n {ld}(r5,[r1,{j * z}])\n{ext} mul(r4,r5)\n add(r2,r2,r4)\n"
+        # int8: the layer kernels sign-extend with Armv6-M's register-offset LDRSB, which costs
+        # what LDRB does (one instruction under -icount), so the LDRB body's rate is theirs too
+        macs = "".join(f" {ld}(r4,[r0,{j * z}])\n {ld}(r5,[r1,{j * z}])\n mul(r4,r5)\n add(r2,r2,r4)\n"
                        for j in range(u))
         return (f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n mov(r2,0)\n label(L)\n{macs}"
                 f" sub(r3,1)\n{_loop_back(macs.count(chr(10)))} mov(r0,r2)\n")
