@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mcuroof import cmd_run, results
+from mcuroof import cmd_run, pipeline, results
 from mcuroof.cli import main
 from mcuroof.faultproxy import FaultProxy
 from mcuroof.qemu import QemuLink
@@ -206,7 +206,7 @@ def test_memory_error_retried_with_a_smaller_working_set(clean, tmp_path, monkey
     compile (the host re-runs them with half the unroll and logs a retry)."""
     if BOARD != "qemu-microbit":  # qemu-m7: 4096 runs out of heap, but 2048 overflows the bytecode's jumps
         pytest.skip("the unroll that exhausts a big heap halves into a bytecode overflow, not a MemoryError")
-    real = cmd_run.configs
+    real = pipeline.configs
 
     def greedy(probe, suites):
         cfgs = real(probe, suites)
@@ -214,7 +214,7 @@ def test_memory_error_retried_with_a_smaller_working_set(clean, tmp_path, monkey
         cfgs["compute"]["unroll"] = GREEDY_UNROLL
         return cfgs
 
-    monkeypatch.setattr(cmd_run, "configs", greedy)
+    monkeypatch.setattr(pipeline, "configs", greedy)
     out = tmp_path / "out"
     with FaultProxy(seed=7) as proxy:
         assert through_proxy(monkeypatch, proxy, out) == 0

@@ -22,10 +22,18 @@ COMMANDS = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with the one-line error every mcuroof error has (exit status 2)."""
+
+    def error(self, message):
+        where = self.prog[len("mcuroof"):].strip()
+        raise UserError(f"{where + ': ' if where else ''}{message} (see {self.prog} --help)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser: options and the command names only, so that `mcuroof --help`
     imports no command module (matplotlib, numpy); the rest of the line is the command's."""
-    parser = argparse.ArgumentParser(prog="mcuroof", description="Empirical roofline toolkit for MicroPython boards.")
+    parser = Parser(prog="mcuroof", description="Empirical roofline toolkit for MicroPython boards.")
     parser.add_argument("--version", action="version", version=f"mcuroof {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -38,34 +46,37 @@ def command_parser(name: str, debug: bool = False):
     """The parser of one command, and its module (imported here, when the command runs)."""
     module_name, help_text = COMMANDS[name]
     module = importlib.import_module(f"mcuroof.{module_name}")
-    p = argparse.ArgumentParser(prog=f"mcuroof {name}", description=help_text)
+    p = Parser(prog=f"mcuroof {name}", description=help_text)
     p.add_argument("--debug", action="store_true", default=debug, help="show tracebacks")
     module.configure(p)
     return p, module
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    top, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    if not top.command:
-        if rest:
-            parser.error(f"unrecognized arguments: {' '.join(rest)}")
-        parser.print_help()
-        return 2
-    cmd_parser, module = command_parser(top.command, top.debug)
-    args = cmd_parser.parse_args(rest)
-    args.command = top.command
+    debug = False
     try:
+        parser = build_parser()
+        top, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+        debug = top.debug
+        if not top.command:
+            if rest:
+                parser.error(f"unrecognized arguments: {' '.join(rest)}")
+            parser.print_help()
+            return 2
+        cmd_parser, module = command_parser(top.command, top.debug)
+        args = cmd_parser.parse_args(rest)
+        args.command = top.command
+        debug = args.debug
         return module.run(args) or 0
     except UserError as e:
-        if args.debug:
+        if debug:
             raise
         print(f"mcuroof: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        if args.debug:
+    except KeyboardInterrupt as e:
+        if debug:
             raise
-        print("mcuroof: interrupted", file=sys.stderr)
+        print(f"mcuroof: interrupted{'; ' + str(e) if str(e) else ''}", file=sys.stderr)
         return 130
 
 

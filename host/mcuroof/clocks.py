@@ -1,24 +1,28 @@
 """`mcuroof run --clocks 64M,125M`: the suites at several CPU clocks, one folder per clock.
 
-Before a clock's suites the board runs machine.freq(hz) (firmware/clock.py) and reports the
-clock that resulted; ports without a settable machine.freq() (the micro:bit, the unix port) stop
-the run with one line. After the suites the clock is read again: a board that lost it (a hard
-reset during the run) is reported. Each clock gets DIR/<clock>/raw.jsonl, results.json and
-roofline.png; DIR/compare.png puts them on one plot. Not yet run on hardware.
+Each clock is one run of the pipeline (pipeline.measure) into DIR/<clock>/ (raw.jsonl,
+results.json, roofline.png); DIR/compare.png puts them on one plot; the command prints. Before a
+clock's suites the board runs machine.freq(hz) (firmware/clock.py) and reports the clock that
+resulted; a port whose machine.freq() cannot be set (the micro:bit, the unix port) is refused
+before any folder is made. After the suites the clock is read again: a board that lost it (a
+hard reset during the run) is marked `clock_lost`. An emulated board that accepts the setting
+is marked with `clock_note`: its timing does not follow the clock. Not yet run on hardware.
 """
 from __future__ import annotations
 
 import re
-import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__, boards, compare, plot, report, results
+from . import compare, pipeline
 from .collect import Collector
 from .errors import UserError
-from .rawlog import RawLog
+from .rawlog import MemoryLog
 
 _CLOCK = re.compile(r"(\d+(?:\.\d+)?)\s*([kmg]?)(?:hz)?", re.I)
 _SCALE = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}
+EMULATED_NOTE = ("emulated board: it accepts machine.freq() and reports the clock, but its timing "
+                 "does not follow it (QEMU counts instructions with -icount; the unix port runs at the host's speed)")
 
 
 def parse(text: str) -> list[int]:
@@ -39,61 +43,69 @@ def folder(hz: int) -> str:
     return f"{hz / 1e6:g}MHz"
 
 
-def set_clock(collector: Collector, hz: int, board: str) -> dict:
-    (rec,) = [r for r in collector.run_suite("clock", {"win_us": 20000, "trials": 1, "hz": hz}) if r.get("t") == "clock"]
-    if rec.get("why") or not rec.get("freq"):
-        raise UserError(f"--clocks: {board} cannot set its clock: machine.freq({hz}) raised {rec.get('why')}")
-    return rec
+def emulated(probe: dict, icount_shift: int | None) -> bool:
+    return icount_shift is not None or probe.get("platform") in ("linux", "darwin", "windows")
 
 
-def run(args, suites: list[str], out: Path, console, open_link, collect, reference, layer_request=None) -> int:
-    """cmd_run's helpers come in as arguments: open_link(args), collect(link, log, suites,
-    console) -> (probe, records), reference(records); layer_request: --model's."""
-    clocks = parse(args.clocks)
-    link, name, shift = open_link(args)
+@dataclass
+class Setting:
+    """One clock of a --clocks run: set before the suites, read again after them."""
+    hz: int
+    board: str
+    hz_set: int | None = None
+    hz_after: int | None = None
+
+    def set(self, collector: Collector) -> None:
+        rec = _setclock(collector, self.hz)
+        if rec.get("why") or not rec.get("freq"):
+            raise UserError(f"--clocks: {self.board} cannot set its clock: machine.freq({self.hz}) raised {rec.get('why')}")
+        self.hz_set = rec["freq"]
+
+    def check(self, collector: Collector) -> None:
+        """The clock before setting it again: a board reset during the suites is back at its default."""
+        self.hz_after = _setclock(collector, self.hz).get("was")
+
+    @property
+    def lost(self) -> bool:
+        return self.hz_after != self.hz_set
+
+    def facts(self, probe: dict, icount_shift: int | None) -> dict:
+        """The board fields of results.json (clock_hz is the probe's, read after setting it)."""
+        out = {"clock_requested_hz": self.hz, "clock_set_hz": self.hz_set}
+        if self.lost:
+            out["clock_lost"] = True
+        if emulated(probe, icount_shift):
+            out["clock_note"] = EMULATED_NOTE
+        return out
+
+    def roof_hz(self, probe: dict, icount_shift: int | None) -> int | None:
+        """The clock the theoretical roofs are computed at: none set on an emulated board."""
+        return None if emulated(probe, icount_shift) else self.hz_set
+
+
+def _setclock(collector: Collector, hz: int) -> dict:
+    recs = [r for r in collector.run_suite("clock", {"win_us": 20000, "trials": 1, "hz": hz}) if r.get("t") == "clock"]
+    return recs[0] if recs else {"why": "no clock record"}
+
+
+def check_settable(link, board: str, hz: int) -> None:
+    """Refuse, before any folder is made, a board whose machine.freq() cannot be set."""
+    Setting(hz, board).set(Collector(link, MemoryLog()))
+
+
+def run_all(spec: pipeline.Spec, link, out: Path, hzs: list[int], console) -> list[tuple[Path, dict]]:
+    """Every clock through the run pipeline, into out/<clock>/; returns (results path, results)."""
     runs = []
-    try:
-        for hz in clocks:
-            sub = out / folder(hz)
-            sub.mkdir(parents=True, exist_ok=True)
-            log = RawLog(sub / "raw.jsonl")
-            try:
-                log.write("header", tool=f"mcuroof {__version__}", board=name, link=link.description,
-                          icount_shift=shift, clock_hz=hz, started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-                t0 = time.monotonic()
-                before = set_clock(Collector(link, log), hz, name)
-                probe, records = collect(link, log, suites, console)
-                after = set_clock(Collector(link, log), hz, name)
-                wall = time.monotonic() - t0
-            finally:
-                log.close()
-            clock = {"clock_requested_hz": hz, "clock_set_hz": before["freq"]}
-            if after["was"] != before["freq"]:
-                console.print(f"[bold red]warning:[/] at {folder(hz)} the board's clock was {after['was']} Hz after "
-                              f"the suites, not {before['freq']} Hz: it was reset during the run")
-                clock["clock_lost"] = True
-            ref = reference(records) if probe.get("platform") == "linux" else None
-            facts = results.Run(name, link.description, shift, wall,
-                                _theoretical(args.profile or name, probe.get("freq") or before["freq"]), ref,
-                                clock, layer_request)
-            data = results.document(facts, probe, records)
-            results.save(data, sub / "results.json")
-            plot.draw(data, sub / "roofline.png")
-            for item in report.renderables(data):
-                console.print(item)
-            runs.append((sub / "results.json", data))
-    finally:
-        link.close()
+    for hz in hzs:
+        sub = out / folder(hz)
+        sub.mkdir(exist_ok=True)
+        runs.append((sub / "results.json", pipeline.measure(spec, link, sub, console, clock=Setting(hz, spec.board))))
+    return runs
+
+
+def draw_comparison(runs: list[tuple[Path, dict]], path: Path) -> list[tuple[str, dict]]:
+    """compare.png of the clocks; returns the labelled runs for the command's tables."""
     paths = [p for p, _ in runs]
     pairs = list(zip(compare.labels([d for _, d in runs], paths), [d for _, d in runs]))
-    for item in compare.tables(pairs, paths):
-        console.print(item)
-    compare.draw(pairs, out / "compare.png")
-    console.print(f"wrote {', '.join(str(p) for p in paths)} and {out / 'compare.png'}")
-    return 0
-
-
-def _theoretical(profile: str, clock_hz) -> list[dict]:
-    if profile not in boards.board_names():
-        return []
-    return boards.theoretical_roofs(boards.load_board(profile), clock_hz=clock_hz)
+    compare.draw(pairs, path)
+    return pairs

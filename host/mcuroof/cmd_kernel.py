@@ -10,7 +10,9 @@ from pathlib import Path
 from rich.console import Console
 
 from . import __version__, firmware, plan, plot, report, results, user_kernel
-from .cmd_run import _open_link, _output_dir, _theoretical
+from .cmd_run import _open_link
+from .pipeline import theoretical as _theoretical
+from .runfolder import make as _output_dir
 from .collect import Collector, configs
 from .errors import BoardError, UserError
 from .link import ScriptError

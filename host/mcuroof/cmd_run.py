@@ -1,51 +1,71 @@
 """`mcuroof run`: run the suites on a board, log every record, derive roofs, plot and summarise."""
 from __future__ import annotations
 
+import argparse
 import contextlib
-import os
-import tempfile
-import time
+import math
 from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import (__version__, boards, capability, html_report, kernels, layer_suite, layers, plot, reference, report,
-               results, terminal)
-from . import place
-from .collect import Collector, configs
-from .errors import BoardError, UserError
+from . import boards, capability, layer_suite, layers, pipeline, place, report, runfolder, terminal
+from .errors import Interrupted, UserError
 from .link import SerialLink, UnixLink
 from .model import load_network
 from .ports import resolve_port
-from .qemu import QemuLink, is_qemu_board
-from .rawlog import RawLog, read as read_raw
+from .qemu import MAX_ICOUNT_SHIFT, QemuLink, is_qemu_board
+from .rawlog import read as read_raw
 
 SUITES = ("memory", "compute", "regions", "layers")
+DEFAULT_SUITES = "memory,compute,regions"
 LAYER_OPTIONS = ("model", "dtype", "emitter", "tile_seconds")
 UNIX_HEAP_BYTES = 600 * 1024 * 1024   # a unix profile without [run].heap_bytes
 
 
+def _icount_shift(text: str) -> int:
+    if not text.strip().isdigit() or int(text) > MAX_ICOUNT_SHIFT:
+        raise argparse.ArgumentTypeError(f"{text!r}: QEMU takes a whole number from 0 to {MAX_ICOUNT_SHIFT} "
+                                         "(2^K ns per instruction)")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0, e.g. 0.25")
+    return value
+
+
 def configure(p):
+    p.add_argument("--board", default=None,
+                   help="where the suites run: qemu-microbit, qemu-m3, qemu-m7, qemu-m55 or unix (on this host), "
+                        "or the profile name of the real board on --port (e.g. --board pico --port auto); "
+                        "default qemu-microbit")
     target = p.add_mutually_exclusive_group()
-    target.add_argument("--board", default=None, help="qemu-microbit, qemu-m3, qemu-m7, qemu-m55, unix, "
-                                                       "or a profile name used with --port")
     target.add_argument("--port", help="serial port of a real board: /dev/ttyACM0, auto, or a0/u0/c0")
     place.configure(p, target)
-    p.add_argument("--suite", default="memory,compute,regions",
-                   help="comma-separated: memory,compute,regions (default all three)")
-    p.add_argument("-o", "--output", type=Path, default=Path("out"), help="output folder (default: out)")
-    p.add_argument("--icount-shift", type=int, default=None,
-                   help="QEMU -icount shift: 2^K ns per instruction (default: the profile's [run].icount_shift)")
+    p.add_argument("--suite", default=None, help=f"comma-separated: memory,compute,regions (default {DEFAULT_SUITES})")
+    p.add_argument("-o", "--output", type=Path, default=None,
+                   help="output folder (default: out); it must hold no run (see --force, --resume)")
+    p.add_argument("--force", action="store_true",
+                   help="move a run already in the output folder aside (kept as DIR.<its start time>) and start again")
+    p.add_argument("--icount-shift", type=_icount_shift, default=None,
+                   help=f"QEMU -icount shift: 2^K ns per instruction, 0 to {MAX_ICOUNT_SHIFT} "
+                        "(default: the profile's [run].icount_shift)")
     p.add_argument("--heap-bytes", type=int, default=None,
                    help="unix port: MicroPython heap, -X heapsize (default: the profile's [run].heap_bytes)")
     p.add_argument("--profile", help="board profile for the theoretical roofs (default: the --board name)")
     p.add_argument("--resume", type=Path, metavar="DIR",
-                   help="continue the interrupted run in DIR (its raw.jsonl) without repeating finished measurements")
+                   help="continue the interrupted run in DIR without repeating finished measurements; its board, "
+                        "suites and options come from DIR/raw.jsonl")
     p.add_argument("--model", help="profile a network layer by layer: a .tflite file or a built-in name "
                                    "(kws-dscnn, vww-mobilenet, ic-resnet8, ad-autoencoder); adds the layers suite")
     p.add_argument("--dtype", help="element types of the layer kernels: int8,float32 (default: the model's)")
     p.add_argument("--emitter", help="emitters of the layer kernels, e.g. bytecode,asm_thumb (default: all the board has)")
-    p.add_argument("--tile-seconds", type=float, default=None,
+    p.add_argument("--tile-seconds", type=_seconds, default=None,
                    help="time budget of one layer-kernel call at its measured ceiling (default 0.25 s on small boards, 1 s else)")
     p.add_argument("--clocks", help="run the suites at each CPU clock, e.g. 64M,125M (ports with a settable "
                                     "machine.freq()); writes DIR/<clock>/results.json and DIR/compare.png")
@@ -53,48 +73,91 @@ def configure(p):
 
 def run(args) -> int:
     entries = _resume(args) if args.resume else None
-    if not args.port and not getattr(args, "place", None) and (args.board or "qemu-microbit") in boards.board_names():
-        _profile_defaults(args, boards.load_board(args.board or "qemu-microbit"))
-    suites, layer_request = _layer_request(args, _suites(args.suite))
-    if layer_request:
-        _check_request(args, layer_request)
-    out = _output_dir(args.output)
+    _defaults(args)
+    spec = _spec(args)
     console = terminal.console()
-    if getattr(args, "clocks", None):
-        from . import clocks
-
-        clocks.parse(args.clocks)  # a bad list fails before the board is touched
-        if entries is not None:
-            raise UserError("--clocks cannot resume a run: run it again without --resume")
-        return clocks.run(args, suites, out, console, _open_link,
-                          lambda *a: _collect(*a, None, layer_request), _reference, layer_request)
-    link, name, shift = _open_link(args)
-    log = RawLog(out / "raw.jsonl")
+    if args.clocks:
+        return _run_clocks(args, spec, console)
+    if entries is None:
+        runfolder.check_new(args.output, args.force)
+    else:
+        runfolder.check_resumable(args.output)
+    link = _open(args, spec)
     try:
-        log.write("header", tool=f"mcuroof {__version__}", board=name, link=link.description,
-                  icount_shift=shift, started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                  suites=suites, resumed=entries is not None, place=getattr(args, "place", None),
-                  **{opt: getattr(args, opt, None) for opt in LAYER_OPTIONS})
-        t0 = time.monotonic()
-        probe, records = _collect(link, log, suites, console, entries, layer_request)
-        wall = time.monotonic() - t0
-    except BoardError as e:
-        raise BoardError(f"{e}; the partial run is kept: mcuroof run --resume {out}") from None
+        moved = runfolder.create(args.output) if entries is None else None
+        data = pipeline.measure(spec, link, args.output, console, entries)
+    except KeyboardInterrupt:
+        raise Interrupted(f"the partial run is kept: {runfolder.resume_command(args.output)}") from None
     finally:
         link.close()
-        log.close()
-    ref = _reference(records) if probe.get("platform") == "linux" else None
-    facts = results.Run(name, link.description, shift, wall, _theoretical(args.profile or name, shift), ref,
-                        layers=layer_request)
-    data = results.document(facts, probe, records)
-    results.save(data, out / "results.json")
-    plot.draw(data, out / "roofline.png")
-    html_report.write(data, out / "report.html")
     for item in report.renderables(data):
         terminal.show(console, item)
+    out = args.output
+    if moved:
+        console.print(f"the run that was in {out} is kept in {moved}")
     console.print(f"wrote {out / 'raw.jsonl'}, {out / 'results.json'}, {out / 'roofline.png'}, {out / 'report.html'} "
-                  f"in {wall:.1f} s")
+                  f"in {data['board']['wall_seconds']:.1f} s")
     return 0
+
+
+def _run_clocks(args, spec: pipeline.Spec, console) -> int:
+    from . import clocks, compare
+
+    hzs = clocks.parse(args.clocks)  # a bad list fails before the board is touched
+    if args.resume:
+        raise UserError("--clocks cannot resume a run: run it again without --resume")
+    runfolder.check_new(args.output, args.force)
+    link = _open(args, spec)
+    try:
+        clocks.check_settable(link, spec.board, hzs[0])
+        moved = runfolder.create(args.output)
+        runs = clocks.run_all(spec, link, args.output, hzs, console)
+    except KeyboardInterrupt:
+        raise Interrupted(f"the clocks finished so far are kept in {args.output}; --clocks cannot resume: "
+                          "run the others into another folder") from None
+    finally:
+        link.close()
+    for path, data in runs:
+        for item in report.renderables(data):
+            terminal.show(console, item)
+        if data["board"].get("clock_lost"):
+            console.print(f"[bold red]warning:[/] at {clocks.folder(data['board']['clock_requested_hz'])} the board "
+                          "lost its clock during the suites: it was reset during the run")
+    pairs = clocks.draw_comparison(runs, args.output / "compare.png")
+    for item in compare.tables(pairs, [p for p, _ in runs]):
+        terminal.show(console, item)
+    if moved:
+        console.print(f"the run that was in {args.output} is kept in {moved}")
+    console.print(f"wrote {', '.join(str(p) for p, _ in runs)} and {args.output / 'compare.png'}")
+    return 0
+
+
+def _defaults(args) -> None:
+    args.suite = args.suite or DEFAULT_SUITES
+    args.output = args.output or Path("out")
+    if not args.port and not getattr(args, "place", None) and (args.board or "qemu-microbit") in boards.board_names():
+        _profile_defaults(args, boards.load_board(args.board or "qemu-microbit"))
+    if args.port and (is_qemu_board(args.board) or args.board == "unix"):
+        raise UserError(f"--board {args.board} runs on this host: it takes no --port "
+                        "(with --port, --board names the real board's profile)")
+    if getattr(args, "place", None) and args.board:
+        raise UserError(f"--board {args.board}: --place {args.place} names its board (its board tag; --profile to override)")
+
+
+def _spec(args) -> pipeline.Spec:
+    """What to run; the board's name and QEMU shift are filled in when its link opens."""
+    suites, request = _layer_request(args, _suites(args.suite))
+    if request:
+        _check_request(args, request)
+    options = {opt: getattr(args, opt, None) for opt in LAYER_OPTIONS + ("port", "place")}
+    return pipeline.Spec(None, None, suites, args.profile, request, options)
+
+
+def _open(args, spec: pipeline.Spec):
+    """The board's link; its name and shift go into the spec (a --place knows them once acquired)."""
+    link, spec.board, spec.icount_shift = _open_link(args)
+    spec.profile = args.profile
+    return link
 
 
 def _suites(text: str) -> list[str]:
@@ -128,21 +191,6 @@ def _check_request(args, request: layer_suite.Request) -> None:
                      profile.run.get("emitters") if profile else None)
 
 
-def _output_dir(path: Path) -> Path:
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UserError(f"{path}: cannot create output folder ({e.strerror})") from None
-    try:  # os.access alone says yes to root, or on a read-only file system
-        if not os.access(path, os.W_OK):
-            raise PermissionError(13, "permission denied")
-        with tempfile.TemporaryFile(dir=path):
-            pass
-    except OSError as e:
-        raise UserError(f"{path}: output folder is not writable ({e.strerror})") from None
-    return path
-
-
 def _open_link(args):
     """The link the board's profile names (`connect`), with its [run] values as defaults that
     --icount-shift and --heap-bytes override. Returns (link, board name, QEMU shift or None)."""
@@ -162,7 +210,7 @@ def _open_link(args):
             return QemuLink(args.icount_shift, board=name, on_progress=on_progress), name, args.icount_shift
     if profile.connect == "unix":
         return UnixLink(heapsize=str(args.heap_bytes)), name, None
-    raise UserError(f"--board {name}: a real board needs --port (e.g. --port auto --profile {name})")
+    raise UserError(f"--board {name}: a real board needs --port (e.g. --board {name} --port auto)")
 
 
 def _profile_defaults(args, profile: boards.Board) -> None:
@@ -189,63 +237,46 @@ def _build_progress():
 
 
 def _resume(args) -> list[dict]:
-    """The raw log of the run to continue; its board, suites and output folder become this run's."""
+    """The raw log of the run to continue. Its board, suites and options become this run's; an
+    option given again with another value is refused (the log must hold one run)."""
     entries = read_raw(args.resume / "raw.jsonl")
     header = next((e for e in entries if e["kind"] == "header"), None)
     if header is None:
         raise UserError(f"{args.resume / 'raw.jsonl'}: no header line: not a run to resume")
-    args.output = args.resume
-    if isinstance(header.get("suites"), list):
-        args.suite = ",".join(str(s) for s in header["suites"])
-    if not args.board and not args.port and not getattr(args, "place", None):
-        args.board, args.place = (None, header["place"]) if header.get("place") else (header.get("board"), None)
-    for opt in LAYER_OPTIONS:  # the same layer plan as the interrupted run
-        if getattr(args, opt, None) is None and header.get(opt) is not None:
-            setattr(args, opt, header[opt])
-    if isinstance(header.get("icount_shift"), int):
-        args.icount_shift = header["icount_shift"]
+    recorded = _recorded_options(header)
+    given = {"board": args.board, "suite": args.suite, "icount_shift": args.icount_shift, "profile": args.profile,
+             "output": args.output, "place": getattr(args, "place", None),
+             **{opt: getattr(args, opt, None) for opt in LAYER_OPTIONS}}
+    recorded["output"] = args.resume
+    for opt, value in given.items():
+        if value is not None and opt in recorded and not _same(opt, value, recorded[opt]):
+            flag = "-o" if opt == "output" else "--" + opt.replace("_", "-")
+            raise UserError(f"{flag} {value}: the run in {args.resume} was started with {flag} {recorded[opt]}; leave "
+                            f"{flag} out (--resume takes the run's options from {args.resume / 'raw.jsonl'})")
+    for opt, value in recorded.items():
+        setattr(args, opt, value)
+    if not args.port and not getattr(args, "place", None) and header.get("port"):
+        args.port = header["port"]
     return entries
 
 
-def _collect(link, log, suites, console, entries=None, layer_request=None):
-    records: list[dict] = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as progress:
-        task = progress.add_task("probe", total=1)
-        collector = Collector(link, log)
-        if entries:
-            collector.resume_from(entries)
-        probe = collector.probe()
-        progress.update(task, completed=1)
-        cfgs = configs(probe, [s for s in suites if s != "layers"])
-        for suite in suites:
-            if suite == "layers":
-                cfgs[suite] = layer_suite.config(layer_request, probe, records)
-            keys = [k.key for k in kernels.for_suite(suite, cfgs[suite])]
-            task = progress.add_task(suite, total=len(keys))
-            seen: set[str] = set()
-
-            def advance(_suite, rec, seen=seen, task=task):
-                key = kernels.record_key(rec)
-                if key and key not in seen:
-                    seen.add(key)
-                    progress.update(task, completed=len(seen) - 1, description=f"{_suite}: {key}")
-
-            collector.on_record = advance
-            records += collector.run_suite(suite, cfgs[suite])
-            progress.update(task, completed=len(keys), description=suite)
-    faults = {k: v for k, v in collector.stats.items() if v}
-    if faults or collector.retries:
-        console.print(f"recovered from faults: {faults}; MemoryError retries: {collector.retries}", highlight=False)
-    return probe, records
+def _recorded_options(header: dict) -> dict:
+    """The run's options as its raw.jsonl header recorded them (older logs lack some)."""
+    out = {opt: header[opt] for opt in LAYER_OPTIONS + ("profile", "place") if header.get(opt) is not None}
+    if isinstance(header.get("board"), str) and not header.get("place"):  # a place's board is the place
+        out["board"] = header["board"]
+    if isinstance(header.get("suites"), list):
+        out["suite"] = ",".join(str(s) for s in header["suites"])
+    if isinstance(header.get("icount_shift"), int):
+        out["icount_shift"] = header["icount_shift"]
+    return out
 
 
-def _reference(records: list[dict]) -> list[dict]:
-    sizes = sorted({r["bytes"] for r in records if r.get("t") == "mem" and r.get("em") == "c"})
-    return reference.memcpy_bandwidth(sizes) if sizes else []
-
-
-def _theoretical(profile: str, shift: int | None) -> list[dict]:
-    if profile not in boards.board_names():
-        return []
-    return boards.theoretical_roofs(boards.load_board(profile), icount_shift=shift)
+def _same(opt: str, given, recorded) -> bool:
+    if opt == "suite":
+        return set(_suites(str(given))) - {"layers"} == set(_suites(str(recorded))) - {"layers"}
+    if opt in ("dtype", "emitter"):
+        return [x.strip() for x in str(given).split(",")] == [x.strip() for x in str(recorded).split(",")]
+    if opt in ("output", "model") and Path(str(given)).exists():
+        return Path(str(given)).resolve() == Path(str(recorded)).resolve()
+    return str(given) == str(recorded)

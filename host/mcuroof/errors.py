@@ -7,3 +7,7 @@ class UserError(Exception):
 
 class BoardError(UserError):
     """The board or the link to it failed (timeout, reset, exception on the board)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run: the message says what was kept and how to go on."""

@@ -20,6 +20,7 @@ from .link import SerialLink
 FIRMWARE = Path("/usr/share/firmware-microbit-micropython/firmware.hex")
 APT_HINT = "apt-get install qemu-system-arm firmware-microbit-micropython"
 DEFAULT_ICOUNT_SHIFT = 6  # 2^6 ns per instruction: about the real 16 MHz part
+MAX_ICOUNT_SHIFT = 10     # QEMU refuses larger shifts
 # board name -> QEMU machine; the micro:bit loads Debian's hex, the others firmware_build's ELF
 MACHINES = {"qemu-microbit": "microbit", "qemu-m3": "mps2-an385", "qemu-m7": "mps2-an500",
             "qemu-m55": "mps3-an547"}

@@ -36,6 +36,19 @@ class RawLog:
         self._f.close()
 
 
+class MemoryLog(RawLog):
+    """A raw log kept in memory: for a board question asked before the run's folder exists."""
+
+    def __init__(self):
+        self.path, self.lines = None, []
+
+    def write(self, kind: str, **fields) -> None:
+        self.lines.append({"schema": RAW_SCHEMA, "kind": kind, **fields})
+
+    def close(self) -> None:
+        pass
+
+
 def read(path: Path) -> list[dict]:
     """All lines of a raw log; a torn last line (interrupted write) is dropped."""
     try:

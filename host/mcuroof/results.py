@@ -64,6 +64,7 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
         parts = layer_suite.results_parts(run.layers, records, data["roofs"], board)
         data["checks"].update(parts.pop("checks"))
         data.update(parts)
+    data = _plain(data)
     validate(data)
     return data
 
@@ -133,7 +134,7 @@ def reference_summary(points: list[dict], roofs: list[dict], sweep: list[tuple[i
 def save(result: dict, path: Path) -> None:
     """Write a checked document (atomically: a reader never sees half a file)."""
     try:
-        validate(result)
+        validate(_plain(result))
     except UserError as e:
         raise UserError(f"{path}: not written, the results are inconsistent ({e}); raw.jsonl keeps the run") from None
     tmp = path.with_suffix(".json.tmp")
@@ -170,6 +171,11 @@ def load(path: Path) -> dict:
     except UserError as e:
         raise UserError(f"{path}: {e}") from None
     return data
+
+
+def _plain(data: dict) -> dict:
+    """The document as JSON holds it (tuples become lists), as a reader will load it."""
+    return json.loads(json.dumps(data))
 
 
 def validate(data: dict) -> None:
