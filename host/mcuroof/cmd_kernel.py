@@ -119,7 +119,7 @@ def _load_check(link, uf: user_kernel.UserFile, cfg: dict, probe: dict) -> None:
     except ScriptError as e:
         line = uf.line_of(e.piece - len(prefix)) if e.piece is not None else 1
         text = f"{uf.path}: the board could not load it (near line {line}): {e.text}"
-        if "MemoryError" in e.text:
+        if e.exc_type == "MemoryError":
             text += f"; the board had {probe.get('free', 0):,} bytes of heap free when probed"
         raise UserError(text) from None
     except BoardError as e:

@@ -8,11 +8,12 @@ that stalls or resets, an exception on the board - makes the units it touched ru
 fresh interpreter state and after reconnecting if needed; finished units are never repeated
 (nor are the ones a resumed run finds in raw.jsonl). A unit that fails MAX_ATTEMPTS times in a
 row stops the run with a message naming the suite, the unit and the last record received.
-A MemoryError re-runs the unit with half its working set (memory) or unroll (compute).
+A MemoryError (the board's exception type, read by the link) re-runs the unit with half its
+working set where its suite can shrink it (plan.shrink: memory's max_ws, compute's unroll); a
+suite may leave out a unit that keeps raising instead of stopping the run (plan.leaves_out_failing).
 """
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
@@ -25,9 +26,7 @@ from .rawlog import RawLog, complete_kernels
 
 PROBE_CONFIG = {"win_us": 20000, "trials": 5}
 MAX_ATTEMPTS = 3   # failures in a row of one unit before the run stops
-SKIPPABLE = ("layers",)  # suites whose failing units are left out (and said so) instead
 MAX_SHRINK = 4     # MemoryError retries of one unit, each with half the working set
-MIN_WS = 3 * 16 * 4  # below this a memory kernel has no sweep left to run
 RECOVERABLE = (LinkLost, BoardStalled, BoardReset, ScriptError)
 
 
@@ -141,7 +140,7 @@ class Collector:
                 continue
             for what in problems:
                 self.log.write("fault", suite=suite, attempt=attempt, what=what)
-            if isinstance(error, ScriptError) and "MemoryError" in error.text and blamed[-1]:
+            if isinstance(error, ScriptError) and error.exc_type == "MemoryError" and blamed[-1]:
                 key = blamed.pop()
                 if shrinks[key] < MAX_SHRINK and self._shrink(suite, cfg, key, units, overrides):
                     shrinks[key] += 1
@@ -151,7 +150,7 @@ class Collector:
             for key in dict.fromkeys(k for k in blamed if k):
                 failures[key] += 1
                 self.stats["reruns"] += 1
-                if failures[key] >= MAX_ATTEMPTS and suite in SKIPPABLE and isinstance(error, ScriptError):
+                if failures[key] >= MAX_ATTEMPTS and plan.leaves_out_failing(suite) and isinstance(error, ScriptError):
                     self._give_up(suite, key, problems[-1])
                 elif failures[key] >= MAX_ATTEMPTS:
                     last = self.last.get(suite, "none")
@@ -171,7 +170,7 @@ class Collector:
         """The unit that was running when the error struck."""
         piece = getattr(error, "piece", None)
         if piece is not None and piece >= n_prefix:
-            i, n = 0, piece - n_prefix
+            n = piece - n_prefix
             for u in pending:
                 if n < len(u.chunks):
                     return u.key
@@ -180,22 +179,11 @@ class Collector:
         return left[0] if left else None
 
     def _shrink(self, suite: str, cfg: dict, key: str, units: list[Unit], overrides: dict) -> bool:
-        """Re-render unit `key` with half its working set; False if it cannot shrink."""
-        new = copy.deepcopy(overrides.get(key, cfg))
-        em = key.split("/")[1] if "/" in key else ""
-        if suite == "memory" and em in new.get("max_ws", {}):
-            field, value = "max_ws", new["max_ws"][em] // 2
-            if value < MIN_WS:
-                return False
-            new["max_ws"][em] = value
-        elif suite == "compute" and em:
-            field = "unroll_asm" if em == "asm_thumb" else "unroll"
-            value = new[field] // 2
-            if value < 1:
-                return False
-            new[field] = value
-        else:
+        """Re-render unit `key` with half its working set (the suite's rule); False if it cannot."""
+        shrunk = plan.shrink(suite, overrides.get(key, cfg), key)
+        if shrunk is None:
             return False
+        new, field, value = shrunk
         found = [k for k in kernels.for_suite(suite, new) if k.key == key]
         if not found:
             return False

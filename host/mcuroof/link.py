@@ -52,12 +52,20 @@ class BoardReset(BoardError):
 
 
 class ScriptError(BoardError):
-    """A script raised on the board. `piece` is the index of the script (None: not known)."""
+    """A script raised on the board. `text`: the board's last traceback line; `exc_type`: the
+    exception's name in it (MemoryError, SyntaxError, ...), read here once so that no other
+    module matches error text; `piece`: the index of the script (None: not known)."""
 
     def __init__(self, message: str, text: str, piece: int | None = None):
         super().__init__(message)
         self.text = text
         self.piece = piece
+        m = re.match(r"([A-Za-z_][\w.]*)\s*(?::|$)", text.strip())
+        self.exc_type = m.group(1).rsplit(".", 1)[-1] if m else None
+
+
+class PortUnavailable(UserError):
+    """A serial port that cannot be opened (not there, busy, not permitted)."""
 
 
 class Link:
@@ -120,7 +128,7 @@ class SerialLink(Link):
         try:
             return SerialTransport(device, baudrate=self.baudrate, timeout=READ_TIMEOUT)
         except Exception as e:  # mpremote raises TransportError or serial exceptions
-            raise UserError(f"{device}: cannot open serial port ({_reason(e)})") from None
+            raise PortUnavailable(f"{device}: cannot open serial port ({_reason(e)})") from None
 
     def run(self, chunks, on_line, timeout=None):
         timeout = timeout or self.timeout
@@ -172,7 +180,7 @@ class SerialLink(Link):
             try:
                 self.transport = self._open(self._device())
                 return
-            except (UserError, OSError) as e:
+            except (PortUnavailable, OSError) as e:
                 if time.monotonic() > deadline:
                     raise LinkLost(str(e)) from None
                 time.sleep(0.2)

@@ -1,6 +1,8 @@
 """What each suite measures on a given board, decided from the board's probe record."""
 from __future__ import annotations
 
+import copy
+
 SMALL_HEAP = 256 * 1024
 MiB = 1 << 20
 HOST_PLATFORMS = ("linux", "darwin", "windows")
@@ -99,3 +101,36 @@ CONFIGS = {"memory": memory_config, "compute": compute_config, "regions": region
 
 def suite_config(suite: str, probe: dict) -> dict:
     return CONFIGS[suite](probe)
+
+
+# ---------------------------------------------------------------- each suite's rules for failing units
+
+MIN_WS = 3 * 16 * 4  # below this a memory kernel has no sweep left to run
+LEAVE_OUT_FAILING = ("layers",)  # a layer whose script keeps raising is left out, not the run
+
+
+def shrink(suite: str, cfg: dict, key: str) -> tuple[dict, str, int] | None:
+    """After a MemoryError in unit `key` (e.g. memory/bytecode/int8/copy): the suite's config with
+    half that unit's working set (memory: its emitter's max_ws; compute: the unroll), the field
+    and its new value; None where the suite cannot shrink the unit."""
+    new = copy.deepcopy(cfg)
+    em = key.split("/")[1] if "/" in key else ""
+    if suite == "memory" and em in new.get("max_ws", {}):
+        field, value = "max_ws", new["max_ws"][em] // 2
+        if value < MIN_WS:
+            return None
+        new["max_ws"][em] = value
+        return new, field, value
+    if suite == "compute" and em:
+        field = "unroll_asm" if em == "asm_thumb" else "unroll"
+        value = new[field] // 2
+        if value < 1:
+            return None
+        new[field] = value
+        return new, field, value
+    return None
+
+
+def leaves_out_failing(suite: str) -> bool:
+    """Whether a unit that keeps failing is left out (and said so) instead of stopping the run."""
+    return suite in LEAVE_OUT_FAILING
