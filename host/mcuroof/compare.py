@@ -311,8 +311,10 @@ def draw_axes(ax, runs: list[tuple[str, dict]]):
                       label=f"{_tag(i)}: {label}") for i, (label, _) in enumerate(runs)]
     handles += ax.get_legend_handles_labels()[0]
     ax.legend(handles=handles, loc="lower right", fontsize=7, framealpha=0.9)
-    ax.set_title("Empirical rooflines compared: " + ", ".join(f"{_tag(i)} {lb}" for i, (lb, _) in enumerate(runs)),
-                 fontsize=10)
+    title = "Empirical rooflines compared: " + ", ".join(f"{_tag(i)} {lb}" for i, (lb, _) in enumerate(runs))
+    if any(data.get("board", {}).get("icount_shift") is not None for _, data in runs):
+        title += "\nQEMU runs (shift=K): time counts instructions (-icount), it is not cycle-accurate"
+    ax.set_title(title, fontsize=10)
     ax.set_xlabel("operational intensity (MACC / byte)")
     ax.set_ylabel("attainable performance (MACC / s)")
     ax.grid(True, which="major", alpha=0.3)
