@@ -76,5 +76,5 @@ def test_run_writes_inside_its_output_folder_only(tmp_path, micropython, monkeyp
     assert main(["run", "--board", "unix", "--suite", "compute", "-o", "out"]) == 0
     new = set(Path(tmp_path).rglob("*")) - before
     assert new and all(p == tmp_path / "out" or (tmp_path / "out") in p.parents for p in new)
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["raw.jsonl", "results.json", "roofline.png"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["raw.jsonl", "report.html", "results.json", "roofline.png"]
     assert not os.path.exists(tmp_path / "out" / "results.json.tmp")
