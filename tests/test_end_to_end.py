@@ -48,7 +48,10 @@ def test_run_on_qemu_microbit(tmp_path, capsys):
     # KWS's live activations (16,000 B) do not fit the 8 KB heap: said, and its speed is an estimate
     assert data["model"]["fit"]["fits"] is False
     assert "does not fit: needs 15.6 KiB of RAM" in " ".join(printed.split())  # as wrapped at 80 columns
-    assert all(r["inferences_per_s"] is None and r["estimated_inferences_per_s"] for r in data["model"]["whole_model"])
+    # (a row lacking a layer no emitter could time is partial: no speed at all, estimate or not)
+    rows = data["model"]["whole_model"]
+    assert all(r["inferences_per_s"] is None and (r["estimated_inferences_per_s"] or r["partial"]) for r in rows)
+    assert any(r["estimated_inferences_per_s"] for r in rows)
     # advice for a Cortex-M0: no cache, no SIMD, and int8 is never told to lower its precision
     assert not any("cache (tile" in p["advice"] or "precision" in p["advice"] or "DSP" in p["advice"] for p in pts)
     # the theoretical roofs of the run are those `mcuroof boards --show` prints for its profile
