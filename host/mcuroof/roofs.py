@@ -108,8 +108,8 @@ def _kib(n: int) -> str:
 
 
 def hardware_levels(points: list[tuple[int, float]], caches: list[dict]) -> list[dict]:
-    """Levels cut at the known cache sizes: working sets below the first cache's size, then below
-    the next, ..., then DRAM from the last on; each named after the cache its range falls in
+    """Levels cut at the known cache sizes: working sets below the first cache's size, then
+    between it and the next, ..., then DRAM past the last; each named after the cache its range falls in
     ("L2 (1 MiB)"), never past that cache's size; `caches` ends with the memory past them
     (bytes None: "DRAM", or an MCU's SRAM). Call-bound sizes are left out; a level with no
     other point is dropped."""
@@ -120,7 +120,8 @@ def hardware_levels(points: list[tuple[int, float]], caches: list[dict]) -> list
     names = [f"{c['name']} ({_kib(c['bytes'])})" for c in sized] + [past]
     out = []
     for name, lo, hi in zip(names, edges, edges[1:]):
-        pts = [(ws, bw) for ws, bw in points if lo <= ws < hi and ws not in flat]  # a full cache spills
+        # a working set the size of a cache is on neither side (partly hits, partly spills)
+        pts = [(ws, bw) for ws, bw in points if lo < ws < hi and ws not in flat]
         if pts:
             out.append({"name": name, "bytes_per_s": max(bw for _, bw in pts), "min_ws": pts[0][0],
                         "max_ws": pts[-1][0], "cache_bytes": hi if hi != float("inf") else None})
