@@ -304,7 +304,7 @@ def _place_labels(ax) -> None:
     for kind, x, ha in (("compute", xlim[1] / 1.12, "right"), ("memory", xlim[0] * 1.12, "left")):
         ys = [(math.log10(ln.value * (x if kind == "memory" else 1)), ln) for ln in lines if ln.kind == kind]
         ys = [(y, ln) for y, ln in ys if lo_y <= y <= hi_y]
-        groups = _group(sorted(ys, key=lambda t: t[0]), slot)
+        groups = [part for g in _group(sorted(ys, key=lambda t: t[0]), slot) for part in _by_run(g)]
         if not groups:
             continue
         gap = min(slot, span / (len(groups) + 0.5))
@@ -351,6 +351,18 @@ def _group(items: list[tuple[float, Line]], slot: float) -> list[list[tuple[floa
         else:
             groups.append([(y, ln)])
     return groups
+
+
+def _by_run(group: list[tuple[float, Line]]) -> list[list[tuple[float, Line]]]:
+    """A group of several runs' lines shares one label only where every run's lines read the
+    same; otherwise each run gets its own label."""
+    runs: dict[str, list] = {}
+    for item in group:
+        runs.setdefault(item[1].tag, []).append(item)
+    texts = {tag: sorted(_label(r) for _, ln in items for r in ln.roofs) for tag, items in runs.items()}
+    if len(runs) == 1 or len({tuple(t) for t in texts.values()}) == 1:
+        return [group]
+    return list(runs.values())
 
 
 def _family(ln: Line) -> tuple:
