@@ -7,8 +7,10 @@ FIRMWARE_HEX := /usr/share/firmware-microbit-micropython/firmware.hex
 # the qemu-m3/m7/m55 boards build their firmware (cached in ~/.cache/mcuroof/firmware): tests only
 ARM_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi
 NEWLIB := /usr/lib/arm-none-eabi/newlib/libc_nano.a
+# the report.html tests load it in a real browser: tests only
+BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: setup sysdeps armdeps demo test mutate clean
+.PHONY: setup sysdeps armdeps browserdeps demo test mutate clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -34,11 +36,19 @@ armdeps:
 		echo "The qemu-m3/m7/m55 boards need: sudo apt-get install $(ARM_PACKAGES)"; exit 1; \
 	fi
 
+browserdeps:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; \
+	else \
+		echo "The report.html tests need: sudo apt-get install $(BROWSER_PACKAGES) (they are skipped without)"; \
+	fi
+
 demo: setup
 	$(VENV)/bin/mcuroof run --board qemu-microbit --model kws-dscnn -o out
-	@echo "plot: out/roofline.png"
+	@echo "plot: out/roofline.png, interactive report: out/report.html"
 
-test: setup armdeps
+test: setup armdeps browserdeps
 	$(PY) -m pytest -q
 
 # every one-line bug of tools/mutations.toml must make a fast test fail (a few minutes; not in CI)
