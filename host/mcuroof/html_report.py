@@ -74,12 +74,14 @@ def _title(result: dict) -> str:
 
 
 def section(result: dict, key: str, heading: str | None = None) -> str:
-    out = [f"<h2>{_e(heading)}</h2>" if heading else "", facts(result)]
-    out += ["<h2>Roofline</h2>", _figure(roofline_figure(result), f"{key}-roofline")]
+    out = [f"<h2>{_e(heading)}</h2>" if heading else "", "<h2>Roofline</h2>",
+           "<p class='note'>Hover a point for its layer; click a legend entry to hide or show it.</p>",
+           _figure(roofline_figure(result), f"{key}-roofline")]
     cl = cliff_figure(result)
     if cl is not None:
         out += ["<h2>Cache cliff: bandwidth against working set</h2>", _figure(cl, f"{key}-cliff")]
-    out += [layers_table(result, key), model_table(result), roofs_table(result), ridges_table(result)]
+    out += [model_table(result), layers_table(result, key), "<h2>Board, probe and checks</h2>", facts(result),
+            roofs_table(result), ridges_table(result)]
     return "".join(x for x in out if x)
 
 
@@ -126,7 +128,10 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
         looks.setdefault((tag, p["emitter"], p["dtype"], bool(p.get("above_roof"))), []).append(p)
     for (tag, em, dt, above), pts in sorted(looks.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
         fig.add_trace(go.Scatter(
-            x=[p["oi"] for p in pts], y=[p["macs_per_s"] for p in pts], mode="markers", meta="layers",
+            x=[p["oi"] for p in pts], y=[p["macs_per_s"] for p in pts], meta="layers",
+            mode="markers+text" if len(all_points) <= plot.MAX_NUMBERED else "markers",
+            text=_numbers(pts, tag), textposition="top right",
+            textfont=dict(size=9, color="#d62728" if above else plot.EMITTER_COLORS.get(em, "#555")),
             name=(f"{tag} " if tag else "") + (f"{em} {dt} ABOVE ROOF" if above else f"layers {em} {dt}"),
             legendgroup=f"points {em}", legendgrouptitle_text=f"points {em}",
             marker=dict(symbol="x" if above else _symbol(dt), size=12 if above else 9,
@@ -137,6 +142,19 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
                               (x0, x1), (y0, y1), _plot_title(result if not runs else None)),
                       legend=dict(groupclick="toggleitem", font=dict(size=10)), height=620)
     return fig
+
+
+def _numbers(pts: list[dict], tag: str) -> list[str]:
+    """Each point's layer number; points drawn on one spot share one label ("1,3,5,7")."""
+    import math
+
+    spots: dict[tuple, list[int]] = {}
+    for i, p in enumerate(pts):
+        spots.setdefault((round(math.log10(p["oi"]) * 20), round(math.log10(p["macs_per_s"]) * 20)), []).append(i)
+    text = [""] * len(pts)
+    for members in spots.values():
+        text[members[0]] = tag + ",".join(str(i) for i in sorted({pts[m].get("index", "") for m in members}, key=str))
+    return text
 
 
 def _group(r: dict) -> str:
