@@ -29,8 +29,8 @@ table.layers td:nth-child(5){white-space:nowrap}table.layers td:last-child{min-w
 """
 # glue: sort a table by the clicked column (numbers by their data-v value, else by text)
 SORT_JS = """
-document.querySelectorAll('table.sortable th').forEach(function(th, i){th.addEventListener('click', function(){
- var tb=th.closest('table').tBodies[0], rows=Array.from(tb.rows), asc=!th.classList.contains('sorted-asc');
+document.querySelectorAll('table.sortable th').forEach(function(th){th.addEventListener('click', function(){
+ var i=th.cellIndex, tb=th.closest('table').tBodies[0], rows=Array.from(tb.rows), asc=!th.classList.contains('sorted-asc');
  th.parentNode.querySelectorAll('th').forEach(function(h){h.classList.remove('sorted-asc','sorted-desc')});
  th.classList.add(asc?'sorted-asc':'sorted-desc');
  function key(r){var c=r.cells[i], v=c.getAttribute('data-v'); return v!==null&&v!==''?parseFloat(v):c.textContent}
