@@ -271,3 +271,13 @@ def test_ceilings_measured_again_between_layers_merge_into_one():
     assert [k.key for k in kernels.layer_kernels_for(cfg)] == [
         "layers/bytecode/float32/0", "compute/bytecode/float32/@0", "layers/bytecode/float32/1",
         "compute/bytecode/float32/@1", "compute/bytecode/float32"]
+
+
+def test_cut_tiles_keep_two_channels_so_a_companion_exists():
+    from mcuroof import model
+
+    # KWS depthwise 1 in float32 bytecode on the micro:bit (3184 B free, 4000 MACs a call):
+    # 25x3x1 (75 outputs) would compute the most, but one channel cannot be halved
+    dw = model.builtin_network("kws-dscnn").layers[1]
+    job = layers.plan_layer(dw, "float32", "bytecode", 3184, 4000)
+    assert all(t.chans >= 2 for t in job.candidates) and job.companions == len(job.candidates)

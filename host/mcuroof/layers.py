@@ -195,7 +195,8 @@ def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: floa
     rows, cols, chans = _extent(layer)
     tiles = sorted({tile(layer, dtype, r, w, c) for r in _halvings(rows) for w in _halvings(cols)
                     for c in _halvings(chans)},
-                   key=lambda t: (t.chans < chans, -t.fraction, t.heap_bytes(isz)))
+                   # every channel first; else two or more, so a half-channel companion exists
+                   key=lambda t: (t.chans < chans, t.chans < min(2, chans), -t.fraction, t.heap_bytes(isz)))
     if layer_kernels.uses_accumulators(layer, emitter, dtype):  # their row follows the biases
         tiles = [dataclasses.replace(t, nb=2 * t.nb) for t in tiles]
     full = tiles[0]
