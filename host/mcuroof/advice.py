@@ -29,6 +29,13 @@ FASTER = 1.25            # a ceiling this much above another counts as faster; b
 TYPE_ORDER = ("int8", "int16", "int32", "float32")
 ASSEMBLERS = {"dsp": "asm_thumb", "mve": "asm_thumb", "simd": "asm_xtensa"}
 
+# Where the time goes, per emitter, for a compute-bound point below its ceiling
+OVERHEAD = {
+    "bytecode": "interpreter work per MAC dominates: fewer index computations in the inner loop",
+    "native": "native code still goes through the runtime for every integer operation: viper's machine integers do not",
+    "viper": "index arithmetic per MAC dominates the machine code: walk pointers instead of recomputing indices",
+    "asm_thumb": "the Python loops between assembler calls dominate: run more of the layer per call",
+}
 POSITION = {
     "above": "ABOVE ITS ROOF: an accounting error (MACC or bytes miscounted, or the roof under-measured); "
              "do not trust this point",
@@ -163,10 +170,7 @@ def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[st
     steps = []
     cache = feats.has("cache")
     if k in ("software", "below") and p["bound"] == "compute":
-        if p["emitter"] == "asm_thumb":
-            steps.append("the Python loops between assembler calls dominate: run more of the layer per call")
-        else:
-            steps.append("interpreter work per MAC dominates: fewer index computations in the inner loop")
+        steps.append(OVERHEAD.get(p["emitter"], OVERHEAD["bytecode"]))
     if p["bound"] == "memory" and k in ("software", "memory", "below"):
         if cache:
             steps.append("reuse data while it is in the cache (tile the loops)")
