@@ -119,3 +119,16 @@ def test_html_report_labels_a_speed_that_does_not_fit():
            "measured_over_predicted": 2.0}
     page = html_report.model_table({"model": {"name": "kws", "macc": 1, "whole_model": [row], "fit": verdict}})
     assert "estimate/s from tiles (does not fit)" in page and "~0.5" in page and "does not fit: needs" in page
+
+
+def test_export_carries_the_verdict_and_the_estimate():
+    from mcuroof import export
+
+    verdict = fit.verdict(KWS, fit.budget(board([FLASH]), free_heap=3000)).as_dict()
+    row = {"dtype": "int8", "emitter": "bytecode", "layers": 1, "macc": 1, "predicted_seconds": 1.0,
+           "measured_seconds": 2.0, "inferences_per_s": None, "estimated_inferences_per_s": 0.5,
+           "measured_over_predicted": 2.0}
+    columns, rows = export.tables({"roofs": [], "model": {"name": "kws", "whole_model": [row], "fit": verdict}})["model"]
+    assert rows[0]["inferences_per_s"] is None and rows[0]["estimated_inferences_per_s"] == 0.5
+    assert rows[0]["fits"] is False and rows[0]["fit"].startswith("does not fit: needs 15.6 KiB of RAM")
+    assert {"fits", "fit", "estimated_inferences_per_s"} <= set(columns)

@@ -19,7 +19,7 @@ POINTS = ["index", "short_name", "name", "op", "dtype", "emitter", "input_shapes
           "compute_roof", "advice_kind", "advice"]
 SWEEPS = ["emitter", "kernel", "dtype", "working_set_bytes", "bytes_per_s"]
 MODEL = ["model", "emitter", "dtype", "layers", "macc", "predicted_seconds", "measured_seconds",
-         "measured_over_predicted", "inferences_per_s"]
+         "measured_over_predicted", "inferences_per_s", "estimated_inferences_per_s", "fits", "fit"]
 
 
 def tables(result: dict) -> dict[str, tuple[list[str], list[dict]]]:
@@ -37,7 +37,9 @@ def tables(result: dict) -> dict[str, tuple[list[str], list[dict]]]:
     sweeps += [{"emitter": "reference", "kernel": "memcpy", "dtype": None, "working_set_bytes": p["bytes"],
                 "bytes_per_s": p["bytes_per_s"]} for p in (result.get("reference") or {}).get("points") or []]
     m = result.get("model") or {}
-    model = [{**{k: w.get(k) for k in MODEL}, "model": m.get("name")} for w in m.get("whole_model") or []]
+    fit = m.get("fit") or {}   # fits: whether the board holds the model (else the speed is an estimate)
+    model = [{**{k: w.get(k) for k in MODEL}, "model": m.get("name"), "fits": fit.get("fits"), "fit": fit.get("text")}
+             for w in m.get("whole_model") or []]
     return {"roofs": (ROOFS, roofs), "ridges": (RIDGES, ridges), "points": (POINTS, points),
             "sweeps": (SWEEPS, sweeps), "model": (MODEL, model)}
 
