@@ -89,7 +89,7 @@ class FakeBoard(Link):
         from mcuroof.link import ScriptError
         seq = 0
         for i, chunk in enumerate(chunks):
-            m = re.search(r"peak\(k,'(\w+)','(\w+)','(\w)',(\d+),(\d+)\)", chunk)
+            m = re.search(r"peak\(k,'(\w+)','(\w+)','(\w)',(\d+),(\d+)(?:,z=z)?\)", chunk)  # z: empty call
             if not m:
                 continue
             em, ty, _, u, n = m.groups()
