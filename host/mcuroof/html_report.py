@@ -14,6 +14,7 @@ from . import cliff, compare as compare_mod, layer_names, plot, report
 from .errors import UserError
 from .units import duration, si
 
+RUN_SYMBOLS = ["circle", "square", "triangle-up", "diamond", "triangle-down", "cross", "star", "hexagon"]
 DASHES = {"-": "solid", "--": "dash", "-.": "dashdot", ":": "dot"}
 CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
@@ -134,7 +135,8 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
             textfont=dict(size=9, color="#d62728" if above else plot.EMITTER_COLORS.get(em, "#555")),
             name=(f"{tag} " if tag else "") + (f"{em} {dt} ABOVE ROOF" if above else f"layers {em} {dt}"),
             legendgroup=f"points {em}", legendgrouptitle_text=f"points {em}",
-            marker=dict(symbol="x" if above else _symbol(dt), size=12 if above else 9,
+            marker=dict(symbol="x" if above else (RUN_SYMBOLS[(ord(tag) - 65) % len(RUN_SYMBOLS)] if tag else _symbol(dt)),
+                        size=12 if above else 9,
                         color="#d62728" if above else plot.EMITTER_COLORS.get(em, "#555"),
                         line=dict(width=0.6, color="black")),
             hovertext=[hover(p) for p in pts], hoverinfo="text"))
