@@ -16,6 +16,7 @@ import pytest
 
 from mcuroof import exporter_config, farm, results
 from mcuroof.cli import main
+from mcuroof.rawlog import read
 
 from conftest import needs_qemu
 from labfarm import LoopbackFarm, ready
@@ -120,6 +121,8 @@ def test_farm_run_resume_and_compare(lab, direct, tmp_path):
     assert code == 2  # two places did not finish
     assert state(out) == {"mb1": "done", "mb2": "partial", "mb3": "new"}
     assert_same_roofs(results.load(out / "mb1" / "results.json"), direct)
+    whole, cut = (farm.progress(read(out / p / "raw.jsonl")) for p in ("mb1", "mb2"))
+    assert whole.done == whole.total > 20 and 1 < cut.done < cut.total == whole.total and cut.faults >= 3
     log = (out / "mb2" / "run.log").read_text()
     assert "the partial run is kept" in log
     assert lab.holder("mb1") is None and lab.holder("mb2") is None and lab.holder("mb3").endswith("/bob")
