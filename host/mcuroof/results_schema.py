@@ -87,8 +87,9 @@ POINT = obj({"index": COUNT, "name": TEXT, "op": TEXT, "dtype": TEXT, "emitter":
 USER_KERNELS = obj({"file": TEXT, "kernels": array(TEXT), "errors": array(TEXT)},
                    {"roofs_from": nullable(TEXT), "measured": TEXT})
 
-MODEL = obj({"name": TEXT, "peak_memory_bytes": COUNT, "peak_memory_layer": nullable(COUNT)},
-            {"source": TEXT, "layers": COUNT, "macc": NON_NEGATIVE, "measured_peak_heap_bytes": nullable(COUNT),
+MODEL = obj({"name": TEXT, "peak_memory_bytes": COUNT, "peak_memory_layer": nullable(COUNT),
+             "measured_peak_heap_bytes": nullable(COUNT)},
+            {"source": TEXT, "layers": COUNT, "macc": NON_NEGATIVE,
              "not_profiled": array(obj({"index": COUNT, "why": TEXT},
                                        {"name": TEXT, "op": TEXT, "emitter": nullable(TEXT), "dtype": nullable(TEXT)})),
              "whole_model": array(obj(
