@@ -10,7 +10,7 @@ from mcuroof import firmware_build, kernels, roofs
 from mcuroof.errors import UserError
 from mcuroof.firmware import prefix, source
 from mcuroof.link import BoardReset, BoardStalled
-from mcuroof.plan import ISA_KERNELS
+from mcuroof.suites import ISA_KERNELS
 from mcuroof.protocol import parse_line
 
 needs_qemu = pytest.mark.skipif(not shutil.which("qemu-system-arm") or not shutil.which("arm-none-eabi-gcc"),

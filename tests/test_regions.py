@@ -1,7 +1,7 @@
 """The regions suite: read roofs from memory regions a sweep cannot find (flash, SRAM, PSRAM)."""
 import pytest
 
-from mcuroof import firmware, kernels, plan, results, roofs
+from mcuroof import firmware, kernels, suites, results, roofs
 from mcuroof.collect import Collector
 from mcuroof.link import UnixLink
 from mcuroof.qemu import FIRMWARE, QemuLink
@@ -41,12 +41,12 @@ def test_region_roof_is_the_plateau_at_the_largest_sizes():
 
 
 def test_plan_per_port():
-    cfg = plan.suite_config("regions", MICROBIT_PROBE)
+    cfg = suites.suite_config("regions", MICROBIT_PROBE)
     assert cfg["emitter"] == "asm_thumb" and [r["name"] for r in cfg["regions"]] == ["flash", "SRAM"]
     assert cfg["regions"][0]["wa"] == 0
-    unix = plan.suite_config("regions", {"platform": "linux", "emitters": ["bytecode", "viper"], "free": 1 << 30})
+    unix = suites.suite_config("regions", {"platform": "linux", "emitters": ["bytecode", "viper"], "free": 1 << 30})
     assert unix["regions"] == [] and unix["skip"] == "unix"
-    esp = plan.suite_config("regions", {"platform": "esp32", "emitters": ["bytecode", "native", "viper"],
+    esp = suites.suite_config("regions", {"platform": "esp32", "emitters": ["bytecode", "native", "viper"],
                                         "free": 4 << 20, "tick_us": 1})
     assert [r["name"] for r in esp["regions"]] == ["SRAM", "PSRAM"] and esp["emitter"] == "viper"
     # every piece of the suite stays under the micro:bit's 1 KB limit
@@ -61,7 +61,7 @@ def unix_collector(tmp_path, micropython):
 
 
 def test_unix_port_skips_with_a_reason(unix_collector):
-    cfg = plan.suite_config("regions", {"platform": "linux", "emitters": ["bytecode"], "free": 1 << 30, "tick_us": 1})
+    cfg = suites.suite_config("regions", {"platform": "linux", "emitters": ["bytecode"], "free": 1 << 30, "tick_us": 1})
     (rec,) = unix_collector.run_suite("regions", cfg)
     assert rec["t"] == "skip" and "unix port" in rec["why"]
     data = results.build({"name": "unix"}, [rec])
@@ -73,7 +73,7 @@ def test_viper_reader_on_real_micropython(unix_collector):
     port: a heap buffer is read and verified; a PSRAM window it is not in gives a skip record."""
     cfg = {"win_us": 1000, "trials": 3, "min_bytes": 256, "per_call": 16384, "emitter": "viper", "skip": None,
            "regions": [{"name": "SRAM", "wa": None, "top": 2048, "rng": []},
-                       {"name": "PSRAM", "wa": None, "top": 2048, "rng": plan.ESP32_PSRAM}]}
+                       {"name": "PSRAM", "wa": None, "top": 2048, "rng": suites.ESP32_PSRAM}]}
     recs = unix_collector.run_suite("regions", cfg)
     reads = [r for r in recs if r["t"] == "reg"]
     assert [r["ws"] for r in reads] == [256, 512, 1024, 2048]
@@ -103,7 +103,7 @@ def test_flash_and_sram_read_roofs_on_qemu_microbit(tmp_path):
     try:
         collector = Collector(link, log)
         probe = collector.probe()
-        recs = collector.run_suite("regions", plan.suite_config("regions", probe))
+        recs = collector.run_suite("regions", suites.suite_config("regions", probe))
     finally:
         link.close()
         log.close()

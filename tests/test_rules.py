@@ -2,7 +2,7 @@
 shrink and leave-out rules live with its config (plan), not in the collector."""
 import pytest
 
-from mcuroof import plan
+from mcuroof import suites
 from mcuroof.link import ScriptError
 
 
@@ -20,19 +20,19 @@ def test_exception_type_read_once(text, exc_type):
 
 def test_memory_suite_halves_the_emitters_working_set():
     cfg = {"max_ws": {"bytecode": 4096, "asm_thumb": 4096}}
-    new, field, value = plan.shrink("memory", cfg, "memory/bytecode/int8/copy")
+    new, field, value = suites.shrink("memory", cfg, "memory/bytecode/int8/copy")
     assert (field, value) == ("max_ws", 2048) and new["max_ws"] == {"bytecode": 2048, "asm_thumb": 4096}
     assert cfg["max_ws"]["bytecode"] == 4096  # the suite's own config is left alone
-    assert plan.shrink("memory", {"max_ws": {"bytecode": plan.MIN_WS}}, "memory/bytecode/int8/copy") is None
+    assert suites.shrink("memory", {"max_ws": {"bytecode": suites.MIN_WS}}, "memory/bytecode/int8/copy") is None
 
 
 def test_compute_suite_halves_the_unroll_of_the_emitter():
     cfg = {"unroll": 8, "unroll_asm": 4}
-    assert plan.shrink("compute", cfg, "compute/asm_thumb/int8")[1:] == ("unroll_asm", 2)
-    assert plan.shrink("compute", cfg, "compute/bytecode/int8")[1:] == ("unroll", 4)
-    assert plan.shrink("compute", {"unroll": 1}, "compute/bytecode/int8") is None
-    assert plan.shrink("regions", {}, "regions/asm_thumb/flash") is None
+    assert suites.shrink("compute", cfg, "compute/asm_thumb/int8")[1:] == ("unroll_asm", 2)
+    assert suites.shrink("compute", cfg, "compute/bytecode/int8")[1:] == ("unroll", 4)
+    assert suites.shrink("compute", {"unroll": 1}, "compute/bytecode/int8") is None
+    assert suites.shrink("regions", {}, "regions/asm_thumb/flash") is None
 
 
 def test_only_the_layers_suite_leaves_failing_units_out():
-    assert plan.leaves_out_failing("layers") and not plan.leaves_out_failing("memory")
+    assert suites.leaves_out_failing("layers") and not suites.leaves_out_failing("memory")

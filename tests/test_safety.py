@@ -4,7 +4,7 @@ import ast
 import os
 from pathlib import Path
 
-from mcuroof import firmware, kernels, plan
+from mcuroof import firmware, kernels, suites
 from mcuroof.cli import main
 from mcuroof.collect import PROBE_CONFIG, Collector
 from mcuroof.link import Link
@@ -60,7 +60,7 @@ def test_only_firmware_code_is_sent(tmp_path):
     link = Recording()
     col = Collector(link, RawLog(tmp_path / "raw.jsonl"))
     col.run_suite("probe", PROBE_CONFIG)
-    cfgs = {s: plan.suite_config(s, probe) for s in ("memory", "compute")}
+    cfgs = {s: suites.suite_config(s, probe) for s in ("memory", "compute")}
     for suite, cfg in cfgs.items():
         col.run_suite(suite, cfg)
     allowed = set(firmware.source("common") + firmware.source("probe") + firmware.source("memory")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from . import __version__, firmware, plan, plot, report, results, user_kernel
+from . import __version__, firmware, suites, plot, report, results, user_kernel
 from .cmd_run import _open_link
 from .pipeline import theoretical as _theoretical
 from .runfolder import make as _output_dir
@@ -51,7 +51,7 @@ def run(args) -> int:
         probe = collector.probe()
         if base:
             _same_board(base, args.roofs, name, probe)
-        cfg = {**plan.timing(probe), "user_file": uf}
+        cfg = {**suites.timing(probe), "user_file": uf}
         _load_check(link, uf, cfg, probe)
         records = []
         if not base:

@@ -12,7 +12,7 @@ from . import boards, capability, layer_suite, layers, pipeline, place, report, 
 from .errors import Interrupted, UserError
 from .link import SerialLink, UnixLink
 from .model import load_network
-from .ports import resolve_port
+from .serial_ports import resolve_port
 from .qemu import MAX_ICOUNT_SHIFT, QemuLink, is_qemu_board
 from .rawlog import read as read_raw
 

@@ -9,8 +9,8 @@ fresh interpreter state and after reconnecting if needed; finished units are nev
 (nor are the ones a resumed run finds in raw.jsonl). A unit that fails MAX_ATTEMPTS times in a
 row stops the run with a message naming the suite, the unit and the last record received.
 A MemoryError (the board's exception type, read by the link) re-runs the unit with half its
-working set where its suite can shrink it (plan.shrink: memory's max_ws, compute's unroll); a
-suite may leave out a unit that keeps raising instead of stopping the run (plan.leaves_out_failing).
+working set where its suite can shrink it (suites.shrink: memory's max_ws, compute's unroll); a
+suite may leave out a unit that keeps raising instead of stopping the run (suites.leaves_out_failing).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from . import firmware, kernels, plan
+from . import firmware, kernels, suites
 from .errors import BoardError
 from .link import BoardReset, BoardStalled, LinkLost, ScriptError
 from .protocol import CorruptRecord, parse_line
@@ -150,7 +150,7 @@ class Collector:
             for key in dict.fromkeys(k for k in blamed if k):
                 failures[key] += 1
                 self.stats["reruns"] += 1
-                if failures[key] >= MAX_ATTEMPTS and plan.leaves_out_failing(suite) and isinstance(error, ScriptError):
+                if failures[key] >= MAX_ATTEMPTS and suites.leaves_out_failing(suite) and isinstance(error, ScriptError):
                     self._give_up(suite, key, problems[-1])
                 elif failures[key] >= MAX_ATTEMPTS:
                     last = self.last.get(suite, "none")
@@ -180,7 +180,7 @@ class Collector:
 
     def _shrink(self, suite: str, cfg: dict, key: str, units: list[Unit], overrides: dict) -> bool:
         """Re-render unit `key` with half its working set (the suite's rule); False if it cannot."""
-        shrunk = plan.shrink(suite, overrides.get(key, cfg), key)
+        shrunk = suites.shrink(suite, overrides.get(key, cfg), key)
         if shrunk is None:
             return False
         new, field, value = shrunk
@@ -273,5 +273,5 @@ class _Attempt:
         return [k for k, ok in self.closed.items() if not ok]
 
 
-def configs(probe: dict, suites: list[str]) -> dict[str, dict]:
-    return {s: plan.suite_config(s, probe) for s in suites}
+def configs(probe: dict, names: list[str]) -> dict[str, dict]:
+    return {s: suites.suite_config(s, probe) for s in names}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import advice, boards, fit, kernels, layers, model, plan, points as points_mod, roofs as roofs_mod
+from . import advice, boards, fit, kernels, layers, model, suites, points as points_mod, roofs as roofs_mod
 from .errors import UserError
 
 TILE_SECONDS = {"small": 0.25, "large": 1.0}
@@ -47,7 +47,7 @@ def model_dtype(net: model.Network) -> str:
 
 def config(request: Request, probe: dict, records: list[dict]) -> dict:
     """The layers suite's config; plans request.jobs from the probe and the run's roofs."""
-    size = "small" if plan.is_small(probe) else "large"
+    size = "small" if suites.is_small(probe) else "large"
     board_emitters = [e for e in probe.get("emitters", []) if e in EMITTERS]
     emitters = [e for e in (request.emitters or board_emitters) if e in board_emitters]
     dtypes = request.dtypes or [model_dtype(request.network)]
@@ -59,7 +59,7 @@ def config(request: Request, probe: dict, records: list[dict]) -> dict:
     max_work = {(em, dt): ceilings.get((em, dt), FALLBACK_RATE[size]) * seconds
                 for em in emitters for dt in dtypes}
     request.jobs, request.skipped = layers.plan(request.network, dtypes, emitters, probe.get("free", 0), max_work)
-    cfg = {**plan.timing(probe), "jobs": request.jobs}
+    cfg = {**suites.timing(probe), "jobs": request.jobs}
     if size == "large":
         cfg["peaks"] = peaks_config(probe, request.jobs)
     return cfg
@@ -74,7 +74,7 @@ def peaks_config(probe: dict, jobs: list) -> dict | None:
     pairs = {(j.emitter, j.dtype) for j in jobs}
     if not pairs:
         return None
-    cfg = plan.compute_config(probe)
+    cfg = suites.compute_config(probe)
     cfg["emitters"] = [e for e in cfg["emitters"] if any(e == em for em, _ in pairs)]
     cfg["types"] = [layers.DTYPES[dt][0] for dt in layers.DTYPES if any(dt == d for _, d in pairs)]
     return cfg

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import __version__, boards, html_report, kernels, layer_suite, plot, reference, results, runfolder
+from . import __version__, boards, html_report, kernels, layer_suite, plot, host_memcpy, results, runfolder
 from .collect import Collector, configs
 from .errors import BoardError
 from .rawlog import RawLog
@@ -112,7 +112,7 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
 
 def memcpy_reference(records: list[dict]) -> list[dict]:
     sizes = sorted({r["bytes"] for r in records if r.get("t") == "mem" and r.get("em") == "c"})
-    return reference.memcpy_bandwidth(sizes) if sizes else []
+    return host_memcpy.memcpy_bandwidth(sizes) if sizes else []
 
 
 def theoretical(profile: str, icount_shift: int | None, clock_hz: float | None = None) -> list[dict]:

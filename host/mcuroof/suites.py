@@ -1,4 +1,7 @@
-"""What each suite measures on a given board, decided from the board's probe record."""
+"""What each suite measures on a given board, decided from the board's probe record, and each
+suite's rules for a unit that fails (shrink after a MemoryError, or leave it out).
+
+(A layer's tiles are planned by layers.plan; this module was plan.py until issue 12.)"""
 from __future__ import annotations
 
 import copy
