@@ -31,7 +31,7 @@ def buffers(tc, maxws):
 
 
 #--
-def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv, z=None):
+def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv):
     # na: arrays touched, dst: index of the output array, f: output = f * input (checked by the host)
     bufs, top, h = buffers(tc, maxws)
     if h:
@@ -48,8 +48,6 @@ def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv, z=None):
     n = CFG['min_n']
     while n <= top:
         mn, md, ov, r = measure(k, bufs[0], bufs[1], bufs[2], n)
-        if z:
-            ov = min(_run(z, bufs[0], bufs[1], bufs[2], n, r), _run(z, bufs[0], bufs[1], bufs[2], n, r))
         d = bufs[dst]
         emit({'t': 'mem', 'k': name, 'em': em, 'ty': ty, 'n': n, 'isz': ISZ[tc],
               'bytes': na * n * ISZ[tc], 'r': r, 'us': mn, 'med': md, 'ovh': ov,
