@@ -108,3 +108,16 @@ def test_compare_matches_layers_by_shape_and_names_missing_ones():
     pool = next(p for p in a["points"] if p["index"] == 9)
     assert asm["missing"][0]["seconds"] == pytest.approx(pool["seconds"])
     assert asm["seconds"] == pytest.approx(asm["measured_seconds"] + pool["seconds"])
+
+
+def test_cliff_marks_the_known_cache_sizes(tmp_path):
+    """The cache sizes the levels were named after are drawn as lines on the cliff (PNG and HTML)."""
+    from mcuroof import cliff, html_report
+
+    data = json.loads((DATA / "results-vww-unix.json").read_text())
+    data["board"]["caches"] = [{"name": "L1d", "bytes": 32768}, {"name": "L2", "bytes": 1 << 20},
+                               {"name": "DRAM", "bytes": None}]
+    assert cliff.known_sizes(data) == [{"name": "L1d", "bytes": 32768}, {"name": "L2", "bytes": 1 << 20}]
+    assert cliff.draw(data, tmp_path / "cliff.png").stat().st_size > 0
+    names = [t.name for t in html_report.cliff_figure(data).data]
+    assert "L1d 32 KiB" in names and "L2 1 MiB" in names

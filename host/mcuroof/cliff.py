@@ -1,5 +1,6 @@
 """The cache cliff: bandwidth against working set from the recorded sweeps (one line per emitter,
-kernel and type), the detected memory levels shaded, and the C memcpy reference (unix port):
+kernel and type), the detected memory levels shaded, the known cache sizes marked, and the C memcpy
+reference (unix port):
 the performance cliff when data leaves a faster memory."""
 from __future__ import annotations
 
@@ -40,6 +41,13 @@ def levels(result: dict) -> list[dict]:
             and r.get("source") == "measured" and r.get("ws_range")]
 
 
+def known_sizes(result: dict) -> list[dict]:
+    """The cache sizes the levels were named after (board.caches: the host's from sysfs, or the
+    profile's): [{"name", "bytes"}], smallest first; what lies past the last cache has no size."""
+    return [{"name": c["name"], "bytes": c["bytes"]} for c in result.get("board", {}).get("caches") or []
+            if c.get("bytes")]
+
+
 def binary(n: float) -> str:
     """A size in B, KiB, MiB or GiB: 64 KiB."""
     for scale, unit in ((2 ** 30, "GiB"), (2 ** 20, "MiB"), (2 ** 10, "KiB")):
@@ -61,6 +69,10 @@ def draw(result: dict, path: Path) -> Path:
         ax.axvspan(lv["lo"] / 1.1, lv["hi"] * 1.1, color=plot.LEVEL_COLORS[i % len(plot.LEVEL_COLORS)], alpha=0.12, lw=0)
         ax.text((lv["lo"] * lv["hi"]) ** 0.5, 1.0, f"{lv['name']}\n{si(lv['bytes_per_s'], 'B/s')}",
                 transform=ax.get_xaxis_transform(), ha="center", va="bottom", fontsize=7.5, color="#08306b")
+    for c in known_sizes(result):
+        ax.axvline(c["bytes"], color="#444", ls=(0, (4, 3)), lw=0.9)
+        ax.text(c["bytes"], 0.02, f" {c['name']} {binary(c['bytes'])}", transform=ax.get_xaxis_transform(),
+                rotation=90, ha="right", va="bottom", fontsize=7.5, color="#444")
     for s in lines:
         ref = s["emitter"] == "reference"
         ax.plot(s["bytes"], s["bytes_per_s"], color="black" if ref else plot.EMITTER_COLORS.get(s["emitter"], "#555"),

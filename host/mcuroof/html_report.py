@@ -233,6 +233,11 @@ def cliff_figure(result: dict):
                                  line=dict(width=0), fillcolor=plot.LEVEL_COLORS[i % len(plot.LEVEL_COLORS)],
                                  opacity=0.15, name=f"{lv['name']}: {si(lv['bytes_per_s'], 'B/s')}",
                                  hoverinfo="name", legendgroup="levels", legendgrouptitle_text="detected levels"))
+    for c in cliff.known_sizes(result):
+        fig.add_trace(go.Scatter(x=[c["bytes"], c["bytes"]], y=[lo, hi], mode="lines",
+                                 line=dict(color="#444", dash="dash", width=1),
+                                 name=f"{c['name']} {cliff.binary(c['bytes'])}", hoverinfo="name",
+                                 legendgroup="caches", legendgrouptitle_text="known cache sizes"))
     for s in lines:
         ref = s["emitter"] == "reference"
         fig.add_trace(go.Scatter(
