@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from mcuroof import capability, cli, model
+from mcuroof import boards, capability, cli, model
 from mcuroof.errors import UserError
+
+from conftest import needs_qemu
 
 KWS = model.load_network("kws-dscnn")
 MB = ["bytecode", "asm_thumb"]
@@ -58,7 +60,7 @@ def test_cli_refuses_before_anything_runs(tmp_path, capsys, argv, fragment):
 
 
 def test_the_profile_chooses_the_link_and_its_run_defaults(monkeypatch):
-    from mcuroof import boards, cmd_run
+    from mcuroof import cmd_run
 
     monkeypatch.setattr(cmd_run, "UnixLink", lambda heapsize: ("unix", heapsize))
     monkeypatch.setattr(cmd_run, "QemuLink", lambda shift, **kw: ("qemu", shift))
@@ -76,3 +78,30 @@ def test_the_profile_chooses_the_link_and_its_run_defaults(monkeypatch):
     assert opened("--board", "qemu-microbit", "--icount-shift", "3")[2] == 3
     with pytest.raises(UserError, match="a real board needs --port"):
         opened("--board", "pico")
+
+
+@needs_qemu
+def test_a_port_without_profile_is_refused_after_its_probe(tmp_path, capsys):
+    """--port without --profile: the board is known from its probe (the run's first record);
+    an emitter it lacks is refused then, before any suite runs, and the run leaves nothing."""
+    from mcuroof.qemu import QemuMicrobit
+
+    qemu = QemuMicrobit(boards.load_board("qemu-microbit").run["icount_shift"])
+    port = qemu.start()
+    try:
+        out = tmp_path / "new" / "out"
+        assert cli.main(["run", "--port", port, "--model", "kws-dscnn", "--emitter", "viper",
+                         "-o", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err
+        assert err.startswith(f"mcuroof: --emitter viper: {port} has bytecode: int8, float32 (all ops); asm_thumb: int8")
+        assert err.endswith("(its probe)")
+        assert not (tmp_path / "new").exists()
+        kept = tmp_path / "kept"  # a folder that was there keeps what it held, and only that
+        kept.mkdir()
+        (kept / "notes.txt").write_text("mine")
+        assert cli.main(["run", "--port", port, "--model", "kws-dscnn", "--emitter", "viper",
+                         "-o", str(kept)]) == 2
+        assert [p.name for p in kept.iterdir()] == ["notes.txt"]
+    finally:
+        qemu.stop()

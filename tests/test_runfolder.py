@@ -73,6 +73,23 @@ def test_force_moves_the_old_run_aside_and_keeps_it(tmp_path):
     assert runfolder.create(out) == tmp_path / "out.20261201-102640-2"
 
 
+def test_undo_puts_back_what_a_run_refused_after_its_probe_changed(tmp_path):
+    out = tmp_path / "out"
+    before = a_run(out, finished=True)
+    top = runfolder.first_missing(out)
+    moved = runfolder.create(out)  # --force: the old run moved aside, a new one begun
+    (out / "raw.jsonl").write_text(json.dumps(HEADER) + "\n")
+    runfolder.undo(out, top, moved)
+    assert sorted(tmp_path.iterdir()) == [out] and contents(out) == before
+    deep = tmp_path / "a" / "b" / "clocks"
+    top = runfolder.first_missing(deep)
+    assert top == tmp_path / "a" and runfolder.create(deep) is None
+    (deep / "64MHz").mkdir()
+    (deep / "64MHz" / "raw.jsonl").write_text("")
+    runfolder.undo(deep, top, None)
+    assert sorted(tmp_path.iterdir()) == [out]
+
+
 def test_resume_of_a_finished_run_is_refused(tmp_path, capsys):
     before = a_run(tmp_path / "out", finished=True)
     code, line = one_line(capsys, ["run", "--resume", str(tmp_path / "out")])

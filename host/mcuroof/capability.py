@@ -6,8 +6,12 @@ per op, from the layer kernels (layer_kernels.source: viper and asm_thumb are in
 """
 from __future__ import annotations
 
-from . import layer_kernels, layers
+from . import layer_kernels, layer_suite, layers
 from .errors import UserError
+
+
+class Refused(UserError):
+    """A request the board cannot run, found once its probe is in: the run leaves nothing behind."""
 
 
 def dtypes_by_op(emitter: str, ops: list[str]) -> dict[str, list[str]]:
@@ -29,7 +33,8 @@ def describe(emitter: str, ops: list[str]) -> str:
 
 
 def check(emitters: list[str] | None, dtypes: list[str] | None, net, board_name: str | None,
-          board_emitters: list[str] | None) -> None:
+          board_emitters: list[str] | None, source: str = "its profile's [run].emitters",
+          error: type[UserError] = UserError) -> None:
     """Refuse an emitter the board lacks, an asked-for emitter that runs none of the asked-for
     element types on this model's layers, or an asked-for type no emitter runs here. One line
     naming what the board has. `board_emitters` None: the board is not known up front."""
@@ -40,15 +45,24 @@ def check(emitters: list[str] | None, dtypes: list[str] | None, net, board_name:
     if board_emitters is not None and emitters:
         missing = [e for e in emitters if e not in board_emitters]
         if missing:
-            raise UserError(f"--emitter {','.join(missing)}: {where} {what} (its profile's [run].emitters)")
+            raise error(f"--emitter {','.join(missing)}: {where} {what} ({source})")
     usable = emitters or board_emitters
     if not usable or not ops or not dtypes:
         return
     runs = {em: {dt for dts in dtypes_by_op(em, ops).values() for dt in dts} for em in usable}
     for em in emitters or []:
         if not runs[em] & set(dtypes):
-            raise UserError(f"--dtype {','.join(dtypes)} --emitter {em}: no {em} kernel for {net.name}'s layers "
+            raise error(f"--dtype {','.join(dtypes)} --emitter {em}: no {em} kernel for {net.name}'s layers "
                             f"at that type; {where} {what}")
     for dt in dtypes:
         if not any(dt in r for r in runs.values()):
-            raise UserError(f"--dtype {dt}: no emitter asked for runs {net.name}'s layers at {dt}; {where} {what}")
+            raise error(f"--dtype {dt}: no emitter asked for runs {net.name}'s layers at {dt}; {where} {what}")
+
+
+def check_probe(request, probe: dict, board_name: str | None) -> None:
+    """The same refusals once the board's probe (the run's first record) says what it has: for a
+    board whose profile was not known up front (--port without --profile)."""
+    found = [e for e in probe.get("emitters", []) if e in layer_suite.EMITTERS]
+    check(request.emitters, request.dtypes, request.network, board_name, found, "its probe", Refused)
+    if "float32" in (request.dtypes or []) and not probe.get("float"):
+        raise Refused(f"--dtype float32: {board_name or 'the board'} has no floats (its probe); it runs int8")

@@ -83,9 +83,13 @@ def run(args) -> int:
     else:
         runfolder.check_resumable(args.output)
     link = _open(args, spec)
+    top, moved = runfolder.first_missing(args.output), None
     try:
         moved = runfolder.create(args.output) if entries is None else None
         data = pipeline.measure(spec, link, args.output, console, entries)
+    except capability.Refused:
+        runfolder.undo(args.output, top, moved)
+        raise
     except KeyboardInterrupt:
         raise Interrupted(f"the partial run is kept: {runfolder.resume_command(args.output)}") from None
     finally:
@@ -108,10 +112,14 @@ def _run_clocks(args, spec: pipeline.Spec, console) -> int:
         raise UserError("--clocks cannot resume a run: run it again without --resume")
     runfolder.check_new(args.output, args.force)
     link = _open(args, spec)
+    top, moved = runfolder.first_missing(args.output), None
     try:
         clocks.check_settable(link, spec.board, hzs[0])
         moved = runfolder.create(args.output)
         runs = clocks.run_all(spec, link, args.output, hzs, console)
+    except capability.Refused:
+        runfolder.undo(args.output, top, moved)
+        raise
     except KeyboardInterrupt:
         raise Interrupted(f"the clocks finished so far are kept in {args.output}; --clocks cannot resume: "
                           "run the others into another folder") from None

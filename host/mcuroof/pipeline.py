@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import __version__, boards, html_report, kernels, layer_suite, plot, host_memcpy, results, runfolder
+from . import __version__, boards, capability, html_report, kernels, layer_suite, plot, host_memcpy, results, runfolder
 from .collect import Collector, configs
 from .errors import BoardError
 from .rawlog import RawLog
@@ -86,6 +86,8 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
         if entries:
             collector.resume_from(entries)
         probe = collector.probe()
+        if spec.layers and not entries:
+            capability.check_probe(spec.layers, probe, spec.board)
         progress.update(task, completed=1)
         cfgs = configs(probe, [s for s in spec.suites if s != "layers"])
         for suite in spec.suites:

@@ -4,10 +4,12 @@ A folder holds a run once raw.jsonl (or, for --clocks, a clock's subfolder) is t
 has finished once results.json (or compare.png) is there. A new run goes only into a folder
 that holds no run: `--force` first moves the old one aside (DIR.<its start time>, kept), an
 interrupted one is continued with `--resume DIR`. Nothing is created until the run starts, so
-a refused run leaves nothing behind.
+a refused run leaves nothing behind; one refused after the board's probe (`undo`) removes what
+it made and puts back a run it moved aside.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -65,6 +67,34 @@ def create(path: Path) -> Path | None:
             raise UserError(f"{path}: cannot move the old run aside to {moved} ({e.strerror})") from None
     make(path)
     return moved
+
+
+def first_missing(path: Path) -> Path | None:
+    """The topmost folder of `path` that does not exist yet (what `create` will make), or None."""
+    top = None
+    while not path.exists() and path != path.parent:
+        top, path = path, path.parent
+    return top
+
+
+def undo(path: Path, top: Path | None, moved: Path | None) -> None:
+    """Remove what a new run refused after its probe made: its raw logs (the folder held none
+    before it), the folders it created (`top`: first_missing before `create`), and move back
+    the run `create` moved aside. Anything else found there is left."""
+    with contextlib.suppress(OSError):
+        for log in [p for p in [path / RAW, *path.glob(f"*/{RAW}")] if p.exists()]:
+            log.unlink()
+            if log.parent != path:
+                log.parent.rmdir()
+        if top or moved:
+            here = path
+            while True:
+                here.rmdir()
+                if here == (top or path):
+                    break
+                here = here.parent
+        if moved:
+            moved.rename(path)
 
 
 def make(path: Path) -> Path:
