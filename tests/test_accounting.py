@@ -44,6 +44,31 @@ def test_every_rendered_sweep_call_passes_the_hand_array_count():
     assert {(n, t) for n in ARRAYS for t in ELEMENT_BYTES} <= seen
 
 
+
+# copy4 copies its buffers in passes until 2048 elements are copied: 128 passes of 16 elements,
+# 16 of 128, one of 2048 or 4096 (never fewer than one); other kernels make one pass
+@pytest.mark.parametrize("n,want", [(16, 128), (128, 16), (1000, 3), (2048, 1), (4096, 1)])
+def test_copy4_passes_by_hand(n, want):
+    assert kernels.passes({"k": "copy4", "em": "asm_thumb", "n": n}) == want
+    assert kernels.passes({"k": "copy", "em": "asm_thumb", "n": n}) == 1
+
+
+def test_copy4_bandwidth_counts_every_pass_by_hand():
+    # n=128 int32, 2 arrays: 1024 bytes per pass, 16 passes; 50 calls in 24000 us of which
+    # 4000 us were the harness: 16384 bytes per call / 400 us = 40.96e6 bytes/s
+    rec = {"t": "mem", "k": "copy4", "em": "asm_thumb", "ty": "int32", "n": 128, "bytes": 1024, "r": 50,
+           "us": 24000, "ovh": 4000}
+    assert roofs.bandwidth(rec) == pytest.approx(40.96e6)
+    assert roofs.series([rec])[("asm_thumb", "copy4", "int32")][0][0] == 1024  # the working set
+
+
+def test_copy4_source_copies_the_elements_the_host_counts():
+    src = kernels.ASM_COPY4
+    assert " mov(r4,128)\n" in src and src.count(" add(r4,r4,r4)\n") == 4  # 128 x 2^4 = 2048
+    assert kernels.COPY4_ELEMENTS == 2048
+    assert src.count(",[r0,") == 4 and src.count(",[r1,") == 4  # 4 words read from A, 4 written to B
+
+
 def run_unix(tmp_path, micropython, suite, cfg):
     log = RawLog(tmp_path / f"{suite}.jsonl")
     try:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from . import kernels
+
 
 def seconds(rec: dict) -> float:
     """Time of one kernel call: best trial minus the timing harness's own cost."""
@@ -16,7 +18,8 @@ def seconds(rec: dict) -> float:
 
 
 def bandwidth(rec: dict) -> float:
-    return rec["bytes"] / seconds(rec)
+    """Bytes moved per second: the record's bytes (its working set) times the passes per call."""
+    return rec["bytes"] * kernels.passes(rec) / seconds(rec)
 
 
 def mac_rate(rec: dict) -> float:
