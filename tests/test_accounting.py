@@ -49,17 +49,22 @@ def test_every_rendered_sweep_call_passes_the_hand_array_count():
 # 16 of 128, one of 2048 or 4096 (never fewer than one); other kernels make one pass
 @pytest.mark.parametrize("n,want", [(16, 128), (128, 16), (1000, 3), (2048, 1), (4096, 1)])
 def test_copy4_passes_by_hand(n, want):
-    assert kernels.passes({"k": "copy4", "em": "asm_thumb", "n": n}) == want
+    assert kernels.passes({"k": "copy4x", "em": "asm_thumb", "n": n}) == want
     assert kernels.passes({"k": "copy", "em": "asm_thumb", "n": n}) == 1
+
+
+def test_copy4_of_older_raw_logs_made_one_pass():
+    """Raw logs written before copy4x hold "copy4" records: one pass per call."""
+    assert kernels.passes({"k": "copy4", "em": "asm_thumb", "n": 16}) == 1
 
 
 def test_copy4_bandwidth_counts_every_pass_by_hand():
     # n=128 int32, 2 arrays: 1024 bytes per pass, 16 passes; 50 calls in 24000 us of which
     # 4000 us were the harness: 16384 bytes per call / 400 us = 40.96e6 bytes/s
-    rec = {"t": "mem", "k": "copy4", "em": "asm_thumb", "ty": "int32", "n": 128, "bytes": 1024, "r": 50,
+    rec = {"t": "mem", "k": "copy4x", "em": "asm_thumb", "ty": "int32", "n": 128, "bytes": 1024, "r": 50,
            "us": 24000, "ovh": 4000}
     assert roofs.bandwidth(rec) == pytest.approx(40.96e6)
-    assert roofs.series([rec])[("asm_thumb", "copy4", "int32")][0][0] == 1024  # the working set
+    assert roofs.series([rec])[("asm_thumb", "copy4x", "int32")][0][0] == 1024  # the working set
 
 
 def test_copy4_source_copies_the_elements_the_host_counts():

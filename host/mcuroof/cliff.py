@@ -9,7 +9,7 @@ from pathlib import Path
 from .errors import UserError
 from .units import si
 
-KERNEL_STYLES = {"copy": "-", "scale": "--", "add": "-.", "triad": ":", "copy4": (0, (5, 1)), "slice": "-"}
+KERNEL_STYLES = {"copy": "-", "scale": "--", "add": "-.", "triad": ":", "copy4": (0, (5, 1)), "copy4x": (0, (5, 1)), "slice": "-"}
 
 
 def series(result: dict) -> list[dict]:
