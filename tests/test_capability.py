@@ -105,3 +105,13 @@ def test_a_port_without_profile_is_refused_after_its_probe(tmp_path, capsys):
         assert [p.name for p in kept.iterdir()] == ["notes.txt"]
     finally:
         qemu.stop()
+
+
+@pytest.mark.parametrize("opt", ["--emitter", "--dtype"])
+def test_layer_options_without_a_model_are_refused(tmp_path, capsys, opt):
+    """--emitter and --dtype choose layer kernels; without --model they used to be ignored silently."""
+    out = tmp_path / "out"
+    assert cli.main(["run", "--board", "qemu-microbit", opt, "int8", "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"mcuroof: {opt} chooses the layer kernels: it needs --model") and "\n" not in err
+    assert not out.exists()

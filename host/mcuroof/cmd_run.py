@@ -183,6 +183,10 @@ def _layer_request(args, suites: list[str]) -> tuple[list[str], layer_suite.Requ
     if not model_spec:
         if "layers" in suites:
             raise UserError("--suite layers needs --model MODEL (a .tflite file or a built-in name)")
+        for opt in ("dtype", "emitter"):
+            if getattr(args, opt, None):
+                raise UserError(f"--{opt} chooses the layer kernels: it needs --model MODEL "
+                                "(the memory and compute suites run every type and emitter the board has)")
         return suites, None
     request = layer_suite.Request(load_network(model_spec),
                                   layer_suite.parse_list(args.dtype, tuple(layers.DTYPES), "--dtype"),
