@@ -24,7 +24,7 @@ th,td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 th{background:#f3f3f3;cursor:pointer;user-select:none;white-space:nowrap}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
-tr.bad td{color:#b00;font-weight:bold}.tensor{color:#777;font-size:.85em;word-break:break-all}
+tr.bad td{color:#b00;font-weight:bold}.tensor{text-decoration:underline dotted;cursor:help}
 .facts td:first-child{font-weight:bold}.wide{overflow-x:auto}
 table.layers td:nth-child(5){white-space:nowrap}table.layers td:last-child{min-width:28em}.note{color:#555;font-size:.9em}
 """
@@ -312,7 +312,7 @@ def layers_table(result: dict, key: str = "r0") -> str:
         return ""
     rows, classes = [], []
     for p in pts:
-        name = _Raw(f"{_e(layer_names.short(p))}<div class='tensor'>{_e(p.get('name') or '')}</div>")
+        name = _Raw(f"<span class='tensor' title='{_e(p.get('name') or '')}'>{_e(layer_names.short(p))}</span>")
         shapes = ", ".join(layer_names.shape_text(s) for s in p.get("input_shapes") or []) or "-"
         check = "ABOVE ROOF" if p.get("above_roof") else ("ok" if p.get("verified") else "FAILED CHECK")
         rows.append([(name, p["index"]), p.get("op", "-"), p["dtype"], p["emitter"],
