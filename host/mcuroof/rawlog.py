@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .errors import UserError
+from .errors import UserError, read_text
 
 RAW_SCHEMA = 1
 
@@ -51,12 +51,7 @@ class MemoryLog(RawLog):
 
 def read(path: Path) -> list[dict]:
     """All lines of a raw log; a torn last line (interrupted write) is dropped."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise UserError(f"{path}: cannot read ({e.strerror})") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not a raw.jsonl (not text)") from None
+    lines = read_text(path, "a raw.jsonl").splitlines()
     out = []
     for i, line in enumerate(lines, 1):
         try:

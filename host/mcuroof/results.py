@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__, roofs as roofs_mod
-from .errors import UserError
+from .errors import UserError, read_text
 
 RESULTS_SCHEMA = 1
 # version -> function bringing a document of that version up to the next one
@@ -147,12 +147,7 @@ def save(result: dict, path: Path) -> None:
 
 def load(path: Path) -> dict:
     """A results.json any reader can use: parsed, brought up to RESULTS_SCHEMA, checked."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise UserError(f"{path}: cannot read ({e.strerror})") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not a results.json (not text)") from None
+    text = read_text(path, "a results.json")
     try:  # NaN and Infinity stay text, so that the check names the field that holds one
         data = json.loads(text, parse_constant=str)
     except ValueError as e:

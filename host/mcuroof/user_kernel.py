@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import points as points_mod
 from . import roofs as roofs_mod
-from .errors import UserError
+from .errors import UserError, read_text
 from .kernels import SPLIT, TYPE_NAMES, Kernel
 
 CONTRACT = ("define kernel_NAME() returning (fn, macc, bytes, check[, 'EMITTER DTYPE']): fn() is timed, "
@@ -42,13 +42,7 @@ class UserFile:
 
 
 def load(path: Path) -> UserFile:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise UserError(f"{path}: cannot read ({e.strerror})") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not a Python file (not UTF-8 text)") from None
-    return parse(Path(path), text)
+    return parse(Path(path), read_text(path, "a Python file"))
 
 
 def parse(path: Path, text: str) -> UserFile:
