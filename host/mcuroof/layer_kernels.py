@@ -15,6 +15,8 @@ and other convolutions as Python loops around an assembler dot product.
 """
 from __future__ import annotations
 
+from . import layer_kernels_dsp
+
 DTYPES = {"int8": ("b", 1, 1), "float32": ("f", 4, 0.125)}   # typecode, bytes, value scale
 PARAMS = ("H", "V", "C", "OH", "OW", "OC", "KH", "KW", "SH", "SW", "PT", "PL", "M", "S", "LO", "N")
 MAC_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
@@ -304,7 +306,10 @@ def script(job) -> str:
     a collection first, then the def, then the call, each compiled on its own (8 KB heap)."""
     tc, _, q = DTYPES[job.dtype]
     cands = _tile_list(job.candidates)
-    if rows_apply(job):  # compiled apart, like ASM_DOT
+    dsp = layer_kernels_dsp.source(job) if job.dsp else None
+    if dsp:
+        src = dsp
+    elif rows_apply(job):  # compiled apart, like ASM_DOT
         src = ASM_ROWS + "#--\n" + (ASM_DENSE if job.layer.op == "FULLY_CONNECTED" else ASM_POINTWISE)
     elif smac_apply(job):
         src = asm_smac_source(job)

@@ -8,6 +8,7 @@ board's heap. The plan is deterministic, so a resumed run makes the same one fro
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from . import advice, boards, fit, kernels, layers, model, suites, points as points_mod, roofs as roofs_mod
@@ -59,6 +60,8 @@ def config(request: Request, probe: dict, records: list[dict]) -> dict:
     max_work = {(em, dt): ceilings.get((em, dt), FALLBACK_RATE[size]) * seconds
                 for em in emitters for dt in dtypes}
     request.jobs, request.skipped = layers.plan(request.network, dtypes, emitters, probe.get("free", 0), max_work)
+    if "smlad" in suites.ISA_KERNELS.get(probe.get("platform"), []):  # the DSP extension, as the compute suite knows it
+        request.jobs = [dataclasses.replace(j, dsp=True) for j in request.jobs]
     cfg = {**suites.timing(probe), "jobs": request.jobs}
     if size == "large":
         cfg["peaks"] = peaks_config(probe, request.jobs)

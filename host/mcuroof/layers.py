@@ -67,6 +67,7 @@ class Job:
     tiles: tuple[Tile, ...]  # candidates, largest first, then the companions
     why_tiled: str           # "", "memory" or "time"
     companions: int = 0      # how many of `tiles` (at the end) are half-channel companions
+    dsp: bool = False        # the core has SMLAD and SXTB16: layer_kernels_dsp's kernels where they apply
 
     @property
     def candidates(self) -> tuple[Tile, ...]:

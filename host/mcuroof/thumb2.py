@@ -48,3 +48,100 @@ def vmladava(rda: int, qn: int, qm: int, bits: int) -> str:
 def vfma_q_f32(qd: int, qn: int, qm: int) -> str:
     """VFMA.F32 Qd, Qn, Qm (MVE): four float32 lanes, Qd += Qn * Qm."""
     return data(0xEF00 | qn << 1, qd << 13 | 0x0C50 | qm << 1)
+
+
+# Loads, stores and arithmetic on any register r0-r12 and lr (the inline assembler takes r0-r7
+# for most of them), for the DSP layer kernels of layer_kernels_dsp.
+def ldr_imm(rt: int, rn: int, imm: int) -> str:
+    """LDR.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
+    return data(0xF8D0 | rn, rt << 12 | imm)
+
+
+def str_imm(rt: int, rn: int, imm: int) -> str:
+    """STR.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
+    return data(0xF8C0 | rn, rt << 12 | imm)
+
+
+def strb_imm(rt: int, rn: int, imm: int) -> str:
+    """STRB.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
+    return data(0xF880 | rn, rt << 12 | imm)
+
+
+def ldr_post(rt: int, rn: int, imm: int) -> str:
+    """LDR Rt, [Rn], #imm: load, then Rn += imm (0 <= imm < 256)."""
+    return data(0xF850 | rn, rt << 12 | 0xB00 | imm)
+
+
+def ldrsb_post(rt: int, rn: int, imm: int) -> str:
+    """LDRSB Rt, [Rn], #imm: a sign-extended byte, then Rn += imm (0 <= imm < 256)."""
+    return data(0xF910 | rn, rt << 12 | 0xB00 | imm)
+
+
+def strb_post(rt: int, rn: int, imm: int) -> str:
+    """STRB Rt, [Rn], #imm: store a byte, then Rn += imm (0 <= imm < 256)."""
+    return data(0xF800 | rn, rt << 12 | 0xB00 | imm)
+
+
+def ldrd_imm(rt: int, rt2: int, rn: int, imm: int) -> str:
+    """LDRD Rt, Rt2, [Rn, #imm] (imm a multiple of 4 below 1024; Rn + imm word-aligned)."""
+    return data(0xE9D0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
+
+
+def strd_post(rt: int, rt2: int, rn: int, imm: int) -> str:
+    """STRD Rt, Rt2, [Rn], #imm: store two words, then Rn += imm (a multiple of 4 below 1024)."""
+    return data(0xE8E0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
+
+
+def addw(rd: int, rn: int, imm: int) -> str:
+    """ADDW Rd, Rn, #imm (0 <= imm < 4096; Rn may be sp)."""
+    return data(0xF200 | (imm >> 11 & 1) << 10 | rn, (imm >> 8 & 7) << 12 | rd << 8 | imm & 0xFF)
+
+
+def subw(rd: int, rn: int, imm: int) -> str:
+    """SUBW Rd, Rn, #imm (0 <= imm < 4096; Rn and Rd may be sp)."""
+    return data(0xF2A0 | (imm >> 11 & 1) << 10 | rn, (imm >> 8 & 7) << 12 | rd << 8 | imm & 0xFF)
+
+
+def add_lsl(rd: int, rn: int, rm: int, shift: int) -> str:
+    """ADD.W Rd, Rn, Rm, LSL #shift."""
+    return data(0xEB00 | rn, (shift >> 2) << 12 | rd << 8 | (shift & 3) << 6 | rm)
+
+
+def mul(rd: int, rn: int, rm: int) -> str:
+    """MUL.W Rd, Rn, Rm (flags unchanged)."""
+    return data(0xFB00 | rn, 0xF000 | rd << 8 | rm)
+
+
+def asr_imm(rd: int, rm: int, shift: int) -> str:
+    """ASR.W Rd, Rm, #shift (1 <= shift <= 31)."""
+    return data(0xEA4F, (shift >> 2) << 12 | rd << 8 | (shift & 3) << 6 | 0x20 | rm)
+
+
+def ssat(rd: int, bits: int, rn: int) -> str:
+    """SSAT Rd, #bits, Rn: Rn clamped to the signed range of `bits` bits."""
+    return data(0xF300 | rn, rd << 8 | (bits - 1))
+
+
+def usat(rd: int, bits: int, rn: int) -> str:
+    """USAT Rd, #bits, Rn: Rn clamped to [0, 2**bits - 1]."""
+    return data(0xF380 | rn, rd << 8 | bits)
+
+
+def smlabb(rd: int, rn: int, rm: int, ra: int) -> str:
+    """SMLABB Rd, Rn, Rm, Ra: Rd = Ra + Rn.lo * Rm.lo (signed halfwords)."""
+    return data(0xFB10 | rn, ra << 12 | rd << 8 | rm)
+
+
+def smlatt(rd: int, rn: int, rm: int, ra: int) -> str:
+    """SMLATT Rd, Rn, Rm, Ra: Rd = Ra + Rn.hi * Rm.hi (signed halfwords)."""
+    return data(0xFB10 | rn, ra << 12 | rd << 8 | 0x30 | rm)
+
+
+def ldrb_imm(rt: int, rn: int, imm: int) -> str:
+    """LDRB.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
+    return data(0xF890 | rn, rt << 12 | imm)
+
+
+def ldrb_post(rt: int, rn: int, imm: int) -> str:
+    """LDRB Rt, [Rn], #imm: load a byte, then Rn += imm (0 <= imm < 256)."""
+    return data(0xF810 | rn, rt << 12 | 0xB00 | imm)

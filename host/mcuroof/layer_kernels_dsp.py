@@ -1,0 +1,168 @@
+"""int8 asm_thumb layer kernels for cores with the DSP extension (Armv7E-M, Armv8-M: SMLAD,
+SXTB16, SSAT), in the manner of CMSIS-NN: a whole tile per assembler call, loops and
+requantization inside the routine, operands widened once and reused from registers.
+
+`source(job)` renders the kernel `k(X, W, O, P)` of layer_kernels' contract (same P layout,
+same requantization (acc * M) >> S clamped to [LO, 127]) for dense layers and convolutions, or
+None where these kernels do not apply (the Cortex-M0 kernels of layer_kernels run instead).
+The layer's constants (K, M, S, LO) are rendered into the code; the tile's sizes are read from P.
+
+Convolutions and dense layers (`conv`): im2col and a 2x2 matrix product. Output pixels go in
+pairs: each pixel's K = KH*KW*C inputs are gathered (zeros where the window leaves the input;
+1x1 convolutions and dense layers read them in place) and widened by SXTB16 into an int16 row
+on the stack, interleaved so one LDRD loads two halfword pairs of one pixel. Output channels go
+in pairs: per 4 inputs, one LDR and two SXTB16 widen 4 weights of a channel, and 4 SMLAD do 8
+MACs with the two pixels' inputs held in registers (16 instructions per 16 MACs: one MAC per
+instruction, half the SMLAD ceiling). An odd pixel or channel count runs its last pair over
+the previous one (same values stored twice); a tile of one channel has its own loop.
+
+Instruction counts are what QEMU -icount charges; the choices hold on a real Cortex-M4/M7 too
+(LDRD is one 64-bit access there; no LDM, no weights widened ahead of the call).
+"""
+from __future__ import annotations
+
+from . import thumb2 as t
+
+LR = 14
+SP = 13
+FRAME_HEAD = 64       # saved arguments and loop state, below the int16 rows
+MAX_K = 768           # inputs per output: the int16 rows (4 bytes per input and pixel pair) stay under 4 KB of stack
+
+
+def _sat(reg: int, lo: int) -> str:
+    return t.usat(reg, 7, reg) if lo == 0 else t.ssat(reg, 8, reg)
+
+
+def _constants(job):
+    """(K, M, S, LO) shared by every tile of the job, or None where they differ or do not fit."""
+    seen = {(p[6] * p[7] * p[2], p[12], p[13], p[14]) for p in (tl.params for tl in job.tiles)}
+    if len(seen) != 1:
+        return None
+    k, m, s, lo = seen.pop()
+    if not (0 < k <= MAX_K and 0 < m < 65536 and 0 < s < 32 and lo in (0, -128)):
+        return None
+    return k, m, s, lo
+
+
+def conv_applies(job) -> bool:
+    layer = job.layer
+    return (job.emitter == "asm_thumb" and job.dtype == "int8" and layer.op in ("CONV_2D", "FULLY_CONNECTED")
+            and _constants(job) is not None)
+
+
+def _copy(c: int, zero: bool) -> str:
+    """C bytes from r10 (or zeros from r11) to the byte row at r1 (advanced)."""
+    if c <= 8:
+        return "".join((t.strb_post(11, 1, 1) if zero else t.ldrb_imm(12, 10, j) + t.strb_post(12, 1, 1))
+                       for j in range(c))
+    body = t.strb_post(11, 1, 1) if zero else t.ldrb_post(12, 10, 1) + t.strb_post(12, 1, 1)
+    name = "GCZ" if zero else "GCX"
+    return f" movw(r5,{c})\n label({name})\n" + body + f" sub(r5,1)\n bne_w({name})\n"
+
+
+def _gather(c: int, kh: int, kw: int, boff: int) -> str:
+    """One pixel's window (KH x KW x C bytes) into the byte row at sp+boff; r0 = P, r6 = oy,
+    r7 = ox. Taps outside the input are zeros. r9: the input row's first byte."""
+    return (" ldr(r5,[r0,32])\n mul(r6,r5)\n ldr(r5,[r0,40])\n sub(r6,r6,r5)\n"      # y = oy*SH - PT
+            " ldr(r5,[r0,36])\n mul(r7,r5)\n ldr(r5,[r0,44])\n sub(r7,r7,r5)\n"      # x0 = ox*SW - PL
+            + t.addw(1, SP, boff) + " movw(r11,0)\n" + f" mov(r2,{kh})\n"
+            " label(GY)\n ldr(r5,[r0,0])\n cmp(r6,r5)\n bcs_w(GZ)\n"                 # row outside: zeros
+            " ldr(r5,[r0,4])\n" + f" movw(r4,{c})\n mul(r5,r4)\n" + t.mul(10, 6, 5)
+            + t.ldr_imm(9, SP, 4) + t.add_lsl(9, 9, 10, 0)                             # X + y*V*C
+            + f" mov(r3,{kw})\n mov(r4,r7)\n"
+            " label(GX)\n ldr(r5,[r0,4])\n cmp(r4,r5)\n bcs_w(GO)\n"
+            + f" movw(r5,{c})\n mul(r5,r4)\n" + t.add_lsl(10, 9, 5, 0) + _copy(c, False)
+            + " b(GN)\n label(GO)\n" + _copy(c, True)
+            + " label(GN)\n add(r4,1)\n sub(r3,1)\n bne_w(GX)\n b(GR)\n"
+            " label(GZ)\n" + f" movw(r3,{kw * c})\n label(GW)\n" + t.strb_post(11, 1, 1) + " sub(r3,1)\n bne_w(GW)\n"
+            " label(GR)\n add(r6,1)\n sub(r2,1)\n bne_w(GY)\n")
+
+
+def _pixel(j: int, direct: bool, c: int, kh: int, kw: int, groups: int, qoff: int, boff: int) -> str:
+    """Pixel j of the pair (p, min(p+1, N-1)): its output address to the frame, its inputs
+    widened into the int16 rows (groups of 4: [x0,x2] [x1,x3] at sp+qoff+16g+8j)."""
+    code = t.ldr_imm(4, SP, 20)
+    if j:
+        code += t.ldr_imm(5, SP, 16) + f" add(r4,1)\n cmp(r4,r5)\n blt(PL{j})\n sub(r4,1)\n label(PL{j})\n"
+    code += (t.ldr_imm(5, SP, 32) + t.mul(6, 4, 5) + t.ldr_imm(7, SP, 12) + " add(r6,r6,r7)\n"
+             + t.str_imm(6, SP, 24 + 4 * j)                                            # O + p*OC
+             + t.ldr_imm(0, SP, 0) + " ldr(r5,[r0,16])\n udiv(r6,r4,r5)\n" + t.mul(7, 6, 5)
+             + " sub(r7,r4,r7)\n")                                                    # oy, ox
+    if direct:  # 1x1 convolution or dense layer: the pixel's C inputs in place
+        code += (" ldr(r5,[r0,32])\n mul(r6,r5)\n ldr(r5,[r0,4])\n mul(r6,r5)\n"
+                 " ldr(r5,[r0,36])\n mul(r7,r5)\n add(r6,r6,r7)\n" + f" movw(r5,{c})\n mul(r6,r5)\n"
+                 + t.ldr_imm(7, SP, 4) + " add(r1,r6,r7)\n")
+    else:
+        code += _gather(c, kh, kw, boff).replace("(G", f"(G{j}") + t.addw(1, SP, boff)
+    return (code + t.addw(2, SP, qoff + 8 * j) + f" movw(r3,{groups})\n label(WD{j})\n"
+            + t.ldr_post(8, 1, 4) + t.sxtb16(9, 8) + t.sxtb16(8, 8, 8) + t.strd_post(9, 8, 2, 16)
+            + f" sub(r3,1)\n bne_w(WD{j})\n")
+
+
+def _unroll(groups: int) -> int:
+    return max(u for u in range(1, 16) if groups % u == 0)
+
+
+def _mac_pair(k: int, groups: int, qoff: int, single: bool = False) -> str:
+    """Output channels c and c+1 (r3 = c; only c where `single`) of the pixel pair: biases and
+    the K loop. Accumulators r10, r11 (pixel 0), r12, lr (pixel 1)."""
+    u = _unroll(groups)
+    pairs = (((0, (10, 12)),) if single else ((0, (10, 12)), (k, (11, LR))))
+    body = ""
+    for g in range(u):
+        body += t.ldrd_imm(4, 5, 0, 16 * g) + t.ldrd_imm(6, 7, 0, 16 * g + 8)
+        for wofs, (a0, a1) in pairs:
+            body += (t.ldr_imm(8, 1, wofs + 4 * g) + t.sxtb16(9, 8) + t.sxtb16(8, 8, 8)
+                     + t.smlad(a0, 9, 4, a0) + t.smlad(a0, 8, 5, a0) + t.smlad(a1, 9, 6, a1) + t.smlad(a1, 8, 7, a1))
+    bias = (t.ldr_imm(10, 8, 64) + " mov(r12,r10)\n" if single
+            else t.ldrd_imm(10, 11, 8, 64) + " mov(r12,r10)\n mov(lr,r11)\n")
+    loop = "K1" if single else "KL"
+    return (t.ldr_imm(8, SP, 0) + t.add_lsl(8, 8, 3, 2) + bias                        # biases of c, c+1
+            + t.ldr_imm(1, SP, 8) + f" movw(r2,{k})\n" + t.mla(1, 3, 2, 1)             # W + c*K
+            + t.addw(0, SP, qoff) + f" mov(r2,{groups // u})\n label({loop})\n" + body
+            + f" add(r0,{16 * u})\n add(r1,{4 * u})\n sub(r2,1)\n bne_w({loop})\n")
+
+
+def _requant(m: int, s: int, lo: int, accs) -> str:
+    return f" movw(r4,{m})\n" + "".join(t.mul(a, a, 4) + t.asr_imm(a, a, s) + _sat(a, lo) for a in accs)
+
+
+def _store(pairs) -> str:
+    """Accumulators to the two pixels' outputs at channel r3 (and r3 + 1)."""
+    return "".join(t.ldr_imm(5, SP, 24 + 4 * j) + " add(r5,r5,r3)\n"
+                   + "".join(t.strb_imm(a, 5, i) for i, a in enumerate(accs)) for j, accs in enumerate(pairs))
+
+
+def conv_source(job) -> str:
+    k, m, s, lo = _constants(job)
+    p = job.tiles[0].params
+    c, kh, kw = p[2], p[6], p[7]
+    direct = kh == kw == 1 and c % 4 == 0
+    kp = -(-k // 4) * 4
+    groups = kp // 4
+    qoff = FRAME_HEAD
+    boff = qoff + 4 * kp
+    frame = boff + (0 if direct else -(-kp // 8) * 8)
+    pad = "" if direct or kp == k else " mov(r4,0)\n" + t.str_imm(4, SP, boff + kp - 4)
+    return ("@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n" + t.subw(SP, SP, frame)
+            + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
+            + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n" + t.str_imm(4, SP, 16)   # N = OH*OW
+            + " ldr(r4,[r3,20])\n" + t.str_imm(4, SP, 32) + " mov(r4,0)\n" + t.str_imm(4, SP, 20) + pad
+            + " label(PIX)\n" + _pixel(0, direct, c, kh, kw, groups, qoff, boff)
+            + _pixel(1, direct, c, kh, kw, groups, qoff, boff)
+            + " mov(r3,0)\n" + t.ldr_imm(4, SP, 32) + " cmp(r4,1)\n beq_w(ONE)\n"
+            " label(CH)\n" + _mac_pair(k, groups, qoff) + _requant(m, s, lo, (10, 11, 12, LR))
+            + _store(((10, 11), (12, LR)))
+            + " add(r3,2)\n" + t.ldr_imm(4, SP, 32) + " sub(r4,1)\n cmp(r3,r4)\n blt_w(CH)\n bne_w(CE)\n"
+            " sub(r3,1)\n bgt_w(CH)\n b(CE)\n"
+            " label(ONE)\n" + _mac_pair(k, groups, qoff, True) + _requant(m, s, lo, (10, 12)) + _store(((10,), (12,)))
+            + " label(CE)\n"
+            + t.ldr_imm(4, SP, 20) + " add(r4,2)\n" + t.str_imm(4, SP, 20) + t.ldr_imm(5, SP, 16)
+            + " cmp(r4,r5)\n blt_w(PIX)\n" + t.addw(SP, SP, frame) + " pop({r8,r9,r10,r11})\n")
+
+
+def source(job) -> str | None:
+    """The DSP kernel of this job, or None (layer_kernels' Cortex-M0 kernels run it)."""
+    if conv_applies(job):
+        return conv_source(job)
+    return None
