@@ -161,8 +161,70 @@ def conv_source(job) -> str:
             + " cmp(r4,r5)\n blt_w(PIX)\n" + t.addw(SP, SP, frame) + " pop({r8,r9,r10,r11})\n")
 
 
+def depthwise_applies(job) -> bool:
+    return (job.emitter == "asm_thumb" and job.dtype == "int8" and job.layer.op == "DEPTHWISE_CONV_2D"
+            and all(tl.chans >= 4 for tl in job.tiles) and _constants(job) is not None)
+
+
+def _window(axis: int) -> str:
+    """The clipped window along one axis of the output position in the frame (axis 0: rows,
+    frame 16, P's H, SH, PT, KH; 1: columns, frame 20, V, SW, PL, KW): r4 = first input row
+    (column), r6 = first tap, r7 = taps. r0 = P."""
+    size, stride, pad, ker = (0, 32, 40, 24) if axis == 0 else (4, 36, 44, 28)
+    lab = "YX"[axis]
+    return (t.ldr_imm(4, SP, 16 + 4 * axis) + f" ldr(r5,[r0,{stride}])\n mul(r4,r5)\n ldr(r5,[r0,{pad}])\n"
+            " sub(r4,r4,r5)\n mov(r6,0)\n sub(r6,r6,r4)\n cmp(r6,0)\n"         # first tap max(0, -start)
+            f" bge(A{lab})\n mov(r6,0)\n label(A{lab})\n ldr(r7,[r0,{size}])\n sub(r7,r7,r4)\n"
+            f" ldr(r5,[r0,{ker}])\n cmp(r7,r5)\n ble(B{lab})\n mov(r7,r5)\n label(B{lab})\n"  # end min(K, size - start)
+            " sub(r7,r7,r6)\n add(r4,r4,r6)\n")
+
+
+def depthwise_source(job) -> str:
+    """Depthwise: per output pixel, 4 channels at a time (the last 4 overlap where C % 4 != 0):
+    each tap's 4 inputs and 4 weights widened by SXTB16, 4 SMLABB/SMLATT into 4 accumulators,
+    requantized and stored; the whole tile in one call. 10 instructions per 4 MACs per tap: a
+    tap's weights serve one output per channel, so they are not reused from registers."""
+    _, m, s, lo = _constants(job)
+    frame = 64
+    tap = (t.ldr_imm(4, 1, 0) + t.ldr_imm(6, 2, 0) + t.add_lsl(1, 1, 9, 0) + t.add_lsl(2, 2, 9, 0)
+           + t.sxtb16(5, 4, 8) + t.sxtb16(4, 4) + t.sxtb16(7, 6, 8) + t.sxtb16(6, 6)
+           + t.smlabb(10, 4, 6, 10) + t.smlatt(12, 4, 6, 12) + t.smlabb(11, 5, 7, 11) + t.smlatt(LR, 5, 7, LR))
+    pixel = (t.ldr_imm(0, SP, 0) + _window(0) + t.str_imm(7, SP, 28)                    # rows of taps
+             + " ldr(r5,[r0,28])\n mul(r6,r5)\n" + t.str_imm(4, SP, 36) + t.str_imm(6, SP, 40)
+             + _window(1) + t.str_imm(7, SP, 32)                                       # taps per row
+             + t.ldr_imm(5, SP, 36) + " ldr(r1,[r0,4])\n mul(r5,r1)\n add(r5,r5,r4)\n ldr(r1,[r0,8])\n"
+             " mul(r5,r1)\n" + t.ldr_imm(2, SP, 4) + " add(r5,r5,r2)\n" + t.str_imm(5, SP, 36)  # X + (y*V+x)*C
+             + t.ldr_imm(5, SP, 40) + " add(r5,r5,r6)\n mul(r5,r1)\n" + t.ldr_imm(2, SP, 8)
+             + " add(r5,r5,r2)\n" + t.str_imm(5, SP, 40)                              # W + (ky*KW+kx)*C
+             + " ldr(r5,[r0,4])\n sub(r5,r5,r7)\n mul(r5,r1)\n" + t.str_imm(5, SP, 44)  # (V - n)*C
+             + " ldr(r5,[r0,28])\n sub(r5,r5,r7)\n mul(r5,r1)\n" + t.str_imm(5, SP, 48)  # (KW - n)*C
+             + " mov(r9,r1)\n movw(r8,0)\n")
+    group = (t.ldr_imm(0, SP, 0) + t.add_lsl(0, 0, 8, 2) + t.ldrd_imm(10, 11, 0, 64) + t.ldrd_imm(12, LR, 0, 72)
+             + t.ldr_imm(1, SP, 36) + t.add_lsl(1, 1, 8, 0) + t.ldr_imm(2, SP, 40) + t.add_lsl(2, 2, 8, 0)
+             + t.ldr_imm(0, SP, 28) + " label(R)\n" + t.ldr_imm(3, SP, 32) + " label(T)\n" + tap
+             + " sub(r3,1)\n bne_w(T)\n" + t.ldr_imm(4, SP, 44) + t.ldr_imm(5, SP, 48)
+             + " add(r1,r1,r4)\n add(r2,r2,r5)\n sub(r0,1)\n bne_w(R)\n"
+             + f" movw(r4,{m})\n" + "".join(t.mul(a, a, 4) + t.asr_imm(a, a, s) + _sat(a, lo) for a in (10, 11, 12, LR))
+             + t.ldr_imm(5, SP, 24) + t.add_lsl(5, 5, 8, 0)
+             + "".join(t.strb_imm(a, 5, i) for i, a in enumerate((10, 11, 12, LR))))
+    nxt = (t.addw(8, 8, 4) + " mov(r5,r8)\n mov(r4,r9)\n cmp(r5,r4)\n beq_w(GE)\n sub(r4,3)\n cmp(r5,r4)\n"
+           " blt_w(G)\n sub(r4,1)\n mov(r8,r4)\n bne_w(G)\n label(GE)\n")
+    step = (t.ldr_imm(4, SP, 24) + " mov(r5,r9)\n add(r4,r4,r5)\n" + t.str_imm(4, SP, 24)            # next pixel's output
+            + t.ldr_imm(0, SP, 0) + t.ldr_imm(4, SP, 20) + " add(r4,1)\n ldr(r5,[r0,16])\n cmp(r4,r5)\n"
+            " blt(NX)\n mov(r4,0)\n" + t.ldr_imm(6, SP, 16) + " add(r6,1)\n" + t.str_imm(6, SP, 16)
+            + " label(NX)\n" + t.str_imm(4, SP, 20) + t.ldr_imm(6, SP, 16) + " ldr(r5,[r0,12])\n cmp(r6,r5)\n"
+            " blt_w(PIX)\n")
+    return ("@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n" + t.subw(SP, SP, frame)
+            + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 24)
+            + " mov(r4,0)\n" + t.str_imm(4, SP, 16) + t.str_imm(4, SP, 20)
+            + " label(PIX)\n" + pixel + " label(G)\n" + group + nxt + step
+            + t.addw(SP, SP, frame) + " pop({r8,r9,r10,r11})\n")
+
+
 def source(job) -> str | None:
     """The DSP kernel of this job, or None (layer_kernels' Cortex-M0 kernels run it)."""
     if conv_applies(job):
         return conv_source(job)
+    if depthwise_applies(job):
+        return depthwise_source(job)
     return None
