@@ -34,12 +34,14 @@ def _sat(reg: int, lo: int) -> str:
 
 
 def _constants(job):
-    """(K, M, S, LO) shared by every tile of the job, or None where they differ or do not fit."""
-    seen = {(p[6] * p[7] * p[2], p[12], p[13], p[14]) for p in (tl.params for tl in job.tiles)}
+    """(K, M, S, LO) shared by every tile of the job (K: inputs per output of a convolution or
+    dense layer, 0 for depthwise), or None where they differ or do not fit."""
+    depthwise = job.layer.op == "DEPTHWISE_CONV_2D"
+    seen = {(0 if depthwise else p[6] * p[7] * p[2], p[12], p[13], p[14]) for p in (tl.params for tl in job.tiles)}
     if len(seen) != 1:
         return None
     k, m, s, lo = seen.pop()
-    if not (0 < k <= MAX_K and 0 < m < 65536 and 0 < s < 32 and lo in (0, -128)):
+    if not ((depthwise or 0 < k <= MAX_K) and 0 < m < 65536 and 0 < s < 32 and lo in (0, -128)):
         return None
     return k, m, s, lo
 
@@ -163,7 +165,7 @@ def conv_source(job) -> str:
 
 def depthwise_applies(job) -> bool:
     return (job.emitter == "asm_thumb" and job.dtype == "int8" and job.layer.op == "DEPTHWISE_CONV_2D"
-            and all(tl.chans >= 4 for tl in job.tiles) and _constants(job) is not None)
+            and _constants(job) is not None)
 
 
 def _window(axis: int) -> str:
@@ -214,10 +216,21 @@ def depthwise_source(job) -> str:
             " blt(NX)\n mov(r4,0)\n" + t.ldr_imm(6, SP, 16) + " add(r6,1)\n" + t.str_imm(6, SP, 16)
             + " label(NX)\n" + t.str_imm(4, SP, 20) + t.ldr_imm(6, SP, 16) + " ldr(r5,[r0,12])\n cmp(r6,r5)\n"
             " blt_w(PIX)\n")
+    # tiles of fewer than 4 channels: a channel at a time, LDRSB and MLA
+    single = (t.ldr_imm(0, SP, 0) + t.add_lsl(0, 0, 8, 2) + t.ldr_imm(10, 0, 64)
+              + t.ldr_imm(1, SP, 36) + t.add_lsl(1, 1, 8, 0) + t.ldr_imm(2, SP, 40) + t.add_lsl(2, 2, 8, 0)
+              + t.ldr_imm(0, SP, 28) + " label(R1)\n" + t.ldr_imm(3, SP, 32) + " label(T1)\n"
+              + t.ldrsb_post(4, 1, 0) + t.ldrsb_post(6, 2, 0) + t.add_lsl(1, 1, 9, 0) + t.add_lsl(2, 2, 9, 0)
+              + t.mla(10, 4, 6, 10) + " sub(r3,1)\n bne_w(T1)\n" + t.ldr_imm(4, SP, 44) + t.ldr_imm(5, SP, 48)
+              + " add(r1,r1,r4)\n add(r2,r2,r5)\n sub(r0,1)\n bne_w(R1)\n"
+              + f" movw(r4,{m})\n" + t.mul(10, 10, 4) + t.asr_imm(10, 10, s) + _sat(10, lo)
+              + t.ldr_imm(5, SP, 24) + t.add_lsl(5, 5, 8, 0) + t.strb_imm(10, 5, 0)
+              + t.addw(8, 8, 1) + " mov(r5,r8)\n mov(r4,r9)\n cmp(r5,r4)\n blt_w(G1)\n beq_w(GE)\n")
     return ("@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n" + t.subw(SP, SP, frame)
             + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 24)
             + " mov(r4,0)\n" + t.str_imm(4, SP, 16) + t.str_imm(4, SP, 20)
-            + " label(PIX)\n" + pixel + " label(G)\n" + group + nxt + step
+            + " label(PIX)\n" + pixel + " mov(r4,r9)\n cmp(r4,4)\n blt_w(G1)\n label(G)\n" + group + nxt + step
+            + " b(END)\n label(G1)\n" + single + " label(END)\n"
             + t.addw(SP, SP, frame) + " pop({r8,r9,r10,r11})\n")
 
 

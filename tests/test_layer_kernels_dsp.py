@@ -1,0 +1,83 @@
+"""The DSP (SMLAD/SXTB16) int8 asm_thumb layer kernels of layer_kernels_dsp: chosen only for
+jobs on DSP cores, and every kernel run on qemu-m7 and checked against the numpy reference:
+first-layer, 3x3 and 1x1 convolutions, depthwise and dense layers, with padding, strides,
+negative biases (the firmware's biases span -64..64), both clamps (ReLU and none), odd channel
+counts and sizes that are not multiples of 4."""
+import dataclasses
+import shutil
+
+import pytest
+
+from mcuroof import kernels, layer_kernels, layer_kernels_dsp, layers
+from mcuroof.collect import Collector
+from mcuroof.model import Layer
+from mcuroof.rawlog import RawLog
+
+needs_arm = pytest.mark.skipif(not shutil.which("qemu-system-arm") or not shutil.which("arm-none-eabi-gcc"),
+                               reason="needs qemu-system-arm and gcc-arm-none-eabi")
+
+
+def spatial(index, op, hwc, out, kernel, stride, act="NONE"):
+    (h, w, c), (oh, ow, oc), (kh, kw) = hwc, out, kernel
+    weights = ((1, kh, kw, oc), (oc,)) if op == "DEPTHWISE_CONV_2D" else ((oc, kh, kw, c), (oc,))
+    macc = oh * ow * oc * kh * kw * (1 if op == "DEPTHWISE_CONV_2D" else c)
+    return Layer(index=index, name=f"l{index}", op=op, dtype="int8", inputs=((1, h, w, c),), output=(1, oh, ow, oc),
+                 weights=weights, kernel=kernel, stride=stride, padding="same", activation=act, macc=macc)
+
+
+def dense(index, cin, cout, act="NONE"):
+    return Layer(index=index, name=f"l{index}", op="FULLY_CONNECTED", dtype="int8", inputs=((1, cin),),
+                 output=(1, cout), weights=((cout, cin), (cout,)), activation=act, macc=cin * cout)
+
+
+LAYERS = [
+    spatial(0, "CONV_2D", (9, 6, 1), (5, 3, 6), (4, 3), (2, 2), "RELU"),       # first layer: C=1, padded, K=12
+    spatial(1, "CONV_2D", (5, 4, 10), (5, 4, 5), (3, 3), (1, 1)),              # K=90 (not a multiple of 4), OC odd
+    spatial(2, "CONV_2D", (5, 3, 8), (5, 3, 7), (1, 1), (1, 1), "RELU"),       # 1x1 in place, 15 pixels (odd)
+    spatial(3, "CONV_2D", (4, 4, 6), (2, 2, 4), (1, 1), (2, 2)),               # 1x1, C=6 gathered, strided
+    spatial(4, "DEPTHWISE_CONV_2D", (5, 4, 6), (5, 4, 6), (3, 3), (1, 1), "RELU"),  # C=6: last group overlaps
+    spatial(5, "DEPTHWISE_CONV_2D", (7, 5, 8), (4, 3, 8), (3, 3), (2, 2)),     # strided, padded
+    dense(6, 10, 3),
+    dense(7, 16, 1, "RELU"),                                                   # one output channel
+]
+
+
+def dsp_jobs():
+    jobs, skipped = layers.plan(dataclasses.replace(_net(), layers=tuple(LAYERS)), ["int8"], ["asm_thumb"], 1 << 16)
+    assert not skipped
+    return [dataclasses.replace(j, dsp=True) for j in jobs]
+
+
+def _net():
+    from mcuroof import model
+    return model.builtin_network("kws-dscnn")
+
+
+def test_dsp_kernels_are_chosen_only_for_dsp_jobs():
+    for job in dsp_jobs():
+        assert layer_kernels_dsp.source(job) is not None, job.layer
+        assert "smla" not in layer_kernels.script(dataclasses.replace(job, dsp=False))
+        assert layer_kernels_dsp.source(job) in layer_kernels.script(job)
+    viper = layers.plan_layer(LAYERS[2], "int8", "viper", 1 << 16, None)
+    assert layer_kernels_dsp.source(dataclasses.replace(viper, dsp=True)) is None
+
+
+@needs_arm
+@pytest.mark.qemu
+def test_every_dsp_kernel_on_qemu_m7_matches_the_reference(tmp_path):
+    from mcuroof.qemu import QemuLink
+
+    jobs = dsp_jobs()
+    link = QemuLink(6, board="qemu-m7")
+    log = RawLog(tmp_path / "raw.jsonl")
+    try:
+        recs = Collector(link, log).run_suite("layers", {"win_us": 500, "trials": 1, "jobs": jobs})
+    finally:
+        log.close()
+        link.close()
+    by_key = {j.key: j for j in jobs}
+    runs = {kernels.record_key(r): r for r in recs if r["t"] == "layer"}
+    assert set(runs) == set(by_key)
+    for key, rec in runs.items():
+        job = by_key[key]
+        assert rec["cand"] == 0 and layers.verify(job, rec), (job.layer, rec)
