@@ -37,6 +37,7 @@ LAYERS = [
     spatial(3, "CONV_2D", (4, 4, 6), (2, 2, 4), (1, 1), (2, 2)),               # 1x1, C=6 gathered, strided
     spatial(4, "DEPTHWISE_CONV_2D", (5, 4, 6), (5, 4, 6), (3, 3), (1, 1), "RELU"),  # C=6: last group overlaps
     spatial(5, "DEPTHWISE_CONV_2D", (7, 5, 8), (4, 3, 8), (3, 3), (2, 2)),     # strided, padded
+    spatial(8, "DEPTHWISE_CONV_2D", (4, 4, 3), (4, 4, 3), (3, 3), (1, 1)),     # under 4 channels: one at a time
     dense(6, 10, 3),
     dense(7, 16, 1, "RELU"),                                                   # one output channel
 ]
