@@ -85,8 +85,9 @@ def test_faster_emitter_from_the_measured_ceilings_and_the_layer_kernels():
     assert "viper's int8 ceiling is 40x bytecode's here: run it with viper" in advice.advise(pt(1.1), roofs, M4)[1]
     assert "viper" not in advice.advise(pt(1.1), roofs, M0)[1]                     # not on this board
     assert "viper" not in advice.advise(pt(1.1, dtype="float32"), roofs + [ceiling("bytecode", "float32", 1e5)], M4)[1]
-    pool = [ceiling("bytecode", "int8", 1e4), ceiling("asm_thumb", "int8", 2e6)]   # asm_thumb: MAC ops only
-    assert "asm_thumb" not in advice.advise(pt(1.1, op="AVERAGE_POOL_2D"), pool, M0)[1]
+    pool = [ceiling("bytecode", "int8", 1e4), ceiling("asm_thumb", "int8", 2e6)]   # asm_thumb: no max pool
+    assert "asm_thumb" not in advice.advise(pt(1.1, op="MAX_POOL_2D"), pool, M0)[1]
+    assert "run it with asm_thumb" in advice.advise(pt(1.1, op="AVERAGE_POOL_2D"), pool, M0)[1]
 
 
 def test_measured_peer_speed_up_wins_over_ceilings():

@@ -11,6 +11,8 @@ from mcuroof.link import UnixLink
 from mcuroof.model import Layer
 from mcuroof.rawlog import RawLog
 
+from conftest import needs_qemu
+
 
 def conv_layer(**kw):
     base = dict(index=0, name="conv", op="CONV_2D", dtype="int8", inputs=((1, 9, 7, 3),), output=(1, 5, 4, 6),
@@ -231,7 +233,40 @@ def test_a_layer_whose_script_keeps_failing_is_left_out_not_the_run(tmp_path, mi
 def test_each_kws_layer_gets_its_asm_thumb_kernel():
     kws = model.builtin_network("kws-dscnn")
     jobs, _ = layers.plan(kws, ["int8"], ["asm_thumb"], heap=3184)
-    routine = {j.layer.index: next(r for r in ("rows", "dwpix", "srow", "dot") if f"def {r}(" in layer_kernels.script(j))
+    routine = {j.layer.index: next(r for r in ("rows", "dwpix", "srow", "dot", "apool") if f"def {r}(" in layer_kernels.script(j))
                for j in jobs}
     assert routine == {0: "srow", 1: "dwpix", 2: "rows", 3: "dwpix", 4: "rows", 5: "dwpix", 6: "rows", 7: "dwpix",
-                       8: "rows", 11: "rows"}
+                       8: "rows", 9: "apool", 11: "rows"}
+
+
+def microbit_asm_network():
+    """Layers that take the asm_thumb kernels' less common paths: average pools (a 'same' window
+    clipped at the borders, so its count varies, and a global one), a first convolution with
+    more inputs per kernel row than output channels (VWW's)."""
+    pool = dict(op="AVERAGE_POOL_2D", weights=(), macc=0)
+    return dataclasses.replace(model.builtin_network("kws-dscnn"), layers=(
+        conv_layer(index=0),
+        conv_layer(index=1, name="avgpool", output=(1, 9, 7, 3), stride=(1, 1), **pool),
+        conv_layer(index=2, name="globalpool", inputs=((1, 5, 3, 8),), output=(1, 1, 1, 8), kernel=(5, 3),
+                   stride=(5, 3), padding="valid", **pool),
+))
+
+
+@needs_qemu
+def test_asm_thumb_kernels_on_the_microbit_match_the_reference(tmp_path):
+    from mcuroof.qemu import QemuLink
+
+    net = microbit_asm_network()
+    jobs, skipped = layers.plan(net, ["int8"], ["asm_thumb"], heap=3000)
+    assert skipped == [] and len(jobs) == len(net.layers)
+    log = RawLog(tmp_path / "raw.jsonl")
+    link = QemuLink()
+    try:
+        recs = Collector(link, log).run_suite("layers", {"win_us": 1000, "trials": 2, "jobs": jobs})
+    finally:
+        link.close()
+        log.close()
+    by_key = {j.key: j for j in jobs}
+    runs = [r for r in recs if r["t"] == "layer"]
+    assert {kernels.record_key(r) for r in runs} == set(by_key)
+    assert [kernels.record_key(r) for r in runs if not layers.verify(by_key[kernels.record_key(r)], r)] == []

@@ -136,6 +136,32 @@ ASM_SROW_CONV = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " d=(V*C)<<15|(KW*C)\
                  "   rq(P,O,P,o)\n   o+=OC\n")
 
 
+# asm_thumb int8 average pool: apool sums one output pixel's (clipped) window for each of its C
+# channels and divides without a divide instruction (the M0 has none), exactly as layers.py's
+# floor division: a = sum + 128 * n is in [0, 255 * n] for a window of n values, and
+# floor(a / n) = (a * ceil(2**24 / n)) >> 24 for every such a when n <= POOL_MAX_WINDOW
+# (2**24 > 255 * n * n; the product stays under 2**32: unsigned multiply, logical shift).
+# r3 = columns << 8 | rows of the window; P[15] = input offset << 15 | output offset; Python
+# sets P[12] = ceil(2**24 / n), P[13] = 128 * n and P[14] = V * C (a pool uses no M, S, LO).
+POOL_MAX_WINDOW = 256
+ASM_POOL = ("@micropython.asm_thumb\ndef apool(r0,r1,r2,r3):\n"
+            " ldr(r4,[r0,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
+            " ldr(r7,[r0,8])\n label(CH)\n ldr(r4,[r0,52])\n push({r1,r3})\n label(R)\n lsr(r6,r3,8)\n push({r1})\n"
+            " label(K)\n ldrb(r5,[r1,0])\n lsl(r5,r5,24)\n asr(r5,r5,24)\n add(r4,r4,r5)\n"
+            " ldr(r5,[r0,8])\n add(r1,r1,r5)\n sub(r6,1)\n bgt(K)\n pop({r1})\n ldr(r5,[r0,56])\n add(r1,r1,r5)\n"
+            " sub(r3,1)\n lsl(r5,r3,24)\n bne(R)\n pop({r1,r3})\n"
+            " ldr(r5,[r0,48])\n mul(r4,r5)\n lsr(r4,r4,24)\n sub(r4,128)\n strb(r4,[r2,0])\n"
+            " add(r1,1)\n add(r2,1)\n sub(r7,1)\n bgt(CH)\n")
+ASM_AVGPOOL = ("def k(X,W,O,P):\n" + _HEAD + " P[14]=V*C\n o=0\n for oy in range(OH):\n" + _ROW
+               + "  h=ky1-ky0\n  for ox in range(OW):\n" + _COLS + "   n=kx1-kx0;m=h*n\n"
+               "   P[12]=(16777215+m)//m;P[13]=m<<7\n   P[15]=(xb+(x0+kx0)*C)<<15|o\n   apool(P,X,O,n<<8|h)\n   o+=C\n")
+
+
+def asm_pool_fits(layer) -> bool:
+    """apool's division is exact for windows of up to POOL_MAX_WINDOW values."""
+    return layer.op != "AVERAGE_POOL_2D" or layer.kernel[0] * layer.kernel[1] <= POOL_MAX_WINDOW
+
+
 def smac_apply(job) -> bool:
     """An int8 asm_thumb convolution whose kernel rows are shorter than its output channels:
     one srow call per kernel row (all its inputs times all output channels) beats one dot call
@@ -187,6 +213,8 @@ def _inner(em: str, stride: str, indent: int = 5) -> str:
 def python_source(op: str, em: str, ty: str) -> str | None:
     """Kernel for bytecode, native or asm_thumb (the latter: Python loops, asm inner product)."""
     integer = ty == "int8"
+    if em == "asm_thumb" and integer and op == "AVERAGE_POOL_2D":
+        return ASM_POOL + "#--\n" + ASM_AVGPOOL
     if em == "asm_thumb" and (not integer or op not in MAC_OPS):
         return None
     fin = INT_FIN if integer else FLOAT_FIN

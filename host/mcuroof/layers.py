@@ -229,6 +229,10 @@ def plan(net: Network, dtypes: list[str], emitters: list[str], heap: int,
             for em in emitters:
                 if not layer_kernels.source(layer.op, em, dtype):
                     continue
+                if em == "asm_thumb" and not layer_kernels.asm_pool_fits(layer):
+                    skipped.append({"index": layer.index, "name": layer.name, "op": layer.op, "dtype": dtype,
+                                    "emitter": em, "why": f"pool window over {layer_kernels.POOL_MAX_WINDOW} values"})
+                    continue
                 job = plan_layer(layer, dtype, em, heap, (max_work or {}).get((em, dtype)))
                 if job:
                     jobs.append(job)
