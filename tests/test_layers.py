@@ -259,6 +259,8 @@ def test_asm_thumb_kernels_on_the_microbit_match_the_reference(tmp_path):
     net = microbit_asm_network()
     jobs, skipped = layers.plan(net, ["int8"], ["asm_thumb"], heap=3000)
     assert skipped == [] and len(jobs) == len(net.layers)
+    assert ["def srow(" in layer_kernels.script(j) for j in jobs] == [True, False, False]
+    assert ["def apool(" in layer_kernels.script(j) for j in jobs] == [False, True, True]
     log = RawLog(tmp_path / "raw.jsonl")
     link = QemuLink()
     try:

@@ -10,8 +10,8 @@ computes the same with numpy, and the firmware's checksum of O is compared with 
 Emitters: bytecode and native run the plain loops; viper the same on raw pointers (int8 only:
 viper has no float pointers); asm_thumb (int8 only: Cortex-M0 has no FPU) runs dense layers and
 1x1 convolutions a pixel per assembler call (ASM_ROWS), depthwise layers a pixel's whole window
-per call (ASM_DWPIX, then ASM_RQ), small-input convolutions a kernel row per call (ASM_SROW),
-and other convolutions as Python loops around an assembler dot product.
+per call (ASM_DWPIX, then ASM_RQ), other convolutions a kernel row per call (ASM_SROW), average
+pools a pixel per call (ASM_POOL); ASM_DOT is left for 1x1 convolutions with padding.
 """
 from __future__ import annotations
 
@@ -84,8 +84,8 @@ ASM_POINTWISE = ("def k(X,W,O,P):\n V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5];SH=P[8
 # asm_thumb depthwise: per output pixel, dwpix adds x * w over the window's taps and channels
 # into an int32 accumulator row ACC, and rq then adds the biases, requantizes, stores the
 # pixel's OC bytes at output offset o and clears ACC for the next one. ACC is
-# P[16+OC : 16+2*OC], after the biases (each routine finds it from P[5]). A convolution with few
-# inputs per kernel row (KW * C < OC: first layers) does the same with srow, a row per call.
+# P[16+OC : 16+2*OC], after the biases (each routine finds it from P[5]). Convolutions other than
+# 1x1 do the same with srow, a kernel row per call.
 ASM_RQ = ("@micropython.asm_thumb\ndef rq(r0,r1,r2,r3):\n"
           " ldr(r4,[r2,20])\n lsl(r4,r4,2)\n add(r0,r2,r4)\n add(r0,64)\n add(r1,r1,r3)\n mov(r3,r2)\n add(r3,64)\n ldr(r7,[r2,20])\n label(L)\n ldr(r4,[r0,0])\n"
           " ldr(r5,[r3,0])\n add(r4,r4,r5)\n mov(r5,0)\n str(r5,[r0,0])\n ldr(r5,[r2,48])\n mul(r4,r5)\n"
@@ -118,7 +118,7 @@ ASM_DEPTHWISE = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " o=0\n for oy in ran
                  "   rq(P,O,P,o)\n   o+=C\n")
 
 
-# srow: one kernel row of a convolution with few inputs per row (first layers), r3 inputs from
+# srow: one kernel row of a (not 1x1) convolution, r3 inputs from
 # P[15]'s offsets: each input value times the OC weights of its tap (KH*KW*C apart) into ACC.
 # 0x5699 = LDRSB r1,[r3,r2] with r2 = 0 (data(): the inline assembler lacks it); P and the loop
 # state are pushed around the channel loop, which needs every low register.
@@ -163,9 +163,9 @@ def asm_pool_fits(layer) -> bool:
 
 
 def smac_apply(job) -> bool:
-    """An int8 asm_thumb convolution whose kernel rows are shorter than its output channels:
-    one srow call per kernel row (all its inputs times all output channels) beats one dot call
-    per channel and kernel row."""
+    """An int8 asm_thumb convolution other than 1x1: one srow call per kernel row (all its
+    inputs times all output channels) beats one dot call per channel and kernel row, also where
+    the rows are longer than the channels (VWW's first layer: 9 inputs, 8 channels: 20x)."""
     return uses_accumulators(job.layer, job.emitter, job.dtype) and job.layer.op == "CONV_2D"
 
 
@@ -176,8 +176,7 @@ def uses_accumulators(layer, emitter: str, dtype: str) -> bool:
         return False
     if layer.op == "DEPTHWISE_CONV_2D":
         return True
-    return (layer.op == "CONV_2D" and tuple(layer.kernel) != (1, 1)
-            and layer.kernel[1] * layer.inputs[0][-1] < layer.output[-1])
+    return layer.op == "CONV_2D" and tuple(layer.kernel) != (1, 1)
 
 
 def asm_smac_source(job) -> str:
