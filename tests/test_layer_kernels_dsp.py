@@ -38,7 +38,9 @@ LAYERS = [
     spatial(4, "DEPTHWISE_CONV_2D", (5, 4, 6), (5, 4, 6), (3, 3), (1, 1), "RELU"),  # C=6: last group overlaps
     spatial(5, "DEPTHWISE_CONV_2D", (7, 5, 8), (4, 3, 8), (3, 3), (2, 2)),     # strided, padded
     spatial(8, "DEPTHWISE_CONV_2D", (4, 4, 3), (4, 4, 3), (3, 3), (1, 1)),     # under 4 channels: one at a time
+    spatial(9, "CONV_2D", (4, 4, 20), (4, 4, 3), (3, 3), (1, 1)),             # K=180: two pixels a pass, K looped
     dense(6, 10, 3),
+    dense(10, 200, 5, "RELU"),
     dense(7, 16, 1, "RELU"),                                                   # one output channel
 ]
 

@@ -26,6 +26,8 @@ from . import thumb2 as t
 LR = 14
 SP = 13
 FRAME_HEAD = 64       # saved arguments and loop state, below the int16 rows
+PIXEL_ACCS = ((10, 11), (12, LR), (5, 6))   # accumulators of channels c, c+1 per pixel of the pass
+OC_SLOT = 48          # frame: P, X, W, O, N, p, the pass's output addresses (24 + 4j), OC
 MAX_K = 768           # inputs per output: the int16 rows (4 bytes per input and pixel pair) stay under 4 KB of stack
 
 
@@ -80,13 +82,15 @@ def _gather(c: int, kh: int, kw: int, boff: int) -> str:
             " label(GR)\n add(r6,1)\n sub(r2,1)\n bne_w(GY)\n")
 
 
-def _pixel(j: int, direct: bool, c: int, kh: int, kw: int, groups: int, qoff: int, boff: int) -> str:
-    """Pixel j of the pair (p, min(p+1, N-1)): its output address to the frame, its inputs
-    widened into the int16 rows (groups of 4: [x0,x2] [x1,x3] at sp+qoff+16g+8j)."""
+def _pixel(j: int, px: int, direct: bool, c: int, kh: int, kw: int, groups: int, qoff: int, boff: int) -> str:
+    """Pixel j of the pass (p + j, at most N - 1; px pixels a pass): its output address to the
+    frame, its inputs widened into the int16 rows (per group of 4 inputs, [x0,x2] [x1,x3] at
+    sp + qoff + 8*px*g + 8j)."""
     code = t.ldr_imm(4, SP, 20)
     if j:
-        code += t.ldr_imm(5, SP, 16) + f" add(r4,1)\n cmp(r4,r5)\n blt(PL{j})\n sub(r4,1)\n label(PL{j})\n"
-    code += (t.ldr_imm(5, SP, 32) + t.mul(6, 4, 5) + t.ldr_imm(7, SP, 12) + " add(r6,r6,r7)\n"
+        code += (t.ldr_imm(5, SP, 16) + f" add(r4,{j})\n cmp(r4,r5)\n blt(PL{j})\n mov(r4,r5)\n sub(r4,1)\n"
+                 f" label(PL{j})\n")
+    code += (t.ldr_imm(5, SP, OC_SLOT) + t.mul(6, 4, 5) + t.ldr_imm(7, SP, 12) + " add(r6,r6,r7)\n"
              + t.str_imm(6, SP, 24 + 4 * j)                                            # O + p*OC
              + t.ldr_imm(0, SP, 0) + " ldr(r5,[r0,16])\n udiv(r6,r4,r5)\n" + t.mul(7, 6, 5)
              + " sub(r7,r4,r7)\n")                                                    # oy, ox
@@ -97,7 +101,7 @@ def _pixel(j: int, direct: bool, c: int, kh: int, kw: int, groups: int, qoff: in
     else:
         code += _gather(c, kh, kw, boff).replace("(G", f"(G{j}") + t.addw(1, SP, boff)
     return (code + t.addw(2, SP, qoff + 8 * j) + f" movw(r3,{groups})\n label(WD{j})\n"
-            + t.ldr_post(8, 1, 4) + t.sxtb16(9, 8) + t.sxtb16(8, 8, 8) + t.strd_post(9, 8, 2, 16)
+            + t.ldr_post(8, 1, 4) + t.sxtb16(9, 8) + t.sxtb16(8, 8, 8) + t.strd_post(9, 8, 2, 8 * px)
             + f" sub(r3,1)\n bne_w(WD{j})\n")
 
 
@@ -125,14 +129,34 @@ def _mac_pair(k: int, groups: int, qoff: int, single: bool = False) -> str:
             + f" add(r0,{16 * u})\n add(r1,{4 * u})\n sub(r2,1)\n bne_w({loop})\n")
 
 
+def _mac_rows(k: int, groups: int, qoff: int, px: int, single: bool = False) -> str:
+    """Up to three pixels, output channels c and c+1 (r0 = c; only c where `single`), K
+    unrolled: per 4 inputs, each channel's 4 weights loaded and widened once (LDR, 2 SXTB16)
+    serve the pixels, whose inputs are one LDRD each from the stack. Accumulators: (r10, r11)
+    pixel 0, (r12, lr) pixel 1, (r5, r6) pixel 2; weights r8, r9 (c) and r2, r3 (c+1)."""
+    body = ""
+    for g in range(groups):
+        body += t.ldr_imm(8, 1, 4 * g) + t.sxtb16(9, 8, 8) + t.sxtb16(8, 8)
+        if not single:
+            body += t.ldr_imm(2, 1, k + 4 * g) + t.sxtb16(3, 2, 8) + t.sxtb16(2, 2)
+        for j, (a0, a1) in enumerate(PIXEL_ACCS[:px]):
+            body += t.ldrd_imm(4, 7, SP, qoff + 8 * px * g + 8 * j) + t.smlad(a0, 8, 4, a0) + t.smlad(a0, 9, 7, a0)
+            if not single:
+                body += t.smlad(a1, 2, 4, a1) + t.smlad(a1, 3, 7, a1)
+    bias = (t.ldr_imm(10, 8, 64) + " mov(r12,r10)\n mov(r5,r10)\n" if single
+            else t.ldrd_imm(10, 11, 8, 64) + " mov(r12,r10)\n mov(lr,r11)\n mov(r5,r10)\n mov(r6,r11)\n")
+    return (t.ldr_imm(8, SP, 0) + t.add_lsl(8, 8, 0, 2) + bias
+            + t.ldr_imm(1, SP, 8) + f" movw(r2,{k})\n" + t.mla(1, 0, 2, 1) + body)
+
+
 def _requant(m: int, s: int, lo: int, accs) -> str:
     return f" movw(r4,{m})\n" + "".join(t.mul(a, a, 4) + t.asr_imm(a, a, s) + _sat(a, lo) for a in accs)
 
 
-def _store(pairs) -> str:
-    """Accumulators to the two pixels' outputs at channel r3 (and r3 + 1)."""
-    return "".join(t.ldr_imm(5, SP, 24 + 4 * j) + " add(r5,r5,r3)\n"
-                   + "".join(t.strb_imm(a, 5, i) for i, a in enumerate(accs)) for j, accs in enumerate(pairs))
+def _store(pixels, cr: int) -> str:
+    """Accumulators to the pass's pixels' outputs at channel r<cr> (and the next one)."""
+    return "".join(t.ldr_imm(7, SP, 24 + 4 * j) + f" add(r7,r7,r{cr})\n"
+                   + "".join(t.strb_imm(a, 7, i) for i, a in enumerate(accs)) for j, accs in enumerate(pixels))
 
 
 def conv_source(job) -> str:
@@ -142,24 +166,30 @@ def conv_source(job) -> str:
     direct = kh == kw == 1 and c % 4 == 0
     kp = -(-k // 4) * 4
     groups = kp // 4
+    # pixels a pass: three where their rows are within LDRD's reach of sp, one for dense layers
+    dense = all(tl.params[3] * tl.params[4] == 1 for tl in job.tiles)
+    px = 1 if dense and FRAME_HEAD + 8 * groups <= 1020 else 3 if not dense and FRAME_HEAD + 24 * groups <= 1020 else 2
     qoff = FRAME_HEAD
-    boff = qoff + 4 * kp
+    boff = qoff + 8 * px * groups
     frame = boff + (0 if direct else -(-kp // 8) * 8)
     pad = "" if direct or kp == k else " mov(r4,0)\n" + t.str_imm(4, SP, boff + kp - 4)
+    cr = 3 if px == 2 else 0
+    pixels = PIXEL_ACCS[:px]
+    mac = (lambda single=False: _mac_pair(k, groups, qoff, single)) if px == 2 else (
+        lambda single=False: _mac_rows(k, groups, qoff, px, single))
     return ("@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n" + t.subw(SP, SP, frame)
             + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
             + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n" + t.str_imm(4, SP, 16)   # N = OH*OW
-            + " ldr(r4,[r3,20])\n" + t.str_imm(4, SP, 32) + " mov(r4,0)\n" + t.str_imm(4, SP, 20) + pad
-            + " label(PIX)\n" + _pixel(0, direct, c, kh, kw, groups, qoff, boff)
-            + _pixel(1, direct, c, kh, kw, groups, qoff, boff)
-            + " mov(r3,0)\n" + t.ldr_imm(4, SP, 32) + " cmp(r4,1)\n beq_w(ONE)\n"
-            " label(CH)\n" + _mac_pair(k, groups, qoff) + _requant(m, s, lo, (10, 11, 12, LR))
-            + _store(((10, 11), (12, LR)))
-            + " add(r3,2)\n" + t.ldr_imm(4, SP, 32) + " sub(r4,1)\n cmp(r3,r4)\n blt_w(CH)\n bne_w(CE)\n"
-            " sub(r3,1)\n bgt_w(CH)\n b(CE)\n"
-            " label(ONE)\n" + _mac_pair(k, groups, qoff, True) + _requant(m, s, lo, (10, 12)) + _store(((10,), (12,)))
-            + " label(CE)\n"
-            + t.ldr_imm(4, SP, 20) + " add(r4,2)\n" + t.str_imm(4, SP, 20) + t.ldr_imm(5, SP, 16)
+            + " ldr(r4,[r3,20])\n" + t.str_imm(4, SP, OC_SLOT) + " mov(r4,0)\n" + t.str_imm(4, SP, 20) + pad
+            + " label(PIX)\n" + "".join(_pixel(j, px, direct, c, kh, kw, groups, qoff, boff) for j in range(px))
+            + f" mov(r{cr},0)\n" + t.ldr_imm(4, SP, OC_SLOT) + " cmp(r4,1)\n beq_w(ONE)\n"
+            " label(CH)\n" + mac() + _requant(m, s, lo, [a for acc in pixels for a in acc])
+            + _store(pixels, cr)
+            + f" add(r{cr},2)\n" + t.ldr_imm(4, SP, OC_SLOT) + f" sub(r4,1)\n cmp(r{cr},r4)\n blt_w(CH)\n bne_w(CE)\n"
+            f" sub(r{cr},1)\n bgt_w(CH)\n b(CE)\n"
+            " label(ONE)\n" + mac(True) + _requant(m, s, lo, [acc[0] for acc in pixels])
+            + _store([acc[:1] for acc in pixels], cr) + " label(CE)\n"
+            + t.ldr_imm(4, SP, 20) + f" add(r4,{px})\n" + t.str_imm(4, SP, 20) + t.ldr_imm(5, SP, 16)
             + " cmp(r4,r5)\n blt_w(PIX)\n" + t.addw(SP, SP, frame) + " pop({r8,r9,r10,r11})\n")
 
 
