@@ -24,12 +24,15 @@ from labfarm import LoopbackFarm, ready
 SUITES = "memory,compute"
 # one of the QEMU Cortex-M boards where their firmware can be built here (CI), else a micro:bit
 SINGLE = ("m3", "qemu-m3") if shutil.which("arm-none-eabi-gcc") else ("mb4", "qemu-microbit")
-# QEMU -icount as mcuroof runs it (QEMU's default sleep=on: an idle board follows the host's clock,
-# so where its timer interrupts fall in a timed loop differs from run to run): repeated direct
-# runs of the micro:bit differed here by 0.6 % (compute roofs, on two levels) and once by 1.9 %
-# (the memory roof). sleep=off made them equal within 0.1 %, but first connections through
-# ser2net then failed under this machine's load, so QEMU keeps its default.
-TOLERANCE = 0.02
+# How close a place's roofs must come to a direct --board run of the same board. Under QEMU
+# -icount a busy board's time counts instructions; the harness takes the least of several trials
+# for the kernel and for its overhead. mcuroof's own Cortex-M firmware (firmware/port) then repeats
+# to 0.01 % (fresh or idle for a minute, direct or through ser2net), within the issue's 0.5 %. The
+# micro:bit's firmware (Debian's MicroPython 1.9.2) runs two timer interrupts every 6 ms whose cost
+# varies with the board's state: a board idle for 40 s measured its asm_thumb memory roofs 0.55 to
+# 0.65 % above a freshly booted one, through ser2net or not; so 1 % for the micro:bit.
+TOLERANCE = {"qemu-microbit": 0.01}
+PORT_TOLERANCE = 0.005
 
 
 def farm_test(fn):
@@ -51,8 +54,9 @@ def lab(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def direct(tmp_path_factory):
-    """The same suites on the emulated micro:bit directly (--board), the reference for every place."""
-    return direct_run(tmp_path_factory.mktemp("direct") / "out", "qemu-microbit", SUITES)
+    """The same suites on each kind of emulated board directly (--board), the reference for every place."""
+    return {board: direct_run(tmp_path_factory.mktemp("direct") / "out", board, SUITES)
+            for board in ("qemu-microbit", SINGLE[1])}
 
 
 def direct_run(out, board, suites):
@@ -65,10 +69,11 @@ def measured(data: dict) -> dict:
             for r in data["roofs"] if r["source"] == "measured"}
 
 
-def assert_same_roofs(data: dict, reference: dict, least: int = 8) -> None:
-    got, want = measured(data), measured(reference)
+def assert_same_roofs(data: dict, reference: dict, least: int = 8, suites=("memory", "compute")) -> None:
+    got, want = measured(data), {k: v for k, v in measured(reference).items() if k[0] in suites}
     assert got.keys() == want.keys() and len(want) >= least
-    off = {k: got[k] / want[k] - 1 for k in want if abs(got[k] / want[k] - 1) > TOLERANCE}
+    tolerance = TOLERANCE.get(reference["board"]["name"], PORT_TOLERANCE)
+    off = {k: got[k] / want[k] - 1 for k in want if abs(got[k] / want[k] - 1) > tolerance}
     assert not off, off
 
 
@@ -79,7 +84,7 @@ def mcuroof(*args, **env):
 
 
 @farm_test
-def test_run_on_a_place_waits_for_its_holder_and_releases_it(lab, tmp_path):
+def test_run_on_a_place_waits_for_its_holder_and_releases_it(lab, direct, tmp_path):
     place, board = SINGLE
     assert lab.client(place, "acquire", user="alice").returncode == 0
     held = mcuroof("run", "--place", place, "--coordinator", lab.address, "--suite", "compute",
@@ -103,7 +108,7 @@ def test_run_on_a_place_waits_for_its_holder_and_releases_it(lab, tmp_path):
     assert data["board"]["link"].startswith(f"labgrid place {place} at {lab.address}: rfc2217://127.0.0.1:")
     assert any(r["source"] == "theoretical" for r in data["roofs"])  # the profile named by the board tag
     assert data["checks"]["failed"] == 0
-    assert_same_roofs(data, direct_run(tmp_path / "direct", board, "compute"), least=3)
+    assert_same_roofs(data, direct[board], least=3, suites=("compute",))
 
 
 @farm_test
@@ -120,7 +125,8 @@ def test_farm_run_resume_and_compare(lab, direct, tmp_path):
         killer.join()
     assert code == 2  # two places did not finish
     assert state(out) == {"mb1": "done", "mb2": "partial", "mb3": "new"}
-    assert_same_roofs(results.load(out / "mb1" / "results.json"), direct)
+    assert_same_roofs(results.load(out / "mb1" / "results.json"), direct["qemu-microbit"])
+    assert_same_roofs(results.load(out / SINGLE[0] / "results.json"), direct[SINGLE[1]])
     whole, cut = (farm.progress(read(out / p / "raw.jsonl")) for p in ("mb1", "mb2"))
     assert whole.done == whole.total > 20 and 1 < cut.done < cut.total == whole.total and cut.faults >= 3
     log = (out / "mb2" / "run.log").read_text()
@@ -134,7 +140,7 @@ def test_farm_run_resume_and_compare(lab, direct, tmp_path):
     assert state(out) == {"mb1": "done", "mb2": "done", "mb3": "done"}
     assert (out / "mb1" / "results.json").read_bytes() == before  # finished places are not run again
     for place in ("mb2", "mb3"):
-        assert_same_roofs(results.load(out / place / "results.json"), direct)
+        assert_same_roofs(results.load(out / place / "results.json"), direct["qemu-microbit"])
     raw = [json.loads(ln) for ln in (out / "mb2" / "raw.jsonl").read_text().splitlines()]
     assert [e["resumed"] for e in raw if e["kind"] == "header"] == [False, True]
     finished = [(e["suite"], e["kernel"]) for e in raw if e["kind"] == "kernel"]
