@@ -45,10 +45,14 @@ CASES = [  # (encoder output, assembler source)
     (thumb2.asr_imm(11, 3, 31), "asr.w r11, r3, #31"),
     (thumb2.ssat(12, 8, 12), "ssat r12, #8, r12"),
     (thumb2.usat(14, 7, 14), "usat lr, #7, lr"),
+    (thumb2.ssat(10, 8, 10, 9), "ssat r10, #8, r10, asr #9"),
+    (thumb2.usat(5, 7, 6, 31), "usat r5, #7, r6, asr #31"),
     (thumb2.smlabb(10, 9, 4, 10), "smlabb r10, r9, r4, r10"),
     (thumb2.smlatt(11, 8, 5, 11), "smlatt r11, r8, r5, r11"),
     (thumb2.ldrb_imm(12, 10, 3), "ldrb.w r12, [r10, #3]"),
     (thumb2.ldrb_post(12, 10, 1), "ldrb r12, [r10], #1"),
+    (thumb2.ldr_reg(8, 1, 9), "ldr.w r8, [r1, r9]"),
+    (thumb2.strd_imm(6, 7, 13, 1016), "strd r6, r7, [sp, #1016]"),
 ]
 
 

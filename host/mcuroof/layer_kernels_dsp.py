@@ -31,8 +31,9 @@ OC_SLOT = 48          # frame: P, X, W, O, N, p, the pass's output addresses (24
 MAX_K = 768           # inputs per output: the int16 rows (4 bytes per input and pixel pair) stay under 4 KB of stack
 
 
-def _sat(reg: int, lo: int) -> str:
-    return t.usat(reg, 7, reg) if lo == 0 else t.ssat(reg, 8, reg)
+def _rq(reg: int, s: int, lo: int) -> str:
+    """(reg * M) >> S clamped to [LO, 127], M in r4: MUL, then SSAT/USAT with the shift."""
+    return t.mul(reg, reg, 4) + (t.usat(reg, 7, reg, s) if lo == 0 else t.ssat(reg, 8, reg, s))
 
 
 def _constants(job):
@@ -150,7 +151,7 @@ def _mac_rows(k: int, groups: int, qoff: int, px: int, single: bool = False) -> 
 
 
 def _requant(m: int, s: int, lo: int, accs) -> str:
-    return f" movw(r4,{m})\n" + "".join(t.mul(a, a, 4) + t.asr_imm(a, a, s) + _sat(a, lo) for a in accs)
+    return f" movw(r4,{m})\n" + "".join(_rq(a, s, lo) for a in accs)
 
 
 def _store(pixels, cr: int) -> str:
@@ -236,7 +237,7 @@ def depthwise_source(job) -> str:
              + t.ldr_imm(0, SP, 28) + " label(R)\n" + t.ldr_imm(3, SP, 32) + " label(T)\n" + tap
              + " sub(r3,1)\n bne_w(T)\n" + t.ldr_imm(4, SP, 44) + t.ldr_imm(5, SP, 48)
              + " add(r1,r1,r4)\n add(r2,r2,r5)\n sub(r0,1)\n bne_w(R)\n"
-             + f" movw(r4,{m})\n" + "".join(t.mul(a, a, 4) + t.asr_imm(a, a, s) + _sat(a, lo) for a in (10, 11, 12, LR))
+             + f" movw(r4,{m})\n" + "".join(_rq(a, s, lo) for a in (10, 11, 12, LR))
              + t.ldr_imm(5, SP, 24) + t.add_lsl(5, 5, 8, 0)
              + "".join(t.strb_imm(a, 5, i) for i, a in enumerate((10, 11, 12, LR))))
     nxt = (t.addw(8, 8, 4) + " mov(r5,r8)\n mov(r4,r9)\n cmp(r5,r4)\n beq_w(GE)\n sub(r4,3)\n cmp(r5,r4)\n"
@@ -253,7 +254,7 @@ def depthwise_source(job) -> str:
               + t.ldrsb_post(4, 1, 0) + t.ldrsb_post(6, 2, 0) + t.add_lsl(1, 1, 9, 0) + t.add_lsl(2, 2, 9, 0)
               + t.mla(10, 4, 6, 10) + " sub(r3,1)\n bne_w(T1)\n" + t.ldr_imm(4, SP, 44) + t.ldr_imm(5, SP, 48)
               + " add(r1,r1,r4)\n add(r2,r2,r5)\n sub(r0,1)\n bne_w(R1)\n"
-              + f" movw(r4,{m})\n" + t.mul(10, 10, 4) + t.asr_imm(10, 10, s) + _sat(10, lo)
+              + f" movw(r4,{m})\n" + _rq(10, s, lo)
               + t.ldr_imm(5, SP, 24) + t.add_lsl(5, 5, 8, 0) + t.strb_imm(10, 5, 0)
               + t.addw(8, 8, 1) + " mov(r5,r8)\n mov(r4,r9)\n cmp(r5,r4)\n blt_w(G1)\n beq_w(GE)\n")
     return ("@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n" + t.subw(SP, SP, frame)
@@ -264,10 +265,128 @@ def depthwise_source(job) -> str:
             + t.addw(SP, SP, frame) + " pop({r8,r9,r10,r11})\n")
 
 
+# Depthwise with widened, zero-padded input rows. Frame: 64 bytes of state, then per channel
+# group of 4 its taps' widened weights (8 bytes a tap) and its 4 biases (WP bytes a group), then
+# KH row slots: one input row each, as PWM columns of GM groups of widened [c0,c2] [c1,c3]
+# words (zeros where the window leaves the input). Each input row is widened once per call
+# into slot y % KH; every tap is then two LDRD and four SMLABB/SMLATT.
+D_P, D_X, D_W, D_OUT, D_OY, D_OX, D_LAST, D_Y0, D_RB, D_COL = 0, 4, 8, 12, 16, 20, 24, 28, 32, 44
+D_PAD = 48            # (GM - G) * 8: the rest of a column after the tile's G groups
+MAX_FRAME = 6144
+
+
+def _dw_rows_geometry(job):
+    """(GM, PWM, T, WP, woff, roff, slot, frame) of the row-slot depthwise kernel, or None where
+    it does not apply (channels not a multiple of 4, windows over 3 rows, offsets out of reach)."""
+    ps = [tl.params for tl in job.tiles if tl.params[2] % 4 == 0]
+    if not ps:
+        return None
+    kh, kw = ps[0][6], ps[0][7]
+    if kh > 3 or len({p[6:12] for p in ps}) != 1:
+        return None
+    gm = max(p[2] for p in ps) // 4
+    pwm = max((p[4] - 1) * p[9] + kw for p in ps)
+    taps = kh * kw
+    wp = taps * 8 + 16
+    woff, roff = 64, 64 + gm * wp
+    slot = pwm * gm * 8
+    frame = roff + kh * slot
+    if (kw - 1) * gm * 8 > 1016 or taps * 8 + 8 > 1020 or roff + (kh - 1) * slot > 4095 or frame > MAX_FRAME:
+        return None
+    return gm, pwm, taps, wp, woff, roff, slot, frame
+
+
+def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: int) -> str:
+    """Input row y = y0 + ky into slot y % KH, unless built already: columns x = col - PL of the
+    pass's (OW-1)*SW + KW, each G widened groups (zeros outside the input), then the column's
+    unused groups skipped. Its slot address to the frame."""
+    lab = f"B{ky}"
+    return (t.ldr_imm(4, SP, D_Y0) + (f" add(r4,{ky})\n" if ky else "") + t.ldr_imm(5, SP, D_LAST)
+            + f" cmp(r4,r5)\n ble_w({lab}S)\n" + t.str_imm(4, SP, D_LAST)
+            + t.ldr_imm(0, SP, D_P) + f" movw(r5,{4 * kh})\n add(r5,r5,r4)\n movw(r6,{kh})\n udiv(r7,r5,r6)\n"
+            " mul(r7,r6)\n sub(r5,r5,r7)\n" + f" movw(r6,{slot})\n mul(r5,r6)\n" + t.addw(1, SP, roff)
+            + " add(r1,r1,r5)\n"                                                   # dst: slot (y % KH)
+            + t.ldr_imm(2, SP, D_X) + " ldr(r5,[r0,4])\n ldr(r6,[r0,8])\n mov(r10,r6)\n mul(r5,r6)\n"
+            " mul(r5,r4)\n add(r2,r2,r5)\n mov(r9,r2)\n"                              # r9: X + y*V*C
+            + t.ldr_imm(11, SP, D_PAD) + " movw(r8,0)\n movw(r12,0)\n"
+            " ldr(r5,[r0,16])\n sub(r5,1)\n ldr(r6,[r0,36])\n mul(r5,r6)\n ldr(r6,[r0,28])\n add(r5,r5,r6)\n"
+            " mov(r4,r5)\n"                                                             # columns
+            + f" movw(r5,{pl})\n neg(r5,r5)\n"                                          # x = -PL
+            f" label({lab}C)\n ldr(r6,[r0,8])\n lsr(r3,r6,{2 + unroll.bit_length() - 1})\n"  # G / unroll
+            + t.ldr_imm(6, SP, D_Y0) + (f" add(r6,{ky})\n" if ky else "") + " ldr(r7,[r0,0])\n cmp(r6,r7)\n"
+            f" bcs_w({lab}Z)\n ldr(r7,[r0,4])\n cmp(r5,r7)\n bcs_w({lab}Z)\n"
+            + t.mul(2, 5, 10) + t.add_lsl(2, 2, 9, 0)
+            + f" label({lab}G)\n" + (t.ldr_post(6, 2, 4) + t.sxtb16(7, 6, 8) + t.sxtb16(6, 6)
+                                      + t.strd_post(6, 7, 1, 8)) * unroll
+            + f" sub(r3,1)\n bne_w({lab}G)\n b({lab}N)\n"
+            f" label({lab}Z)\n" + t.strd_post(8, 12, 1, 8) * unroll + f" sub(r3,1)\n bne_w({lab}Z)\n"
+            f" label({lab}N)\n" + t.add_lsl(1, 1, 11, 0) + f" add(r5,1)\n sub(r4,1)\n bne_w({lab}C)\n"
+            f" label({lab}S)\n" + t.ldr_imm(4, SP, D_Y0) + (f" add(r4,{ky})\n" if ky else "")
+            + f" movw(r5,{4 * kh})\n add(r5,r5,r4)\n movw(r6,{kh})\n udiv(r7,r5,r6)\n mul(r7,r6)\n"
+            f" sub(r5,r5,r7)\n movw(r6,{slot})\n mul(r5,r6)\n" + t.addw(1, SP, roff) + " add(r1,r1,r5)\n"
+            + t.str_imm(1, SP, D_RB + 4 * ky))
+
+
+def depthwise_rows_source(job) -> str:
+    """Depthwise, the whole tile per call, input rows widened once (see the frame above): per
+    pixel and group of 4 channels, each tap is LDRD inputs, LDRD weights, SMLABB/SMLATT x 4
+    (6 instructions per 4 MACs); biases, requantization and a 4-byte store per group."""
+    _, m, s, lo = _constants(job)
+    gm, pwm, taps, wp, woff, roff, slot, frame = _dw_rows_geometry(job)
+    p = job.tiles[0].params
+    kh, kw, sh, sw, pt, pl = p[6:12]
+    rb = (1, 2, 3)[:kh]
+    groups = {tl.params[2] // 4 for tl in job.tiles if tl.params[2] % 4 == 0}
+    unroll = 4 if all(g % 4 == 0 for g in groups) else 2 if all(g % 2 == 0 for g in groups) else 1
+    big = frame > 4095
+    grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
+    shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
+    weights = (" ldr(r0,[r3,8])\n lsr(r3,r0,2)\n" + t.addw(1, SP, woff) + t.ldr_imm(9, SP, D_P) + " movw(r8,0)\n"
+               " label(WG)\n" + t.ldr_imm(2, SP, D_W) + t.add_lsl(2, 2, 8, 2) + f" mov(r4,{taps})\n label(WT)\n"
+               + t.ldr_imm(6, 2, 0) + t.add_lsl(2, 2, 0, 0) + t.sxtb16(7, 6, 8) + t.sxtb16(6, 6)
+               + t.strd_post(6, 7, 1, 8) + " sub(r4,1)\n bne_w(WT)\n"
+               + t.add_lsl(2, 9, 8, 4) + t.ldrd_imm(6, 7, 2, 64) + t.strd_imm(6, 7, 1, 0)
+               + t.ldrd_imm(6, 7, 2, 72) + t.strd_imm(6, 7, 1, 8) + " add(r1,16)\n"
+               + t.addw(8, 8, 1) + " sub(r3,1)\n bne_w(WG)\n")
+    taps_code = ""
+    for ky in range(kh):
+        for kx in range(kw):
+            taps_code += (t.ldrd_imm(4, 5, rb[ky], kx * gm * 8) + t.ldrd_imm(6, 7, 8, (ky * kw + kx) * 8)
+                          + t.smlabb(10, 4, 6, 10) + t.smlatt(12, 4, 6, 12)
+                          + t.smlabb(11, 5, 7, 11) + t.smlatt(LR, 5, 7, LR))
+    group = (" label(GL)\n" + t.ldrd_imm(10, 11, 8, taps * 8) + t.ldrd_imm(12, LR, 8, taps * 8 + 8) + taps_code
+             + f" movw(r4,{m})\n" + "".join(_rq(a, s, lo) for a in (10, 11, 12, LR))
+             + "".join(t.strb_imm(a, 9, i) for i, a in enumerate((10, 11, 12, LR))) + t.addw(9, 9, 4)
+             + "".join(f" add(r{r},8)\n" for r in rb) + t.addw(8, 8, wp) + " sub(r0,1)\n bne_w(GL)\n")
+    pixel = (" label(PX)\n" + t.ldr_imm(0, SP, D_P) + " ldr(r0,[r0,8])\n lsr(r0,r0,2)\n" + t.ldr_imm(5, SP, D_COL)
+             + "".join(t.ldr_imm(r, SP, D_RB + 4 * i) + f" add(r{r},r{r},r5)\n" for i, r in enumerate(rb))
+             + t.addw(8, SP, woff) + t.ldr_imm(9, SP, D_OUT) + group + t.str_imm(9, SP, D_OUT)
+             + t.ldr_imm(5, SP, D_COL) + t.addw(5, 5, sw * gm * 8) + t.str_imm(5, SP, D_COL)
+             + t.ldr_imm(4, SP, D_OX) + " add(r4,1)\n" + t.str_imm(4, SP, D_OX) + t.ldr_imm(0, SP, D_P)
+             + " ldr(r5,[r0,16])\n cmp(r4,r5)\n blt_w(PX)\n")
+    row = (" label(ROW)\n" + t.ldr_imm(4, SP, D_OY) + f" movw(r5,{sh})\n mul(r4,r5)\n" + f" movw(r5,{pt})\n"
+           " sub(r4,r4,r5)\n" + t.str_imm(4, SP, D_Y0)
+           + "".join(_dw_build(ky, kh, pl, gm, roff, slot, unroll) for ky in range(kh))
+           + " mov(r4,0)\n" + t.str_imm(4, SP, D_COL) + t.str_imm(4, SP, D_OX) + pixel
+           + t.ldr_imm(4, SP, D_OY) + " add(r4,1)\n" + t.str_imm(4, SP, D_OY) + t.ldr_imm(0, SP, D_P)
+           + " ldr(r5,[r0,12])\n cmp(r4,r5)\n blt_w(ROW)\n")
+    return ("@micropython.asm_thumb\ndef kr(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n" + grow
+            + t.str_imm(3, SP, D_P) + t.str_imm(0, SP, D_X) + t.str_imm(1, SP, D_W) + t.str_imm(2, SP, D_OUT)
+            + " mov(r4,0)\n" + t.str_imm(4, SP, D_OY) + " movw(r4,0x8000)\n neg(r4,r4)\n" + t.str_imm(4, SP, D_LAST)
+            + " ldr(r4,[r3,8])\n lsr(r4,r4,2)\n" + f" movw(r5,{gm})\n sub(r5,r5,r4)\n lsl(r5,r5,3)\n"
+            + t.str_imm(5, SP, D_PAD) + weights + row + shrink + " pop({r8,r9,r10,r11})\n")
+
+
 def source(job) -> str | None:
     """The DSP kernel of this job, or None (layer_kernels' Cortex-M0 kernels run it)."""
     if conv_applies(job):
         return conv_source(job)
     if depthwise_applies(job):
-        return depthwise_source(job)
+        if not _dw_rows_geometry(job):
+            return depthwise_source(job)
+        if all(tl.params[2] % 4 == 0 for tl in job.tiles):
+            return depthwise_rows_source(job).replace("def kr(", "def k(")
+        # tiles whose channels are not a multiple of 4 run the other kernel
+        return (depthwise_rows_source(job) + "#--\n" + depthwise_source(job).replace("def k(", "def kg(")
+                + "#--\ndef k(X,W,O,P):\n if P[2]&3:\n  kg(X,W,O,P)\n else:\n  kr(X,W,O,P)\n")
     return None

@@ -117,14 +117,16 @@ def asr_imm(rd: int, rm: int, shift: int) -> str:
     return data(0xEA4F, (shift >> 2) << 12 | rd << 8 | (shift & 3) << 6 | 0x20 | rm)
 
 
-def ssat(rd: int, bits: int, rn: int) -> str:
-    """SSAT Rd, #bits, Rn: Rn clamped to the signed range of `bits` bits."""
-    return data(0xF300 | rn, rd << 8 | (bits - 1))
+def ssat(rd: int, bits: int, rn: int, asr: int = 0) -> str:
+    """SSAT Rd, #bits, Rn[, ASR #asr]: Rn (shifted right arithmetically by 1..31) clamped to
+    the signed range of `bits` bits."""
+    return data(0xF300 | (0x20 if asr else 0) | rn, (asr >> 2) << 12 | rd << 8 | (asr & 3) << 6 | (bits - 1))
 
 
-def usat(rd: int, bits: int, rn: int) -> str:
-    """USAT Rd, #bits, Rn: Rn clamped to [0, 2**bits - 1]."""
-    return data(0xF380 | rn, rd << 8 | bits)
+def usat(rd: int, bits: int, rn: int, asr: int = 0) -> str:
+    """USAT Rd, #bits, Rn[, ASR #asr]: Rn (shifted right arithmetically by 1..31) clamped to
+    [0, 2**bits - 1]."""
+    return data(0xF380 | (0x20 if asr else 0) | rn, (asr >> 2) << 12 | rd << 8 | (asr & 3) << 6 | bits)
 
 
 def smlabb(rd: int, rn: int, rm: int, ra: int) -> str:
@@ -145,3 +147,13 @@ def ldrb_imm(rt: int, rn: int, imm: int) -> str:
 def ldrb_post(rt: int, rn: int, imm: int) -> str:
     """LDRB Rt, [Rn], #imm: load a byte, then Rn += imm (0 <= imm < 256)."""
     return data(0xF810 | rn, rt << 12 | 0xB00 | imm)
+
+
+def ldr_reg(rt: int, rn: int, rm: int) -> str:
+    """LDR.W Rt, [Rn, Rm]."""
+    return data(0xF850 | rn, rt << 12 | rm)
+
+
+def strd_imm(rt: int, rt2: int, rn: int, imm: int) -> str:
+    """STRD Rt, Rt2, [Rn, #imm] (imm a multiple of 4 below 1024)."""
+    return data(0xE9C0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
