@@ -108,6 +108,16 @@ def test_asm_thumb_far_below_names_the_python_loops():
     assert "Python loops between assembler calls" in text and "no SIMD" not in text
 
 
+def test_asm_thumb_under_the_smlad_ceiling_names_what_the_ceiling_does_not_count():
+    dsp = pt(5, emitter="asm_thumb", compute_roof="int8 asm_thumb smlad")
+    text = advice.advise(dsp, FLAT, M4)[1]
+    assert "SXTB16 widening" in text and "Python loops" not in text and "has DSP" not in text
+    m55 = advice.Features(frozenset({"fpu", "dsp", "mve"}), M4.emitters)
+    mve = pt(2, emitter="asm_thumb", compute_roof="int8 asm_thumb vmladava")
+    assert "this core has MVE" in advice.advise(mve, FLAT, m55)[1]
+    assert "no MVE (VMLADAVA) layer kernels" in advice.advise({**mve, "headroom": 20}, FLAT, m55)[1]
+
+
 def test_above_and_macless():
     assert advice.advise(pt(0.5, above_roof=True), FLAT, M0)[0] == "above"
     assert advice.advise(pt(3.0, macc=0, bound="memory"), FLAT, M0)[1].startswith("moves bytes without MACs")

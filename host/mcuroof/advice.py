@@ -36,6 +36,12 @@ OVERHEAD = {
     "viper": "index arithmetic per MAC dominates the machine code: walk pointers instead of recomputing indices",
     "asm_thumb": "the Python loops between assembler calls dominate: run more of the layer per call",
 }
+# asm_thumb on a core whose SMLAD (or MVE) ceiling was measured runs layer_kernels_dsp (the same
+# platforms: suites.ISA_KERNELS)
+DSP_OVERHEAD = ("the assembler already runs the whole tile with SMLAD: its loads, SXTB16 widening and "
+                "requantization are instructions the SMLAD ceiling does not count")
+MVE_OVERHEAD = ("the assembler runs the whole tile with SMLAD, not MVE: mcuroof has no MVE (VMLADAVA) "
+                "layer kernels to approach this ceiling")
 POSITION = {
     "above": "ABOVE ITS ROOF: an accounting error (MACC or bytes miscounted, or the roof under-measured); "
              "do not trust this point",
@@ -153,6 +159,8 @@ def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
             steps.append(f"int8 is no faster than float32 with {em} here ({i8 / own:.2g}x): quantizing saves memory, not time")
     elif dt in ("int8", "int16"):
         simd = feats.simd()
+        if _dsp_kernel(p):  # the kernel uses the DSP extension already: only MVE is left
+            simd = "mve" if feats.has("mve") else None
         wider = ceil.get((em, "int16" if dt == "int8" else "int32"))
         if simd:
             steps.append(f"this core has {simd.upper()} (two or more MACs per instruction): "
@@ -165,12 +173,20 @@ def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
     return steps
 
 
+def _dsp_kernel(p: dict) -> bool:
+    roof = p.get("compute_roof") or ""
+    return p["emitter"] == "asm_thumb" and ("smlad" in roof or "vmladava" in roof)
+
+
 def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[str]:
     """Where the time goes for a point far below its roof or on the memory slope."""
     steps = []
     cache = feats.has("cache")
     if k in ("software", "below") and p["bound"] == "compute":
-        steps.append(OVERHEAD.get(p["emitter"], OVERHEAD["bytecode"]))
+        if _dsp_kernel(p):
+            steps.append(MVE_OVERHEAD if "vmladava" in p["compute_roof"] else DSP_OVERHEAD)
+        else:
+            steps.append(OVERHEAD.get(p["emitter"], OVERHEAD["bytecode"]))
     if p["bound"] == "memory" and k in ("software", "memory", "below"):
         if cache:
             steps.append("reuse data while it is in the cache (tile the loops)")
