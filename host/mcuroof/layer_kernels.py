@@ -10,8 +10,9 @@ computes the same with numpy, and the firmware's checksum of O is compared with 
 Emitters: bytecode and native run the plain loops; viper the same on raw pointers (int8 only:
 viper has no float pointers); asm_thumb (int8 only: Cortex-M0 has no FPU) runs dense layers and
 1x1 convolutions a pixel per assembler call (ASM_ROWS), depthwise layers a pixel's whole window
-per call (ASM_DWPIX, then ASM_RQ), other convolutions a kernel row per call (ASM_SROW), average
-pools a pixel per call (ASM_POOL); ASM_DOT is left for 1x1 convolutions with padding.
+per routine (ASM_DWPIX, then ASM_RQ; ASM_DWRUN runs both over a row's pixels), other
+convolutions a kernel row per call (ASM_SROW), average pools a pixel per call (ASM_POOL);
+ASM_DOT is left for 1x1 convolutions with padding.
 """
 from __future__ import annotations
 
@@ -95,27 +96,51 @@ ASM_RQ = ("@micropython.asm_thumb\ndef rq(r0,r1,r2,r3):\n"
 _ZERO_ACC = " for i in range(OC):\n  P[16+OC+i]=0\n"
 # the window clipped at the borders, rows once per output row, without max() and min() (a
 # builtin call costs the micro:bit more than the comparisons); xb, wb: the row's first input
-# and weight offsets, r: its row count for dwpix
+# and weight offsets, h: its row count
 _ROW = ("  y0=oy*SH-PT;ky0=0;ky1=KH\n  if y0<0:ky0=-y0\n  if H-y0<KH:ky1=H-y0\n"
-        "  xb=(y0+ky0)*V*C;wb=ky0*KW*C;r=(ky1-ky0)<<8\n")
+        "  xb=(y0+ky0)*V*C;wb=ky0*KW*C;h=ky1-ky0\n")
 _COLS = "   x0=ox*SW-PL;kx0=0;kx1=KW\n   if x0<0:kx0=-x0\n   if V-x0<KW:kx1=V-x0\n"
-# dwpix: a whole pixel's window, every tap and channel, in one call: r3 = rows << 8 | columns of
-# the (clipped) window, P[15] = input offset << 15 | weight offset of its first tap; each tap's
-# C products go into ACC, then rq. The counts are pushed around the channel loop (8 registers).
+# dwpix: a whole pixel's window, every tap and channel, into ACC: P[8] = rows | columns << 8 of
+# the (clipped) window, P[15] = input offset << 15 | weight offset of its first tap, P[10] and
+# P[11] the input and weight row strides (V*C, KW*C).
 ASM_DWPIX = ("@micropython.asm_thumb\ndef dwpix(r0,r1,r2,r3):\n"
              " ldr(r4,[r0,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
-             " label(R)\n push({r3})\n lsl(r3,r3,24)\n lsr(r3,r3,24)\n label(K)\n push({r3})\n"
+             " ldr(r3,[r0,32])\n label(R)\n push({r1,r2,r3})\n lsl(r3,r3,16)\n lsr(r3,r3,24)\n label(K)\n push({r3})\n"
              " ldr(r6,[r0,20])\n lsl(r6,r6,2)\n add(r6,r6,r0)\n add(r6,64)\n ldr(r7,[r0,8])\n mov(r3,0)\n"
              " label(L)\n data(2,0x56CC)\n data(2,0x56D5)\n mul(r4,r5)\n ldr(r5,[r6,0])\n add(r5,r5,r4)\n"
              " str(r5,[r6,0])\n add(r1,1)\n add(r2,1)\n add(r6,4)\n sub(r7,1)\n bgt(L)\n"
-             " pop({r3})\n sub(r3,1)\n bgt(K)\n pop({r3})\n"
-             " lsl(r5,r3,24)\n lsr(r5,r5,24)\n ldr(r7,[r0,8])\n ldr(r4,[r0,4])\n sub(r4,r4,r5)\n mul(r4,r7)\n"
-             " add(r1,r1,r4)\n ldr(r4,[r0,28])\n sub(r4,r4,r5)\n mul(r4,r7)\n add(r2,r2,r4)\n"
-             " mov(r4,1)\n lsl(r4,r4,8)\n sub(r3,r3,r4)\n lsr(r4,r3,8)\n bne(R)\n")
-ASM_DEPTHWISE = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " o=0\n for oy in range(OH):\n" + _ROW +
-                 "  for ox in range(OW):\n" + _COLS +
-                 "   P[15]=(xb+(x0+kx0)*C)<<15|(wb+kx0*C)\n   dwpix(P,X,W,r|(kx1-kx0))\n"
-                 "   rq(P,O,P,o)\n   o+=C\n")
+             " pop({r3})\n sub(r3,1)\n bgt(K)\n pop({r1,r2,r3})\n"
+             " ldr(r4,[r0,40])\n add(r1,r1,r4)\n ldr(r4,[r0,44])\n add(r2,r2,r4)\n"
+             " sub(r3,1)\n lsl(r4,r3,24)\n bne(R)\n")
+# dwrun(P, X, W, O): P[8] >> 16 pixels of one output row, P[15] stepped by P[6] (SW*C << 15)
+# from one to the next, each dwpix then rq into O at offset P[9], without returning to Python
+# (a bytecode statement costs the M0 hundreds of instructions, an assembler call a thousand).
+# It calls them through their function objects (P[3], P[4] = id(dwpix), id(rq): the code
+# address is the third word; data() words are BLX r3 and BLX r0, which the assembler lacks).
+ASM_DWRUN = ("@micropython.asm_thumb\ndef dwrun(r0,r1,r2,r3):\n"
+             " mov(r4,r0)\n mov(r5,r1)\n mov(r6,r2)\n ldr(r7,[r4,36])\n add(r7,r7,r3)\n label(PX)\n"
+             " mov(r0,r4)\n mov(r1,r5)\n mov(r2,r6)\n ldr(r3,[r4,12])\n ldr(r3,[r3,8])\n add(r3,1)\n data(2,0x4798)\n"
+             " ldr(r0,[r4,16])\n ldr(r0,[r0,8])\n add(r0,1)\n mov(r1,r7)\n mov(r2,r4)\n mov(r3,0)\n data(2,0x4780)\n"
+             " ldr(r0,[r4,60])\n ldr(r1,[r4,24])\n add(r0,r0,r1)\n str(r0,[r4,60])\n ldr(r0,[r4,8])\n add(r7,r7,r0)\n"
+             " ldr(r0,[r4,32])\n mov(r1,1)\n lsl(r1,r1,16)\n sub(r0,r0,r1)\n str(r0,[r4,32])\n lsr(r0,r0,16)\n bne(PX)\n")
+# A row (dwr) is cut into runs of pixels whose window is clipped the same way: the border
+# pixels one by one, the interior [a, b) (whole windows) in one dwrun call. The layer's kernel
+# size, strides and padding are constants in the source, and the row is a function of its own:
+# the micro:bit cannot compile k in one piece otherwise (MemoryError). P[3], P[4] (OH, OW) are
+# scratch while k runs and get their values back at its end; so are P[6..11], which k does not
+# read (dwrun and dwpix read P[10], P[11]: V*C and KW*C). The first rq call clears ACC (the
+# biases' fill left values there; O's first pixel is written again later).
+ASM_DWROW = ("def dwr(X,W,O,P,o,xb,wb,h,b,OW,V,C):\n ox=0\n while ox<OW:\n  n=1\n"
+             "  if ox=={a} and b>{a}:n=b-{a}\n  x0=ox*{SW}-{PL};kx0=0;kx1={KW}\n  if x0<0:kx0=-x0\n"
+             "  if V-x0<{KW}:kx1=V-x0\n"
+             "  P[15]=(xb+(x0+kx0)*C)<<15|(wb+kx0*C);P[8]=n<<16|(kx1-kx0)<<8|h;P[9]=o\n"
+             "  dwrun(P,X,W,O)\n  o+=n*C;ox+=n\n")
+ASM_DEPTHWISE = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4]\n rq(P,O,P,0)\n"
+                 " b=(V-{KW}+{PL})//{SW}+1\n if b>OW:b=OW\n"
+                 " P[3]=id(dwpix);P[4]=id(rq);P[6]=C*{SW}<<15;P[10]=V*C;P[11]=C*{KW}\n o=0\n for oy in range(OH):\n"
+                 "  y0=oy*{SH}-{PT};ky0=0;ky1={KH}\n  if y0<0:ky0=-y0\n  if H-y0<{KH}:ky1=H-y0\n"
+                 "  dwr(X,W,O,P,o,(y0+ky0)*V*C,ky0*{KW}*C,ky1-ky0,b,OW,V,C)\n  o+=OW*C\n"
+                 " P[3]=OH;P[4]=OW\n")
 
 
 # srow: one kernel row of a (not 1x1) convolution, r3 inputs from
@@ -153,7 +178,7 @@ ASM_POOL = ("@micropython.asm_thumb\ndef apool(r0,r1,r2,r3):\n"
             " ldr(r5,[r0,48])\n mul(r4,r5)\n lsr(r4,r4,24)\n sub(r4,128)\n strb(r4,[r2,0])\n"
             " add(r1,1)\n add(r2,1)\n sub(r7,1)\n bgt(CH)\n")
 ASM_AVGPOOL = ("def k(X,W,O,P):\n" + _HEAD + " P[14]=V*C\n o=0\n for oy in range(OH):\n" + _ROW
-               + "  h=ky1-ky0\n  for ox in range(OW):\n" + _COLS + "   n=kx1-kx0;m=h*n\n"
+               + "  for ox in range(OW):\n" + _COLS + "   n=kx1-kx0;m=h*n\n"
                "   P[12]=(16777215+m)//m;P[13]=m<<7\n   P[15]=(xb+(x0+kx0)*C)<<15|o\n   apool(P,X,O,n<<8|h)\n   o+=C\n")
 
 
@@ -184,8 +209,11 @@ def asm_smac_source(job) -> str:
 
 
 def asm_channels_source(job) -> str:
-    """The asm_thumb depthwise kernel: dwpix and rq compiled apart, then k."""
-    return ASM_DWPIX + "#--\n" + ASM_RQ + "#--\n" + ASM_DEPTHWISE
+    """The asm_thumb depthwise kernel: dwpix, rq, dwrun and dwr compiled apart, then k."""
+    (kh, kw), (sh, sw) = job.layer.kernel, job.layer.stride or (1, 1)
+    pt, pl = job.tiles[0].params[10:12]
+    const = dict(KH=kh, KW=kw, SH=sh, SW=sw, PT=pt, PL=pl, a=-(-pl // sw))
+    return "#--\n".join((ASM_DWPIX, ASM_RQ, ASM_DWRUN, ASM_DWROW.format(**const), ASM_DEPTHWISE.format(**const)))
 
 
 def rows_apply(job) -> bool:
