@@ -1,5 +1,6 @@
-"""The DSP (SMLAD/SXTB16) int8 asm_thumb layer kernels of layer_kernels_dsp: chosen only for
-jobs on DSP cores, and every kernel run on qemu-m7 and checked against the numpy reference:
+"""The DSP (SMLAD/SXTB16) int8 asm_thumb layer kernels of layer_kernels_dsp and the MVE ones of
+layer_kernels_mve: chosen only for jobs on such cores, and every kernel run on qemu-m7 (DSP) or
+qemu-m55 (MVE) and checked against the numpy reference:
 first-layer, 3x3 and 1x1 convolutions, depthwise and dense layers, with padding, strides,
 negative biases (the firmware's biases span -64..64), both clamps (ReLU and none), odd channel
 counts and sizes that are not multiples of 4."""
@@ -8,7 +9,7 @@ import shutil
 
 import pytest
 
-from mcuroof import kernels, layer_kernels, layer_kernels_dsp, layers
+from mcuroof import kernels, layer_kernels, layer_kernels_dsp, layer_kernels_mve, layers
 from mcuroof.collect import Collector
 from mcuroof.model import Layer
 from mcuroof.rawlog import RawLog
@@ -66,13 +67,32 @@ def test_dsp_kernels_are_chosen_only_for_dsp_jobs():
     assert layer_kernels_dsp.source(dataclasses.replace(viper, dsp=True)) is None
 
 
-@needs_arm
-@pytest.mark.qemu
-def test_every_dsp_kernel_on_qemu_m7_matches_the_reference(tmp_path):
+MVE_LAYERS = [
+    spatial(0, "CONV_2D", (3, 5, 64), (3, 5, 7), (1, 1), (1, 1)),       # K=64 (four vectors), OC odd
+    spatial(1, "CONV_2D", (6, 4, 16), (3, 2, 6), (1, 1), (2, 2), "RELU"),  # K=16, strided
+    dense(2, 48, 5, "RELU"),
+    dense(3, 32, 1),
+]
+
+
+def mve_jobs():
+    jobs, skipped = layers.plan(dataclasses.replace(_net(), layers=tuple(MVE_LAYERS)), ["int8"], ["asm_thumb"], 1 << 16)
+    assert not skipped
+    return [dataclasses.replace(j, dsp=True, mve=True) for j in jobs]
+
+
+def test_mve_kernels_only_where_k_fits_the_vectors():
+    for job in mve_jobs():
+        assert layer_kernels_mve.applies(job) and "0xeef" in layer_kernels.script(job), job.layer  # VMLADAVA
+        assert not layer_kernels_mve.applies(dataclasses.replace(job, mve=False))
+    for job in dsp_jobs():  # K of 8, 6, 10, 200 or not a 1x1/dense layer: the DSP kernels; dense K=16: MVE
+        assert layer_kernels_mve.applies(dataclasses.replace(job, mve=True)) == (job.layer.index == 7), job.layer
+
+
+def _run_and_check(tmp_path, board, jobs):
     from mcuroof.qemu import QemuLink
 
-    jobs = dsp_jobs()
-    link = QemuLink(6, board="qemu-m7")
+    link = QemuLink(6, board=board)
     log = RawLog(tmp_path / "raw.jsonl")
     try:
         recs = Collector(link, log).run_suite("layers", {"win_us": 500, "trials": 1, "jobs": jobs})
@@ -85,3 +105,15 @@ def test_every_dsp_kernel_on_qemu_m7_matches_the_reference(tmp_path):
     for key, rec in runs.items():
         job = by_key[key]
         assert rec["cand"] == 0 and layers.verify(job, rec), (job.layer, rec)
+
+
+@needs_arm
+@pytest.mark.qemu
+def test_every_dsp_kernel_on_qemu_m7_matches_the_reference(tmp_path):
+    _run_and_check(tmp_path, "qemu-m7", dsp_jobs())
+
+
+@needs_arm
+@pytest.mark.qemu
+def test_every_mve_kernel_on_qemu_m55_matches_the_reference(tmp_path):
+    _run_and_check(tmp_path, "qemu-m55", mve_jobs())

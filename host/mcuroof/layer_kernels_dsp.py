@@ -378,7 +378,12 @@ def depthwise_rows_source(job) -> str:
 
 
 def source(job) -> str | None:
-    """The DSP kernel of this job, or None (layer_kernels' Cortex-M0 kernels run it)."""
+    """The DSP (or, on MVE cores, MVE) kernel of this job, or None (layer_kernels' Cortex-M0
+    kernels run it)."""
+    from . import layer_kernels_mve
+
+    if layer_kernels_mve.applies(job):
+        return layer_kernels_mve.source(job)
     if conv_applies(job):
         return conv_source(job)
     if depthwise_applies(job):

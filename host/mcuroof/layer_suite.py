@@ -60,8 +60,9 @@ def config(request: Request, probe: dict, records: list[dict]) -> dict:
     max_work = {(em, dt): ceilings.get((em, dt), FALLBACK_RATE[size]) * seconds
                 for em in emitters for dt in dtypes}
     request.jobs, request.skipped = layers.plan(request.network, dtypes, emitters, probe.get("free", 0), max_work)
-    if "smlad" in suites.ISA_KERNELS.get(probe.get("platform"), []):  # the DSP extension, as the compute suite knows it
-        request.jobs = [dataclasses.replace(j, dsp=True) for j in request.jobs]
+    isa = suites.ISA_KERNELS.get(probe.get("platform"), [])  # the DSP extension and MVE, as the compute suite knows them
+    if "smlad" in isa:
+        request.jobs = [dataclasses.replace(j, dsp=True, mve="vmladava" in isa) for j in request.jobs]
     cfg = {**suites.timing(probe), "jobs": request.jobs}
     if size == "large":
         cfg["peaks"] = peaks_config(probe, request.jobs)

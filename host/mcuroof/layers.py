@@ -68,6 +68,7 @@ class Job:
     why_tiled: str           # "", "memory" or "time"
     companions: int = 0      # how many of `tiles` (at the end) are half-channel companions
     dsp: bool = False        # the core has SMLAD and SXTB16: layer_kernels_dsp's kernels where they apply
+    mve: bool = False        # and MVE (VMLADAVA): layer_kernels_mve's where they apply
 
     @property
     def candidates(self) -> tuple[Tile, ...]:

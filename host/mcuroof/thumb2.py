@@ -157,3 +157,8 @@ def ldr_reg(rt: int, rn: int, rm: int) -> str:
 def strd_imm(rt: int, rt2: int, rn: int, imm: int) -> str:
     """STRD Rt, Rt2, [Rn, #imm] (imm a multiple of 4 below 1024)."""
     return data(0xE9C0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
+
+
+def vldrb_post(qd: int, rn: int, imm: int) -> str:
+    """VLDRB.U8 Qd, [Rn], #imm (MVE): 16 bytes, then Rn += imm (0 <= imm < 128)."""
+    return data(0xECB0 | rn, qd << 13 | 0x1E00 | imm)

@@ -1,0 +1,52 @@
+"""int8 asm_thumb layer kernels for cores with MVE (Helium, Armv8.1-M: the Cortex-M55), for
+1x1 convolutions and dense layers whose inputs per output K are 16, 32, 48 or 64.
+
+Per output pixel, its K int8 inputs are loaded once into up to four vector registers (VLDRB,
+16 lanes each); per output channel, its K weights are loaded into four more and VMLADAVA.S8 adds
+16 products per instruction into the accumulator, which starts at the channel's bias; then
+(acc * M) >> S clamped (MUL, SSAT/USAT with the shift) and stored. Same contract as
+layer_kernels (k(X, W, O, P), P's layout); the layer's K, M, S and LO are rendered into the code.
+"""
+from __future__ import annotations
+
+from . import layer_kernels_dsp as dsp
+from . import thumb2 as t
+
+SP = 13
+
+
+def applies(job) -> bool:
+    """A job MVE kernels can run: int8 asm_thumb 1x1 convolution or dense layer, K in 16..64
+    a multiple of 16, every tile unpadded."""
+    layer = job.layer
+    if job.emitter != "asm_thumb" or job.dtype != "int8" or not getattr(job, "mve", False):
+        return False
+    pointwise = layer.op == "CONV_2D" and tuple(layer.kernel or ()) == (1, 1)
+    if not (pointwise or layer.op == "FULLY_CONNECTED"):
+        return False
+    const = dsp._constants(job)
+    return bool(const) and const[0] % 16 == 0 and const[0] <= 64
+
+
+def source(job) -> str:
+    k, m, s, lo = dsp._constants(job)
+    nq = k // 16
+    return ("@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n" + t.subw(SP, SP, 32)
+            + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
+            + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n" + t.str_imm(4, SP, 16)    # N = OH*OW
+            + " mov(r4,0)\n" + t.str_imm(4, SP, 20)
+            + " label(PIX)\n" + t.ldr_imm(4, SP, 20) + t.ldr_imm(0, SP, 0)
+            + " ldr(r5,[r0,16])\n udiv(r6,r4,r5)\n" + t.mul(7, 6, 5) + " sub(r7,r4,r7)\n"   # oy, ox
+            " ldr(r5,[r0,32])\n mul(r6,r5)\n ldr(r5,[r0,4])\n mul(r6,r5)\n"
+            " ldr(r5,[r0,36])\n mul(r7,r5)\n add(r6,r6,r7)\n" + f" movw(r5,{k})\n mul(r6,r5)\n"
+            + t.ldr_imm(7, SP, 4) + " add(r1,r6,r7)\n"                                     # the pixel's inputs
+            + "".join(t.vldrb_post(q, 1, 16) for q in range(nq))
+            + t.ldr_imm(1, SP, 8) + " mov(r3,r0)\n add(r3,64)\n"                          # weights, biases
+            + " ldr(r6,[r0,20])\n mov(r5,r4)\n mul(r5,r6)\n" + t.ldr_imm(7, SP, 12) + " add(r5,r5,r7)\n"
+            + f" movw(r7,{m})\n label(CH)\n" + t.ldr_post(8, 3, 4)
+            + "".join(t.vldrb_post(4 + q, 1, 16) for q in range(nq))
+            + "".join(t.vmladava(8, q, 4 + q, 8) for q in range(nq))
+            + t.mul(8, 8, 7) + (t.usat(8, 7, 8, s) if lo == 0 else t.ssat(8, 8, 8, s)) + t.strb_post(8, 5, 1)
+            + " sub(r6,1)\n bne_w(CH)\n"
+            + t.ldr_imm(4, SP, 20) + " add(r4,1)\n" + t.str_imm(4, SP, 20) + t.ldr_imm(5, SP, 16)
+            + " cmp(r4,r5)\n blt_w(PIX)\n" + t.addw(SP, SP, 32) + " pop({r8,r9,r10,r11})\n")
