@@ -112,35 +112,43 @@ ASM_DWPIX = ("@micropython.asm_thumb\ndef dwpix(r0,r1,r2,r3):\n"
              " pop({r3})\n sub(r3,1)\n bgt(K)\n pop({r1,r2,r3})\n"
              " ldr(r4,[r0,40])\n add(r1,r1,r4)\n ldr(r4,[r0,44])\n add(r2,r2,r4)\n"
              " sub(r3,1)\n lsl(r4,r3,24)\n bne(R)\n")
-# dwrun(P, X, W, O): P[8] >> 16 pixels of one output row, P[15] stepped by P[6] (SW*C << 15)
-# from one to the next, each dwpix then rq into O at offset P[9], without returning to Python
-# (a bytecode statement costs the M0 hundreds of instructions, an assembler call a thousand).
-# It calls them through their function objects (P[3], P[4] = id(dwpix), id(rq): the code
-# address is the third word; data() words are BLX r3 and BLX r0, which the assembler lacks).
+# dwrun(P, X, W, O): the P[9] pixels of one output row, each dwpix then rq into O at offset
+# P[15] (on entry), without returning to Python (a bytecode statement costs the M0 hundreds of
+# instructions, an assembler call a thousand). A pixel's window comes from the row's part (P[0]
+# = input offset << 15 | weight offset, P[7] = rows) plus its column's, from a table of two
+# words per output column (offsets packed alike, columns << 8) at byte offset P[6] of P, which
+# dwrun steps. It calls dwpix and rq through their function objects (P[3], P[4] = id(dwpix),
+# id(rq): the code address is the third word; data() words are BLX r3 and BLX r0).
 ASM_DWRUN = ("@micropython.asm_thumb\ndef dwrun(r0,r1,r2,r3):\n"
-             " mov(r4,r0)\n mov(r5,r1)\n mov(r6,r2)\n ldr(r7,[r4,36])\n add(r7,r7,r3)\n label(PX)\n"
+             " mov(r4,r0)\n mov(r5,r1)\n mov(r6,r2)\n ldr(r7,[r4,60])\n add(r7,r7,r3)\n label(PX)\n"
+             " ldr(r1,[r4,24])\n add(r1,r1,r4)\n ldr(r0,[r1,0])\n ldr(r2,[r4,0])\n add(r0,r0,r2)\n str(r0,[r4,60])\n"
+             " ldr(r0,[r1,4])\n ldr(r2,[r4,28])\n orr(r0,r2)\n str(r0,[r4,32])\n"
+             " ldr(r0,[r4,24])\n add(r0,8)\n str(r0,[r4,24])\n"
              " mov(r0,r4)\n mov(r1,r5)\n mov(r2,r6)\n ldr(r3,[r4,12])\n ldr(r3,[r3,8])\n add(r3,1)\n data(2,0x4798)\n"
              " ldr(r0,[r4,16])\n ldr(r0,[r0,8])\n add(r0,1)\n mov(r1,r7)\n mov(r2,r4)\n mov(r3,0)\n data(2,0x4780)\n"
-             " ldr(r0,[r4,60])\n ldr(r1,[r4,24])\n add(r0,r0,r1)\n str(r0,[r4,60])\n ldr(r0,[r4,8])\n add(r7,r7,r0)\n"
-             " ldr(r0,[r4,32])\n mov(r1,1)\n lsl(r1,r1,16)\n sub(r0,r0,r1)\n str(r0,[r4,32])\n lsr(r0,r0,16)\n bne(PX)\n")
-# A row (dwr) is cut into runs of pixels whose window is clipped the same way: the border
-# pixels one by one, the interior [a, b) (whole windows) in one dwrun call. The layer's kernel
-# size, strides and padding are constants in the source, and the row is a function of its own:
-# the micro:bit cannot compile k in one piece otherwise (MemoryError). P[3], P[4] (OH, OW) are
-# scratch while k runs and get their values back at its end; so are P[6..11], which k does not
-# read (dwrun and dwpix read P[10], P[11]: V*C and KW*C). The first rq call clears ACC (the
-# biases' fill left values there; O's first pixel is written again later).
-ASM_DWROW = ("def dwr(X,W,O,P,o,xb,wb,h,b,OW,V,C):\n ox=0\n while ox<OW:\n  n=1\n"
-             "  if ox=={a} and b>{a}:n=b-{a}\n  x0=ox*{SW}-{PL};kx0=0;kx1={KW}\n  if x0<0:kx0=-x0\n"
-             "  if V-x0<{KW}:kx1=V-x0\n"
-             "  P[15]=(xb+(x0+kx0)*C)<<15|(wb+kx0*C);P[8]=n<<16|(kx1-kx0)<<8|h;P[9]=o\n"
-             "  dwrun(P,X,W,O)\n  o+=n*C;ox+=n\n")
-ASM_DEPTHWISE = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4]\n rq(P,O,P,0)\n"
-                 " b=(V-{KW}+{PL})//{SW}+1\n if b>OW:b=OW\n"
-                 " P[3]=id(dwpix);P[4]=id(rq);P[6]=C*{SW}<<15;P[10]=V*C;P[11]=C*{KW}\n o=0\n for oy in range(OH):\n"
-                 "  y0=oy*{SH}-{PT};ky0=0;ky1={KH}\n  if y0<0:ky0=-y0\n  if H-y0<{KH}:ky1=H-y0\n"
-                 "  dwr(X,W,O,P,o,(y0+ky0)*V*C,ky0*{KW}*C,ky1-ky0,b,OW,V,C)\n  o+=OW*C\n"
-                 " P[3]=OH;P[4]=OW\n")
+             " ldr(r0,[r4,8])\n add(r7,r7,r0)\n ldr(r0,[r4,36])\n sub(r0,1)\n str(r0,[r4,36])\n bgt(PX)\n")
+# The column table (dwc, once per call) follows ACC in P: the tiles carry it (scratch_words).
+# The layer's kernel size, strides and padding are constants in the source: the micro:bit
+# cannot compile k reading them from P. While k runs, P[0], P[3], P[4], P[6..11] are dwrun's
+# and dwpix's (P[10], P[11]: the row strides V*C and KW*C); k puts back the ones it reads. The
+# first rq call clears ACC (the biases' fill left values there; O's first pixel is written
+# again later).
+ASM_DWCOLS = ("def dwc(P,V,C,OW,i):\n for ox in range(OW):\n  x0=ox*{SW}-{PL};kx0=0;kx1={KW}\n"
+              "  if x0<0:kx0=-x0\n  if V-x0<{KW}:kx1=V-x0\n  P[i]=(x0+kx0)*C<<15|kx0*C;P[i+1]=(kx1-kx0)<<8;i+=2\n")
+ASM_DEPTHWISE = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4]\n rq(P,O,P,0)\n i=16+2*C\n"
+                 " dwc(P,V,C,OW,i)\n P[3]=id(dwpix);P[4]=id(rq);P[10]=V*C;P[11]=C*{KW}\n o=0\n"
+                 " for oy in range(OH):\n  y0=oy*{SH}-{PT};ky0=0;ky1={KH}\n  if y0<0:ky0=-y0\n"
+                 "  if H-y0<{KH}:ky1=H-y0\n"
+                 "  P[0]=(y0+ky0)*V*C<<15|ky0*{KW}*C;P[7]=ky1-ky0;P[6]=i*4;P[9]=OW;P[15]=o\n"
+                 "  dwrun(P,X,W,O)\n  o+=OW*C\n P[0]=H;P[3]=OH;P[4]=OW;P[7]={KW}\n")
+
+
+def scratch_words(layer, emitter: str, dtype: str, tile_chans: int, tile_cols: int) -> int:
+    """Words a tile's P carries after its biases for the kernels' own use: the int32
+    accumulator row of dwpix and srow (one per channel), and dwrun's column table."""
+    if not uses_accumulators(layer, emitter, dtype):
+        return 0
+    return tile_chans + (2 * tile_cols if layer.op == "DEPTHWISE_CONV_2D" else 0)
 
 
 # srow: one kernel row of a (not 1x1) convolution, r3 inputs from
@@ -209,11 +217,11 @@ def asm_smac_source(job) -> str:
 
 
 def asm_channels_source(job) -> str:
-    """The asm_thumb depthwise kernel: dwpix, rq, dwrun and dwr compiled apart, then k."""
+    """The asm_thumb depthwise kernel: dwpix, rq, dwrun and dwc compiled apart, then k."""
     (kh, kw), (sh, sw) = job.layer.kernel, job.layer.stride or (1, 1)
     pt, pl = job.tiles[0].params[10:12]
     const = dict(KH=kh, KW=kw, SH=sh, SW=sw, PT=pt, PL=pl, a=-(-pl // sw))
-    return "#--\n".join((ASM_DWPIX, ASM_RQ, ASM_DWRUN, ASM_DWROW.format(**const), ASM_DEPTHWISE.format(**const)))
+    return "#--\n".join((ASM_DWPIX, ASM_RQ, ASM_DWRUN, ASM_DWCOLS.format(**const), ASM_DEPTHWISE.format(**const)))
 
 
 def rows_apply(job) -> bool:
@@ -373,7 +381,12 @@ def script(job) -> str:
     else:
         src = source(job.layer.op, job.emitter, job.dtype)
     call = f"layer(k,{job.layer.index},'{job.emitter}','{job.dtype}','{tc}',{q},"
-    return "gc.collect()\n#--\n" + src + "#--\n_j=" + call + cands + ")\n" + _companion_call(job, call)
+    return _FREE + "#--\n" + src + "#--\n_j=" + call + cands + ")\n" + _companion_call(job, call)
+
+
+# The previous layer's kernel and routines are let go before this one's are compiled: the
+# micro:bit's heap is fragmented enough that compiling a routine beside them failed (MemoryError).
+_FREE = "k=dwpix=dwrun=dwc=rq=srow=rows=apool=dot=None\ngc.collect()\n"
 
 
 def _companion_call(job, call: str) -> str:

@@ -173,10 +173,16 @@ def full_tile(layer: Layer, dtype: str) -> Tile:
     return tile(layer, dtype, *_extent(layer))
 
 
-def _companion(layer: Layer, dtype: str, t: Tile) -> Tile:
+def _with_scratch(layer: Layer, dtype: str, emitter: str, t: Tile) -> Tile:
+    """t with the words its kernel keeps after the biases in P (layer_kernels.scratch_words):
+    carried as biases, so they cost no allocation on the board."""
+    extra = layer_kernels.scratch_words(layer, emitter, dtype, t.chans, t.cols)
+    return dataclasses.replace(t, nb=t.nb + extra) if extra else t
+
+
+def _companion(layer: Layer, dtype: str, emitter: str, t: Tile) -> Tile:
     """t with half its output channels (rounded up), same rows and columns."""
-    c = tile(layer, dtype, t.rows, t.cols, -(-t.chans // 2))
-    return dataclasses.replace(c, nb=c.nb * (t.nb // max(t.chans, 1)) if t.nb else 0)
+    return _with_scratch(layer, dtype, emitter, tile(layer, dtype, t.rows, t.cols, -(-t.chans // 2)))
 
 
 def _tile_work(layer: Layer, t: Tile) -> float:
@@ -199,8 +205,7 @@ def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: floa
                     for c in _halvings(chans)},
                    # every channel first; else two or more, so a half-channel companion exists
                    key=lambda t: (t.chans < chans, t.chans < min(2, chans), -t.fraction, t.heap_bytes(isz)))
-    if layer_kernels.uses_accumulators(layer, emitter, dtype):  # their row follows the biases
-        tiles = [dataclasses.replace(t, nb=2 * t.nb) for t in tiles]
+    tiles = [_with_scratch(layer, dtype, emitter, t) for t in tiles]
     full = tiles[0]
     fit = [t for t in tiles if t.heap_bytes(isz) <= heap and (max_work is None or _tile_work(layer, t) <= max_work)
            and (emitter != "asm_thumb" or _fits_asm(t))]
@@ -213,7 +218,7 @@ def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: floa
         if t.heap_bytes(isz) <= 0.7 * picked[-1].heap_bytes(isz):
             picked.append(t)
     why = "" if picked[0] == full else ("memory" if full.heap_bytes(isz) > heap else "time")
-    comp = [_companion(layer, dtype, t) for t in picked if 1 < t.chans < chans]
+    comp = [_companion(layer, dtype, emitter, t) for t in picked if 1 < t.chans < chans]
     return Job(layer, dtype, emitter, tuple(picked + comp), why, len(comp))
 
 
