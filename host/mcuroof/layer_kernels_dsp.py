@@ -65,6 +65,19 @@ def _copy(c: int, zero: bool) -> str:
     return f" movw(r5,{c})\n label({name})\n" + body + f" sub(r5,1)\n bne_w({name})\n"
 
 
+def _whole_row(c: int, kw: int) -> str:
+    """A window row wholly inside the input (x0 >= 0, x0 + KW <= V): its KW*C bytes copied a
+    word at a time (unaligned loads), then on to the next row; else on to GS, tap by tap."""
+    n = kw * c
+    if n > 64:
+        return ""
+    return (f" cmp(r7,0)\n blt_w(GS)\n ldr(r5,[r0,4])\n sub(r5,{kw})\n cmp(r7,r5)\n bgt_w(GS)\n"
+            + f" movw(r5,{c})\n mul(r5,r7)\n" + t.add_lsl(10, 9, 5, 0)
+            + "".join(t.ldr_imm(12, 10, 4 * i) + t.str_post(12, 1, 4) for i in range(n // 4))
+            + "".join(t.ldrb_imm(12, 10, i) + t.strb_post(12, 1, 1) for i in range(n // 4 * 4, n))
+            + " b(GR)\n label(GS)\n")
+
+
 def _gather(c: int, kh: int, kw: int, boff: int) -> str:
     """One pixel's window (KH x KW x C bytes) into the byte row at sp+boff; r0 = P, r6 = oy,
     r7 = ox. Taps outside the input are zeros. r9: the input row's first byte."""
@@ -74,6 +87,7 @@ def _gather(c: int, kh: int, kw: int, boff: int) -> str:
             " label(GY)\n ldr(r5,[r0,0])\n cmp(r6,r5)\n bcs_w(GZ)\n"                 # row outside: zeros
             " ldr(r5,[r0,4])\n" + f" movw(r4,{c})\n mul(r5,r4)\n" + t.mul(10, 6, 5)
             + t.ldr_imm(9, SP, 4) + t.add_lsl(9, 9, 10, 0)                             # X + y*V*C
+            + _whole_row(c, kw)
             + f" mov(r3,{kw})\n mov(r4,r7)\n"
             " label(GX)\n ldr(r5,[r0,4])\n cmp(r4,r5)\n bcs_w(GO)\n"
             + f" movw(r5,{c})\n mul(r5,r4)\n" + t.add_lsl(10, 9, 5, 0) + _copy(c, False)
