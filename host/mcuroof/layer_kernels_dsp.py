@@ -344,7 +344,9 @@ def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: 
 def depthwise_rows_source(job) -> str:
     """Depthwise, the whole tile per call, input rows widened once (see the frame above): per
     pixel and group of 4 channels, each tap is LDRD inputs, LDRD weights, SMLABB/SMLATT x 4
-    (6 instructions per 4 MACs); biases, requantization and a 4-byte store per group."""
+    (6 instructions per 4 MACs); biases, requantization and a 4-byte store per group. Columns
+    of the window on the left or right padding are skipped (one group loop per span of taps
+    the tiles' columns have); rows on the top or bottom padding are multiplied as zeros."""
     _, m, s, lo = _constants(job)
     gm, pwm, taps, wp, woff, roff, slot, frame = _dw_rows_geometry(job)
     p = job.tiles[0].params
@@ -362,16 +364,28 @@ def depthwise_rows_source(job) -> str:
                + t.add_lsl(2, 9, 8, 4) + t.ldrd_imm(6, 7, 2, 64) + t.strd_imm(6, 7, 1, 0)
                + t.ldrd_imm(6, 7, 2, 72) + t.strd_imm(6, 7, 1, 8) + " add(r1,16)\n"
                + t.addw(8, 8, 1) + " sub(r3,1)\n bne_w(WG)\n")
-    taps_code = ""
-    for ky in range(kh):
-        for kx in range(kw):
-            taps_code += (t.ldrd_imm(4, 5, rb[ky], kx * gm * 8) + t.ldrd_imm(6, 7, 8, (ky * kw + kx) * 8)
-                          + t.smlabb(10, 4, 6, 10) + t.smlatt(12, 4, 6, 12)
-                          + t.smlabb(11, 5, 7, 11) + t.smlatt(LR, 5, 7, LR))
-    group = (" label(GL)\n" + t.ldrd_imm(10, 11, 8, taps * 8) + t.ldrd_imm(12, LR, 8, taps * 8 + 8) + taps_code
-             + f" movw(r4,{m})\n" + "".join(_rq(a, s, lo) for a in (10, 11, 12, LR))
-             + "".join(t.strb_imm(a, 9, i) for i, a in enumerate((10, 11, 12, LR))) + t.addw(9, 9, 4)
-             + "".join(f" add(r{r},8)\n" for r in rb) + t.addw(8, 8, wp) + " sub(r0,1)\n bne_w(GL)\n")
+    def loop(v: int, kx0: int, kx1: int, last: bool) -> str:
+        """The group loop of a pixel whose window keeps the taps kx0 <= kx < kx1 (the others
+        fall on zero padding: skipped, not multiplied)."""
+        taps_code = "".join(t.ldrd_imm(4, 5, rb[ky], kx * gm * 8) + t.ldrd_imm(6, 7, 8, (ky * kw + kx) * 8)
+                            + t.smlabb(10, 4, 6, 10) + t.smlatt(12, 4, 6, 12)
+                            + t.smlabb(11, 5, 7, 11) + t.smlatt(LR, 5, 7, LR)
+                            for ky in range(kh) for kx in range(kx0, kx1))
+        return (f" label(GL{v})\n" + t.ldrd_imm(10, 11, 8, taps * 8) + t.ldrd_imm(12, LR, 8, taps * 8 + 8)
+                + taps_code + f" movw(r4,{m})\n" + "".join(_rq(a, s, lo) for a in (10, 11, 12, LR))
+                + "".join(t.strb_imm(a, 9, i) for i, a in enumerate((10, 11, 12, LR))) + t.addw(9, 9, 4)
+                + "".join(f" add(r{r},8)\n" for r in rb) + t.addw(8, 8, wp) + f" sub(r0,1)\n bne_w(GL{v})\n"
+                + ("" if last else " beq_w(GD)\n"))
+    cands = [tl.params for tl in job.tiles if tl.params[2] % 4 == 0]
+    spans = sorted({(max(0, pl - ox * sw), min(kw, q[1] + pl - ox * sw)) for q in cands for ox in range(q[4])})
+    dispatch = (t.ldr_imm(4, SP, D_OX) + f" movw(r5,{sw})\n mul(r4,r5)\n movw(r5,{pl})\n sub(r4,r4,r5)\n"
+                " mov(r6,0)\n sub(r6,r6,r4)\n cmp(r6,0)\n bge(DA)\n mov(r6,0)\n label(DA)\n"   # kx0
+                + t.ldr_imm(5, SP, D_P) + " ldr(r7,[r5,4])\n sub(r7,r7,r4)\n" + f" movw(r5,{kw})\n"
+                " cmp(r7,r5)\n ble(DB)\n mov(r7,r5)\n label(DB)\n"                                 # kx1
+                + "".join(f" cmp(r6,{a})\n bne(DN{v})\n cmp(r7,{b})\n beq_w(GL{v})\n label(DN{v})\n"
+                          for v, (a, b) in enumerate(spans[:-1])))
+    order = [len(spans) - 1] + list(range(len(spans) - 1))
+    group = dispatch + "".join(loop(v, *spans[v], i == len(order) - 1) for i, v in enumerate(order)) + " label(GD)\n"
     pixel = (" label(PX)\n" + t.ldr_imm(0, SP, D_P) + " ldr(r0,[r0,8])\n lsr(r0,r0,2)\n" + t.ldr_imm(5, SP, D_COL)
              + "".join(t.ldr_imm(r, SP, D_RB + 4 * i) + f" add(r{r},r{r},r5)\n" for i, r in enumerate(rb))
              + t.addw(8, SP, woff) + t.ldr_imm(9, SP, D_OUT) + group + t.str_imm(9, SP, D_OUT)
