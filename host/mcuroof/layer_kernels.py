@@ -11,8 +11,9 @@ Emitters: bytecode and native run the plain loops; viper the same on raw pointer
 viper has no float pointers); asm_thumb (int8 only: Cortex-M0 has no FPU) runs dense layers and
 1x1 convolutions a pixel per assembler call (ASM_ROWS), depthwise layers a pixel's whole window
 per routine (ASM_DWPIX, then ASM_RQ; ASM_DWRUN runs both over a row's pixels), other
-convolutions a kernel row per call (ASM_SROW), average pools a pixel per call (ASM_POOL);
-ASM_DOT is left for 1x1 convolutions with padding.
+convolutions a kernel row per routine (ASM_SROW; ASM_SRUN runs it and ASM_RQ over a row's
+pixels), average pools a pixel per call (ASM_POOL); ASM_DOT is left for 1x1 convolutions with
+padding.
 """
 from __future__ import annotations
 
@@ -93,7 +94,6 @@ ASM_RQ = ("@micropython.asm_thumb\ndef rq(r0,r1,r2,r3):\n"
           " ldr(r5,[r2,52])\n asr(r4,r5)\n mov(r5,127)\n cmp(r4,r5)\n ble(A)\n mov(r4,r5)\n label(A)\n"
           " ldr(r5,[r2,56])\n cmp(r4,r5)\n bge(B)\n mov(r4,r5)\n label(B)\n strb(r4,[r1,0])\n"
           " add(r0,4)\n add(r1,1)\n add(r3,4)\n sub(r7,1)\n bgt(L)\n")
-_ZERO_ACC = " for i in range(OC):\n  P[16+OC+i]=0\n"
 # the window clipped at the borders, rows once per output row, without max() and min() (a
 # builtin call costs the micro:bit more than the comparisons); xb, wb: the row's first input
 # and weight offsets, h: its row count
@@ -127,16 +127,16 @@ ASM_DWRUN = ("@micropython.asm_thumb\ndef dwrun(r0,r1,r2,r3):\n"
              " mov(r0,r4)\n mov(r1,r5)\n mov(r2,r6)\n ldr(r3,[r4,12])\n ldr(r3,[r3,8])\n add(r3,1)\n data(2,0x4798)\n"
              " ldr(r0,[r4,16])\n ldr(r0,[r0,8])\n add(r0,1)\n mov(r1,r7)\n mov(r2,r4)\n mov(r3,0)\n data(2,0x4780)\n"
              " ldr(r0,[r4,8])\n add(r7,r7,r0)\n ldr(r0,[r4,36])\n sub(r0,1)\n str(r0,[r4,36])\n bgt(PX)\n")
-# The column table (dwc, once per call) follows ACC in P: the tiles carry it (scratch_words).
+# The column table (cols, once per call) follows ACC in P: the tiles carry it (scratch_words).
 # The layer's kernel size, strides and padding are constants in the source: the micro:bit
 # cannot compile k reading them from P. While k runs, P[0], P[3], P[4], P[6..11] are dwrun's
 # and dwpix's (P[10], P[11]: the row strides V*C and KW*C); k puts back the ones it reads. The
 # first rq call clears ACC (the biases' fill left values there; O's first pixel is written
 # again later).
-ASM_DWCOLS = ("def dwc(P,V,C,OW,i):\n for ox in range(OW):\n  x0=ox*{SW}-{PL};kx0=0;kx1={KW}\n"
-              "  if x0<0:kx0=-x0\n  if V-x0<{KW}:kx1=V-x0\n  P[i]=(x0+kx0)*C<<15|kx0*C;P[i+1]=(kx1-kx0)<<8;i+=2\n")
+ASM_COLS = ("def cols(P,V,C,OW,i,m):\n for ox in range(OW):\n  x0=ox*{SW}-{PL};kx0=0;kx1={KW}\n"
+            "  if x0<0:kx0=-x0\n  if V-x0<{KW}:kx1=V-x0\n  P[i]=(x0+kx0)*C<<15|kx0*C;P[i+1]=(kx1-kx0)*m;i+=2\n")
 ASM_DEPTHWISE = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4]\n rq(P,O,P,0)\n i=16+2*C\n"
-                 " dwc(P,V,C,OW,i)\n P[3]=id(dwpix);P[4]=id(rq);P[10]=V*C;P[11]=C*{KW}\n o=0\n"
+                 " cols(P,V,C,OW,i,256)\n P[3]=id(dwpix);P[4]=id(rq);P[10]=V*C;P[11]=C*{KW}\n o=0\n"
                  " for oy in range(OH):\n  y0=oy*{SH}-{PT};ky0=0;ky1={KH}\n  if y0<0:ky0=-y0\n"
                  "  if H-y0<{KH}:ky1=H-y0\n"
                  "  P[0]=(y0+ky0)*V*C<<15|ky0*{KW}*C;P[7]=ky1-ky0;P[6]=i*4;P[9]=OW;P[15]=o\n"
@@ -145,28 +145,44 @@ ASM_DEPTHWISE = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4]\n rq(P,
 
 def scratch_words(layer, emitter: str, dtype: str, tile_chans: int, tile_cols: int) -> int:
     """Words a tile's P carries after its biases for the kernels' own use: the int32
-    accumulator row of dwpix and srow (one per channel), and dwrun's column table."""
+    accumulator row of dwpix and srow (one per channel), and dwrun's and srun's column table."""
     if not uses_accumulators(layer, emitter, dtype):
         return 0
-    return tile_chans + (2 * tile_cols if layer.op == "DEPTHWISE_CONV_2D" else 0)
+    return tile_chans + 2 * tile_cols
 
 
-# srow: one kernel row of a (not 1x1) convolution, r3 inputs from
-# P[15]'s offsets: each input value times the OC weights of its tap (KH*KW*C apart) into ACC.
-# 0x5699 = LDRSB r1,[r3,r2] with r2 = 0 (data(): the inline assembler lacks it); P and the loop
-# state are pushed around the channel loop, which needs every low register.
+# srow: one kernel row of a (not 1x1) convolution, P[11] inputs from P[15]'s offsets: each
+# input value times the OC weights of its tap (P[10] = KH*KW*C apart) into ACC; then P[15]
+# steps to the next kernel row (P[8] = V*C << 15 | KW*C). 0x5699 = LDRSB r1,[r3,r2] with r2 = 0
+# (data(): the inline assembler lacks it); P and the loop state are pushed around the channel
+# loop, which needs every low register.
 ASM_SROW = ("@micropython.asm_thumb\ndef srow(r0,r1,r2,r3):\n"
-            " ldr(r4,[r0,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
-            " label(V)\n ldr(r6,[r0,20])\n mov(r7,r6)\n lsl(r6,r6,2)\n add(r6,r6,r0)\n add(r6,64)\n"
-            " ldr(r4,[r0,24])\n ldr(r5,[r0,28])\n mul(r4,r5)\n ldr(r5,[r0,8])\n mul(r4,r5)\n"
+            " ldr(r3,[r0,44])\n ldr(r4,[r0,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n"
+            " add(r2,r2,r4)\n label(V)\n ldr(r6,[r0,20])\n mov(r7,r6)\n lsl(r6,r6,2)\n add(r6,r6,r0)\n add(r6,64)\n"
+            " ldr(r4,[r0,40])\n"
             " ldrb(r5,[r1,0])\n lsl(r5,r5,24)\n asr(r5,r5,24)\n push({r0,r1,r2,r3})\n mov(r3,r2)\n mov(r2,0)\n"
             " label(L)\n data(2,0x5699)\n mul(r1,r5)\n ldr(r0,[r6,0])\n add(r0,r0,r1)\n str(r0,[r6,0])\n"
             " add(r6,4)\n add(r3,r3,r4)\n sub(r7,1)\n bgt(L)\n pop({r0,r1,r2,r3})\n"
-            " add(r1,1)\n add(r2,1)\n sub(r3,1)\n bgt(V)\n")
-ASM_SROW_CONV = ("def k(X,W,O,P):\n" + _HEAD + _ZERO_ACC + " d=(V*C)<<15|(KW*C)\n o=0\n for oy in range(OH):\n"
-                 + _ROW + "  for ox in range(OW):\n" + _COLS + "   n=(kx1-kx0)*C;s=(xb+(x0+kx0)*C)<<15|(wb+kx0*C)\n"
-                 "   for ky in range(ky1-ky0):\n    P[15]=s\n    srow(P,X,W,n)\n    s+=d\n"
-                 "   rq(P,O,P,o)\n   o+=OC\n")
+            " add(r1,1)\n add(r2,1)\n sub(r3,1)\n bgt(V)\n"
+            " ldr(r4,[r0,60])\n ldr(r5,[r0,32])\n add(r4,r4,r5)\n str(r4,[r0,60])\n")
+# srun(P, X, W, O): like dwrun, the P[9] pixels of an output row, each its window's rows
+# (P[7] of them: srow called that many times, counted in P[1]) then rq; the column table's
+# second word is the pixel's input count per kernel row.
+ASM_SRUN = ("@micropython.asm_thumb\ndef srun(r0,r1,r2,r3):\n"
+            " mov(r4,r0)\n mov(r5,r1)\n mov(r6,r2)\n ldr(r7,[r4,60])\n add(r7,r7,r3)\n label(PX)\n"
+            " ldr(r1,[r4,24])\n mov(r0,r1)\n add(r0,8)\n str(r0,[r4,24])\n add(r1,r1,r4)\n"
+            " ldr(r0,[r1,0])\n ldr(r2,[r4,0])\n add(r0,r0,r2)\n str(r0,[r4,60])\n"
+            " ldr(r0,[r1,4])\n str(r0,[r4,44])\n ldr(r0,[r4,28])\n str(r0,[r4,4])\n label(KY)\n"
+            " mov(r0,r4)\n mov(r1,r5)\n mov(r2,r6)\n ldr(r3,[r4,12])\n ldr(r3,[r3,8])\n add(r3,1)\n data(2,0x4798)\n"
+            " ldr(r0,[r4,4])\n sub(r0,1)\n str(r0,[r4,4])\n bgt(KY)\n"
+            " ldr(r0,[r4,16])\n ldr(r0,[r0,8])\n add(r0,1)\n mov(r1,r7)\n mov(r2,r4)\n mov(r3,0)\n data(2,0x4780)\n"
+            " ldr(r0,[r4,20])\n add(r7,r7,r0)\n ldr(r0,[r4,36])\n sub(r0,1)\n str(r0,[r4,36])\n bgt(PX)\n")
+ASM_SROW_CONV = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5]\n rq(P,O,P,0)\n i=16+2*OC\n"
+                 " cols(P,V,C,OW,i,C)\n P[3]=id(srow);P[4]=id(rq);P[8]=V*C<<15|{KW}*C;P[10]={KH}*{KW}*C\n o=0\n"
+                 " for oy in range(OH):\n  y0=oy*{SH}-{PT};ky0=0;ky1={KH}\n  if y0<0:ky0=-y0\n"
+                 "  if H-y0<{KH}:ky1=H-y0\n"
+                 "  P[0]=(y0+ky0)*V*C<<15|ky0*{KW}*C;P[7]=ky1-ky0;P[6]=i*4;P[9]=OW;P[15]=o\n"
+                 "  srun(P,X,W,O)\n  o+=OW*OC\n P[0]=H;P[1]=V;P[3]=OH;P[4]=OW\n")
 
 
 # asm_thumb int8 average pool: apool sums one output pixel's (clipped) window for each of its C
@@ -212,16 +228,23 @@ def uses_accumulators(layer, emitter: str, dtype: str) -> bool:
     return layer.op == "CONV_2D" and tuple(layer.kernel) != (1, 1)
 
 
+def _layer_constants(job) -> dict:
+    """The layer's kernel size, strides and padding, written into the source (see ASM_COLS)."""
+    (kh, kw), (sh, sw) = job.layer.kernel, job.layer.stride or (1, 1)
+    pt, pl = job.tiles[0].params[10:12]
+    return dict(KH=kh, KW=kw, SH=sh, SW=sw, PT=pt, PL=pl)
+
+
 def asm_smac_source(job) -> str:
-    return ASM_SROW + "#--\n" + ASM_RQ + "#--\n" + ASM_SROW_CONV
+    """The asm_thumb convolution kernel: srow, rq, srun and cols compiled apart, then k."""
+    const = _layer_constants(job)
+    return "#--\n".join((ASM_SROW, ASM_RQ, ASM_SRUN, ASM_COLS.format(**const), ASM_SROW_CONV.format(**const)))
 
 
 def asm_channels_source(job) -> str:
-    """The asm_thumb depthwise kernel: dwpix, rq, dwrun and dwc compiled apart, then k."""
-    (kh, kw), (sh, sw) = job.layer.kernel, job.layer.stride or (1, 1)
-    pt, pl = job.tiles[0].params[10:12]
-    const = dict(KH=kh, KW=kw, SH=sh, SW=sw, PT=pt, PL=pl, a=-(-pl // sw))
-    return "#--\n".join((ASM_DWPIX, ASM_RQ, ASM_DWRUN, ASM_DWCOLS.format(**const), ASM_DEPTHWISE.format(**const)))
+    """The asm_thumb depthwise kernel: dwpix, rq, dwrun and cols compiled apart, then k."""
+    const = _layer_constants(job)
+    return "#--\n".join((ASM_DWPIX, ASM_RQ, ASM_DWRUN, ASM_COLS.format(**const), ASM_DEPTHWISE.format(**const)))
 
 
 def rows_apply(job) -> bool:
@@ -386,7 +409,7 @@ def script(job) -> str:
 
 # The previous layer's kernel and routines are let go before this one's are compiled: the
 # micro:bit's heap is fragmented enough that compiling a routine beside them failed (MemoryError).
-_FREE = "k=dwpix=dwrun=dwc=rq=srow=rows=apool=dot=None\ngc.collect()\n"
+_FREE = "k=dwpix=dwrun=srun=cols=rq=srow=rows=apool=dot=None\ngc.collect()\n"
 
 
 def _companion_call(job, call: str) -> str:
