@@ -127,16 +127,18 @@ ASM_DWRUN = ("@micropython.asm_thumb\ndef dwrun(r0,r1,r2,r3):\n"
              " mov(r0,r4)\n mov(r1,r5)\n mov(r2,r6)\n ldr(r3,[r4,12])\n ldr(r3,[r3,8])\n add(r3,1)\n data(2,0x4798)\n"
              " ldr(r0,[r4,16])\n ldr(r0,[r0,8])\n add(r0,1)\n mov(r1,r7)\n mov(r2,r4)\n mov(r3,0)\n data(2,0x4780)\n"
              " ldr(r0,[r4,8])\n add(r7,r7,r0)\n ldr(r0,[r4,36])\n sub(r0,1)\n str(r0,[r4,36])\n bgt(PX)\n")
-# The column table (cols, once per call) follows ACC in P: the tiles carry it (scratch_words).
+# The column table follows ACC in P (the tiles carry it: scratch_words), then a word that marks
+# it made: like the weights' layout, it depends on the layer's shape only, so it is made at the
+# first call, not at every inference. That call also clears ACC (the biases' fill left values
+# there; O's first pixel is written again later).
 # The layer's kernel size, strides and padding are constants in the source: the micro:bit
 # cannot compile k reading them from P. While k runs, P[0], P[3], P[4], P[6..11] are dwrun's
-# and dwpix's (P[10], P[11]: the row strides V*C and KW*C); k puts back the ones it reads. The
-# first rq call clears ACC (the biases' fill left values there; O's first pixel is written
-# again later).
+# and dwpix's (P[10], P[11]: the row strides V*C and KW*C); k puts back the ones it reads.
 ASM_COLS = ("def cols(P,V,C,OW,i,m):\n for ox in range(OW):\n  x0=ox*{SW}-{PL};kx0=0;kx1={KW}\n"
-            "  if x0<0:kx0=-x0\n  if V-x0<{KW}:kx1=V-x0\n  P[i]=(x0+kx0)*C<<15|kx0*C;P[i+1]=(kx1-kx0)*m;i+=2\n")
-ASM_DEPTHWISE = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4]\n rq(P,O,P,0)\n i=16+2*C\n"
-                 " cols(P,V,C,OW,i,256)\n P[3]=id(dwpix);P[4]=id(rq);P[10]=V*C;P[11]=C*{KW}\n o=0\n"
+            "  if x0<0:kx0=-x0\n  if V-x0<{KW}:kx1=V-x0\n  P[i]=(x0+kx0)*C<<15|kx0*C;P[i+1]=(kx1-kx0)*m;i+=2\n"
+            " P[i]=65536+OW\n")
+ASM_DEPTHWISE = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4];i=16+2*C\n"
+                 " if P[i+2*OW]!=65536+OW:cols(P,V,C,OW,i,256);rq(P,O,P,0)\n P[3]=id(dwpix);P[4]=id(rq);P[10]=V*C;P[11]=C*{KW}\n o=0\n"
                  " for oy in range(OH):\n  y0=oy*{SH}-{PT};ky0=0;ky1={KH}\n  if y0<0:ky0=-y0\n"
                  "  if H-y0<{KH}:ky1=H-y0\n"
                  "  P[0]=(y0+ky0)*V*C<<15|ky0*{KW}*C;P[7]=ky1-ky0;P[6]=i*4;P[9]=OW;P[15]=o\n"
@@ -145,10 +147,11 @@ ASM_DEPTHWISE = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4]\n rq(P,
 
 def scratch_words(layer, emitter: str, dtype: str, tile_chans: int, tile_cols: int) -> int:
     """Words a tile's P carries after its biases for the kernels' own use: the int32
-    accumulator row of dwpix and srow (one per channel), and dwrun's and srun's column table."""
+    accumulator row of dwpix and srow (one per channel), and dwrun's and srun's column table
+    and its mark."""
     if not uses_accumulators(layer, emitter, dtype):
         return 0
-    return tile_chans + 2 * tile_cols
+    return tile_chans + 2 * tile_cols + 1
 
 
 # srow: one kernel row of a (not 1x1) convolution, P[11] inputs from P[15]'s offsets: each
@@ -177,12 +180,12 @@ ASM_SRUN = ("@micropython.asm_thumb\ndef srun(r0,r1,r2,r3):\n"
             " ldr(r0,[r4,4])\n sub(r0,1)\n str(r0,[r4,4])\n bgt(KY)\n"
             " ldr(r0,[r4,16])\n ldr(r0,[r0,8])\n add(r0,1)\n mov(r1,r7)\n mov(r2,r4)\n mov(r3,0)\n data(2,0x4780)\n"
             " ldr(r0,[r4,20])\n add(r7,r7,r0)\n ldr(r0,[r4,36])\n sub(r0,1)\n str(r0,[r4,36])\n bgt(PX)\n")
-ASM_SROW_CONV = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5]\n rq(P,O,P,0)\n i=16+2*OC\n"
-                 " cols(P,V,C,OW,i,C)\n P[3]=id(srow);P[4]=id(rq);P[8]=V*C<<15|{KW}*C;P[10]={KH}*{KW}*C\n o=0\n"
+ASM_SROW_CONV = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4];i=16+2*P[5]\n"
+                 " if P[i+2*OW]!=65536+OW:cols(P,V,C,OW,i,C);rq(P,O,P,0)\n P[3]=id(srow);P[4]=id(rq);P[8]=V*C<<15|{KW}*C;P[10]={KH}*{KW}*C\n o=0\n"
                  " for oy in range(OH):\n  y0=oy*{SH}-{PT};ky0=0;ky1={KH}\n  if y0<0:ky0=-y0\n"
                  "  if H-y0<{KH}:ky1=H-y0\n"
                  "  P[0]=(y0+ky0)*V*C<<15|ky0*{KW}*C;P[7]=ky1-ky0;P[6]=i*4;P[9]=OW;P[15]=o\n"
-                 "  srun(P,X,W,O)\n  o+=OW*OC\n P[0]=H;P[1]=V;P[3]=OH;P[4]=OW\n")
+                 "  srun(P,X,W,O)\n  o+=OW*P[5]\n P[0]=H;P[1]=V;P[3]=OH;P[4]=OW\n")
 
 
 # asm_thumb int8 average pool: apool sums one output pixel's (clipped) window for each of its C
