@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import textwrap
 
 from rich.console import Console
 from rich.table import Table
@@ -13,7 +14,7 @@ from rich.text import Text
 PIPE_WIDTH = 400   # not a terminal (| tee, CI logs): write every column at its full width
 # columns left out first when a table does not fit, in this order (headers as the tables name them)
 DROPPABLE = ("per cycle", "per instr", "source", "tile", "bytes/s (of roof)", "/ theory", "roof", "bound",
-             "icount shift", "results", "firmware", "measured / predicted")
+             "icount shift", "results", "firmware", "layers", "measured / predicted")
 
 
 def console() -> Console:
@@ -41,8 +42,10 @@ def fit(table: Table, width: int) -> Table:
                 caption_justify=table.caption_justify, box=table.box, show_lines=table.show_lines)
     numeric = {id(c): _numeric(c) for c in kept}
     words = sum((_natural(c) if numeric[id(c)] else _longest_word(c)) + 3 for c in kept) + 1 <= width
+    whole_headers = sum(max(_natural(c), len(_plain(c.header))) + 3 for c in kept) + 1 <= width
     for c in kept:  # numbers keep their width; text wraps between words (inside them only if it must)
-        out.add_column(c.header, justify=c.justify, no_wrap=numeric[id(c)], overflow="fold",
+        header = _wrapped_header(c) if numeric[id(c)] and not whole_headers else c.header
+        out.add_column(header, justify=c.justify, no_wrap=numeric[id(c)], overflow="fold",
                        min_width=_natural(c) if numeric[id(c)] else (_longest_word(c) if words else None))
     for i, row in enumerate(table.rows):
         out.add_row(*[c._cells[i] for c in kept], style=row.style)
@@ -51,6 +54,12 @@ def fit(table: Table, width: int) -> Table:
         out.caption = f"{table.caption}\n{note}" if table.caption else note
         out.caption_justify = "left"
     return out
+
+
+def _wrapped_header(col) -> str:
+    """A number column's header broken between words to the column's width: no_wrap, which keeps
+    its numbers whole, would keep a long header on one line too and squeeze the other columns."""
+    return textwrap.fill(_plain(col.header), _natural(col), break_long_words=False)
 
 
 def _plain(cell) -> str:
