@@ -39,6 +39,7 @@ LAYERS = [
     spatial(4, "DEPTHWISE_CONV_2D", (5, 4, 6), (5, 4, 6), (3, 3), (1, 1), "RELU"),  # C=6: last group overlaps
     spatial(5, "DEPTHWISE_CONV_2D", (7, 5, 8), (4, 3, 8), (3, 3), (2, 2)),     # strided, padded
     spatial(11, "DEPTHWISE_CONV_2D", (6, 5, 12), (6, 5, 12), (3, 3), (1, 1), "RELU"),  # the row-slot kernel
+    spatial(12, "DEPTHWISE_CONV_2D", (3, 20, 96), (3, 20, 96), (3, 3), (1, 1)),  # row slots, 3 blocks of 32 channels
     spatial(8, "DEPTHWISE_CONV_2D", (4, 4, 3), (4, 4, 3), (3, 3), (1, 1)),     # under 4 channels: one at a time
     spatial(9, "CONV_2D", (4, 4, 20), (4, 4, 3), (3, 3), (1, 1)),             # K=180: two pixels a pass, K looped
     dense(6, 10, 3),

@@ -285,29 +285,33 @@ def depthwise_source(job) -> str:
 # words (zeros where the window leaves the input). Each input row is widened once per call
 # into slot y % KH; every tap is then two LDRD and four SMLABB/SMLATT.
 D_P, D_X, D_W, D_OUT, D_OY, D_OX, D_LAST, D_Y0, D_RB, D_COL = 0, 4, 8, 12, 16, 20, 24, 28, 32, 44
-D_PAD = 48            # (GM - G) * 8: the rest of a column after the tile's G groups
+D_PAD = 48            # (GB - GN) * 8: the rest of a column after the block's GN groups
+D_G0, D_GN = 52, 56   # the block's first channel group and its group count
 MAX_FRAME = 6144
 
 
 def _dw_rows_geometry(job):
-    """(GM, PWM, T, WP, woff, roff, slot, frame) of the row-slot depthwise kernel, or None where
-    it does not apply (channels not a multiple of 4, windows over 3 rows, offsets out of reach)."""
+    """(GB, PWM, T, WP, woff, roff, slot, frame) of the row-slot depthwise kernel, or None where
+    it does not apply (channels not a multiple of 4, windows over 3 rows, offsets out of reach).
+    GB: channel groups a block (all of them where they fit, else 16, 8 or 4: the kernel runs
+    the tile a block of channels at a time)."""
     ps = [tl.params for tl in job.tiles if tl.params[2] % 4 == 0]
     if not ps:
         return None
     kh, kw = ps[0][6], ps[0][7]
     if kh > 3 or len({p[6:12] for p in ps}) != 1:
         return None
-    gm = max(p[2] for p in ps) // 4
     pwm = max((p[4] - 1) * p[9] + kw for p in ps)
     taps = kh * kw
     wp = taps * 8 + 16
-    woff, roff = 64, 64 + gm * wp
-    slot = pwm * gm * 8
-    frame = roff + kh * slot
-    if (kw - 1) * gm * 8 > 1016 or taps * 8 + 8 > 1020 or roff + (kh - 1) * slot > 4095 or frame > MAX_FRAME:
-        return None
-    return gm, pwm, taps, wp, woff, roff, slot, frame
+    gm = max(p[2] for p in ps) // 4
+    for gb in [gm] + [g for g in (16, 8, 4) if g < gm]:
+        woff, roff = 64, 64 + gb * wp
+        slot = pwm * gb * 8
+        frame = roff + kh * slot
+        if (kw - 1) * gb * 8 <= 1016 and taps * 8 + 8 <= 1020 and roff + (kh - 1) * slot <= 4095 and frame <= MAX_FRAME:
+            return gb, pwm, taps, wp, woff, roff, slot, frame
+    return None
 
 
 def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: int) -> str:
@@ -321,12 +325,12 @@ def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: 
             " mul(r7,r6)\n sub(r5,r5,r7)\n" + f" movw(r6,{slot})\n mul(r5,r6)\n" + t.addw(1, SP, roff)
             + " add(r1,r1,r5)\n"                                                   # dst: slot (y % KH)
             + t.ldr_imm(2, SP, D_X) + " ldr(r5,[r0,4])\n ldr(r6,[r0,8])\n mov(r10,r6)\n mul(r5,r6)\n"
-            " mul(r5,r4)\n add(r2,r2,r5)\n mov(r9,r2)\n"                              # r9: X + y*V*C
+            " mul(r5,r4)\n add(r2,r2,r5)\n" + t.ldr_imm(5, SP, D_G0) + t.add_lsl(9, 2, 5, 2)   # X + y*V*C + 4*g0
             + t.ldr_imm(11, SP, D_PAD) + " movw(r8,0)\n movw(r12,0)\n"
             " ldr(r5,[r0,16])\n sub(r5,1)\n ldr(r6,[r0,36])\n mul(r5,r6)\n ldr(r6,[r0,28])\n add(r5,r5,r6)\n"
             " mov(r4,r5)\n"                                                             # columns
             + f" movw(r5,{pl})\n neg(r5,r5)\n"                                          # x = -PL
-            f" label({lab}C)\n ldr(r6,[r0,8])\n lsr(r3,r6,{2 + unroll.bit_length() - 1})\n"  # G / unroll
+            f" label({lab}C)\n" + t.ldr_imm(3, SP, D_GN) + (f" lsr(r3,r3,{unroll.bit_length() - 1})\n" if unroll > 1 else "")
             + t.ldr_imm(6, SP, D_Y0) + (f" add(r6,{ky})\n" if ky else "") + " ldr(r7,[r0,0])\n cmp(r6,r7)\n"
             f" bcs_w({lab}Z)\n ldr(r7,[r0,4])\n cmp(r5,r7)\n bcs_w({lab}Z)\n"
             + t.mul(2, 5, 10) + t.add_lsl(2, 2, 9, 0)
@@ -348,7 +352,7 @@ def depthwise_rows_source(job) -> str:
     of the window on the left or right padding are skipped (one group loop per span of taps
     the tiles' columns have); rows on the top or bottom padding are multiplied as zeros."""
     _, m, s, lo = _constants(job)
-    gm, pwm, taps, wp, woff, roff, slot, frame = _dw_rows_geometry(job)
+    gm, pwm, taps, wp, woff, roff, slot, frame = _dw_rows_geometry(job)   # gm: groups a block
     p = job.tiles[0].params
     kh, kw, sh, sw, pt, pl = p[6:12]
     rb = (1, 2, 3)[:kh]
@@ -357,8 +361,9 @@ def depthwise_rows_source(job) -> str:
     big = frame > 4095
     grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
     shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
-    weights = (" ldr(r0,[r3,8])\n lsr(r3,r0,2)\n" + t.addw(1, SP, woff) + t.ldr_imm(9, SP, D_P) + " movw(r8,0)\n"
-               " label(WG)\n" + t.ldr_imm(2, SP, D_W) + t.add_lsl(2, 2, 8, 2) + f" mov(r4,{taps})\n label(WT)\n"
+    weights = (t.ldr_imm(4, SP, D_P) + " ldr(r0,[r4,8])\n" + t.ldr_imm(3, SP, D_GN) + t.addw(1, SP, woff)
+               + t.ldr_imm(9, SP, D_P) + t.ldr_imm(8, SP, D_G0)
+               + " label(WG)\n" + t.ldr_imm(2, SP, D_W) + t.add_lsl(2, 2, 8, 2) + f" mov(r4,{taps})\n label(WT)\n"
                + t.ldr_imm(6, 2, 0) + t.add_lsl(2, 2, 0, 0) + t.sxtb16(7, 6, 8) + t.sxtb16(6, 6)
                + t.strd_post(6, 7, 1, 8) + " sub(r4,1)\n bne_w(WT)\n"
                + t.add_lsl(2, 9, 8, 4) + t.ldrd_imm(6, 7, 2, 64) + t.strd_imm(6, 7, 1, 0)
@@ -386,9 +391,12 @@ def depthwise_rows_source(job) -> str:
                           for v, (a, b) in enumerate(spans[:-1])))
     order = [len(spans) - 1] + list(range(len(spans) - 1))
     group = dispatch + "".join(loop(v, *spans[v], i == len(order) - 1) for i, v in enumerate(order)) + " label(GD)\n"
-    pixel = (" label(PX)\n" + t.ldr_imm(0, SP, D_P) + " ldr(r0,[r0,8])\n lsr(r0,r0,2)\n" + t.ldr_imm(5, SP, D_COL)
+    pixel = (" label(PX)\n" + t.ldr_imm(5, SP, D_P) + t.ldr_imm(4, SP, D_OY) + " ldr(r6,[r5,16])\n mul(r4,r6)\n"
+             + t.ldr_imm(6, SP, D_OX) + " add(r4,r4,r6)\n ldr(r6,[r5,8])\n mul(r4,r6)\n" + t.ldr_imm(6, SP, D_G0)
+             + t.add_lsl(4, 4, 6, 2) + t.ldr_imm(6, SP, D_OUT) + t.add_lsl(9, 4, 6, 0)   # O + pixel*C + 4*g0
+             + t.ldr_imm(0, SP, D_GN) + t.ldr_imm(5, SP, D_COL)
              + "".join(t.ldr_imm(r, SP, D_RB + 4 * i) + f" add(r{r},r{r},r5)\n" for i, r in enumerate(rb))
-             + t.addw(8, SP, woff) + t.ldr_imm(9, SP, D_OUT) + group + t.str_imm(9, SP, D_OUT)
+             + t.addw(8, SP, woff) + group
              + t.ldr_imm(5, SP, D_COL) + t.addw(5, 5, sw * gm * 8) + t.str_imm(5, SP, D_COL)
              + t.ldr_imm(4, SP, D_OX) + " add(r4,1)\n" + t.str_imm(4, SP, D_OX) + t.ldr_imm(0, SP, D_P)
              + " ldr(r5,[r0,16])\n cmp(r4,r5)\n blt_w(PX)\n")
@@ -400,9 +408,15 @@ def depthwise_rows_source(job) -> str:
            + " ldr(r5,[r0,12])\n cmp(r4,r5)\n blt_w(ROW)\n")
     return ("@micropython.asm_thumb\ndef kr(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n" + grow
             + t.str_imm(3, SP, D_P) + t.str_imm(0, SP, D_X) + t.str_imm(1, SP, D_W) + t.str_imm(2, SP, D_OUT)
-            + " mov(r4,0)\n" + t.str_imm(4, SP, D_OY) + " movw(r4,0x8000)\n neg(r4,r4)\n" + t.str_imm(4, SP, D_LAST)
-            + " ldr(r4,[r3,8])\n lsr(r4,r4,2)\n" + f" movw(r5,{gm})\n sub(r5,r5,r4)\n lsl(r5,r5,3)\n"
-            + t.str_imm(5, SP, D_PAD) + weights + row + shrink + " pop({r8,r9,r10,r11})\n")
+            + " mov(r4,0)\n" + t.str_imm(4, SP, D_G0)
+            + " label(BLK)\n" + t.ldr_imm(0, SP, D_P) + " ldr(r4,[r0,8])\n lsr(r4,r4,2)\n" + t.ldr_imm(5, SP, D_G0)
+            + f" sub(r4,r4,r5)\n movw(r6,{gm})\n cmp(r4,r6)\n ble(BA)\n mov(r4,r6)\n label(BA)\n"    # GN
+            + t.str_imm(4, SP, D_GN) + " sub(r6,r6,r4)\n lsl(r6,r6,3)\n" + t.str_imm(6, SP, D_PAD)
+            + weights + " mov(r4,0)\n" + t.str_imm(4, SP, D_OY) + " movw(r4,0x8000)\n neg(r4,r4)\n"
+            + t.str_imm(4, SP, D_LAST) + row
+            + t.ldr_imm(4, SP, D_G0) + f" add(r4,{gm})\n" + t.str_imm(4, SP, D_G0) + t.ldr_imm(0, SP, D_P)
+            + " ldr(r5,[r0,8])\n lsr(r5,r5,2)\n cmp(r4,r5)\n blt_w(BLK)\n"
+            + shrink + " pop({r8,r9,r10,r11})\n")
 
 
 def source(job) -> str | None:
