@@ -73,6 +73,9 @@ MVE_LAYERS = [
     spatial(1, "CONV_2D", (6, 4, 16), (3, 2, 6), (1, 1), (2, 2), "RELU"),  # K=16, strided
     dense(2, 48, 5, "RELU"),
     dense(3, 32, 1),
+    spatial(4, "CONV_2D", (9, 6, 1), (5, 3, 7), (4, 3), (2, 2), "RELU"),     # gathered: C=1, padded, K=12
+    spatial(5, "CONV_2D", (6, 5, 3), (3, 3, 4), (3, 3), (2, 2)),             # gathered: K=27
+    spatial(6, "CONV_2D", (3, 4, 24), (3, 4, 5), (1, 1), (1, 1)),            # 1x1, K=24: gathered
 ]
 
 
@@ -82,12 +85,13 @@ def mve_jobs():
     return [dataclasses.replace(j, dsp=True, mve=True) for j in jobs]
 
 
-def test_mve_kernels_only_where_k_fits_the_vectors():
+def test_mve_kernels_only_where_k_fits_four_vectors():
     for job in mve_jobs():
         assert layer_kernels_mve.applies(job) and "0xeef" in layer_kernels.script(job), job.layer  # VMLADAVA
         assert not layer_kernels_mve.applies(dataclasses.replace(job, mve=False))
-    for job in dsp_jobs():  # K of 8, 6, 10, 200 or not a 1x1/dense layer: the DSP kernels; dense K=16: MVE
-        assert layer_kernels_mve.applies(dataclasses.replace(job, mve=True)) == (job.layer.index == 7), job.layer
+    for job in dsp_jobs():  # depthwise layers and K over 64 (layers 1, 9, 10): the DSP kernels
+        want = job.layer.op != "DEPTHWISE_CONV_2D" and job.layer.index not in (1, 9, 10)
+        assert layer_kernels_mve.applies(dataclasses.replace(job, mve=True)) == want, job.layer
 
 
 def _run_and_check(tmp_path, board, jobs):

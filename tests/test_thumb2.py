@@ -55,6 +55,7 @@ CASES = [  # (encoder output, assembler source)
     (thumb2.str_post(12, 1, 4), "str r12, [r1], #4"),
     (thumb2.vldrb_post(4, 1, 16), "vldrb.u8 q4, [r1], #16"),
     (thumb2.vldrb_post(7, 11, 16), "vldrb.u8 q7, [r11], #16"),
+    (thumb2.vldrb_imm(6, 1, 48), "vldrb.u8 q6, [r1, #48]"),
     (thumb2.strd_imm(6, 7, 13, 1016), "strd r6, r7, [sp, #1016]"),
 ]
 

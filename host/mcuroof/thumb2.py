@@ -167,3 +167,8 @@ def vldrb_post(qd: int, rn: int, imm: int) -> str:
 def str_post(rt: int, rn: int, imm: int) -> str:
     """STR Rt, [Rn], #imm: store a word, then Rn += imm (0 <= imm < 256)."""
     return data(0xF840 | rn, rt << 12 | 0xB00 | imm)
+
+
+def vldrb_imm(qd: int, rn: int, imm: int) -> str:
+    """VLDRB.U8 Qd, [Rn, #imm] (MVE): 16 bytes from Rn + imm (0 <= imm < 128)."""
+    return data(0xED90 | rn, qd << 13 | 0x1E00 | imm)
