@@ -7,17 +7,26 @@ same requantization (acc * M) >> S clamped to [LO, 127]) for dense layers and co
 None where these kernels do not apply (the Cortex-M0 kernels of layer_kernels run instead).
 The layer's constants (K, M, S, LO) are rendered into the code; the tile's sizes are read from P.
 
-Convolutions and dense layers (`conv`): im2col and a 2x2 matrix product. Output pixels go in
-pairs: each pixel's K = KH*KW*C inputs are gathered (zeros where the window leaves the input;
-1x1 convolutions and dense layers read them in place) and widened by SXTB16 into an int16 row
-on the stack, interleaved so one LDRD loads two halfword pairs of one pixel. Output channels go
-in pairs: per 4 inputs, one LDR and two SXTB16 widen 4 weights of a channel, and 4 SMLAD do 8
-MACs with the two pixels' inputs held in registers (16 instructions per 16 MACs: one MAC per
-instruction, half the SMLAD ceiling). An odd pixel or channel count runs its last pair over
-the previous one (same values stored twice); a tile of one channel has its own loop.
+Convolutions and dense layers (`conv`): im2col and a register-blocked matrix product. Each
+output pixel's K = KH*KW*C inputs are gathered (zeros where the window leaves the input; 1x1
+convolutions and dense layers with C % 4 == 0 are read in place) and widened by SXTB16 into an
+int16 row on the stack, interleaved so that one LDRD loads a pixel's 4 inputs as two halfword
+pairs. A pass takes 3 pixels and 2 output channels with K unrolled: per 4 inputs, an LDR and
+two SXTB16 widen each channel's 4 weights, which serve the 3 pixels' inputs (one LDRD each)
+in 12 SMLAD: 21 instructions per 24 MACs. Dense layers take 1 pixel a pass; K over 156 (the
+rows out of LDRD's reach of sp) 2 pixels with K looped. An odd pixel or channel count runs its
+last pass over the previous one (same values stored twice); a tile of one channel has its own
+loop.
+
+Depthwise (`depthwise_rows_source`): input rows widened once per call into a ring of KH
+zero-padded row slots on the stack, weights widened once per call; per pixel and 4 channels a
+tap is 2 LDRD and 4 SMLABB/SMLATT (a tap's weight serves one output per channel: nothing to
+pair for SMLAD). Tiles whose channels are not a multiple of 4 use `depthwise_source` (pointers
+walked tap by tap), under 4 channels LDRSB and MLA.
 
 Instruction counts are what QEMU -icount charges; the choices hold on a real Cortex-M4/M7 too
-(LDRD is one 64-bit access there; no LDM, no weights widened ahead of the call).
+(LDRD is one 64-bit access on the M7; no LDM; only depthwise weights are widened, inside the
+timed call, and int8 weights are never stored widened).
 """
 from __future__ import annotations
 
