@@ -242,7 +242,8 @@ def test_each_kws_layer_gets_its_asm_thumb_kernel():
 def microbit_asm_network():
     """Layers that take the asm_thumb kernels' less common paths: average pools (a 'same' window
     clipped at the borders, so its count varies, and a global one), a first convolution with
-    more inputs per kernel row than output channels (VWW's), plain and strided depthwise."""
+    more inputs per kernel row than output channels (VWW's), plain and strided depthwise, a 1x1
+    convolution with few channels."""
     pool = dict(op="AVERAGE_POOL_2D", weights=(), macc=0)
     dw = dict(op="DEPTHWISE_CONV_2D", inputs=((1, 9, 7, 8),), weights=((1, 3, 3, 8), (8,)), kernel=(3, 3))
     return dataclasses.replace(model.builtin_network("kws-dscnn"), layers=(
@@ -251,7 +252,9 @@ def microbit_asm_network():
         conv_layer(index=2, name="globalpool", inputs=((1, 5, 3, 8),), output=(1, 1, 1, 8), kernel=(5, 3),
                    stride=(5, 3), padding="valid", **pool),
         conv_layer(index=3, name="dw", output=(1, 9, 7, 8), stride=(1, 1), macc=9 * 7 * 8 * 9, **dw),
-        conv_layer(index=4, name="dw2", output=(1, 5, 4, 8), stride=(2, 2), macc=5 * 4 * 8 * 9, **dw)))
+        conv_layer(index=4, name="dw2", output=(1, 5, 4, 8), stride=(2, 2), macc=5 * 4 * 8 * 9, **dw),
+        conv_layer(index=5, name="pw", inputs=((1, 6, 5, 8),), output=(1, 6, 5, 16), weights=((16, 1, 1, 8), (16,)),
+                   kernel=(1, 1), stride=(1, 1), macc=6 * 5 * 16 * 8)))
 
 
 @needs_qemu
@@ -261,8 +264,9 @@ def test_asm_thumb_kernels_on_the_microbit_match_the_reference(tmp_path):
     net = microbit_asm_network()
     jobs, skipped = layers.plan(net, ["int8"], ["asm_thumb"], heap=3000)
     assert skipped == [] and len(jobs) == len(net.layers)
-    assert ["def srow(" in layer_kernels.script(j) for j in jobs] == [True, False, False, False, False]
-    assert ["def apool(" in layer_kernels.script(j) for j in jobs] == [False, True, True, False, False]
+    assert ["def srun(" in layer_kernels.script(j) for j in jobs] == [True, False, False, False, False, False]
+    assert ["def apool(" in layer_kernels.script(j) for j in jobs] == [False, True, True, False, False, False]
+    assert ["def prun(" in layer_kernels.script(j) for j in jobs] == [False] * 5 + [True]
     log = RawLog(tmp_path / "raw.jsonl")
     link = QemuLink()
     try:

@@ -9,7 +9,7 @@ computes the same with numpy, and the firmware's checksum of O is compared with 
 
 Emitters: bytecode and native run the plain loops; viper the same on raw pointers (int8 only:
 viper has no float pointers); asm_thumb (int8 only: Cortex-M0 has no FPU) runs dense layers and
-1x1 convolutions a pixel per assembler call (ASM_ROWS), depthwise layers a pixel's whole window
+1x1 convolutions a pixel per routine (ASM_ROWS; ASM_PRUN runs it over a row), depthwise layers a pixel's whole window
 per routine (ASM_DWPIX, then ASM_RQ; ASM_DWRUN runs both over a row's pixels), other
 convolutions a kernel row per routine (ASM_SROW; ASM_SRUN runs it and ASM_RQ over a row's
 pixels), average pools a pixel per call (ASM_POOL); ASM_DOT is left for 1x1 convolutions with
@@ -76,9 +76,20 @@ ASM_ROWS = ("@micropython.asm_thumb\ndef rows(r0,r1,r2,r3):\n"
             " bge(B)\n mov(r4,r5)\n label(B)\n strb(r4,[r2,0])\n add(r2,1)\n"
             " ldr(r5,[r3,24])\n sub(r5,1)\n str(r5,[r3,24])\n bgt(OC)\n")
 ASM_DENSE = "def k(X,W,O,P):\n P[10]=0\n P[11]=0\n rows(X,W,O,P)\n"
+# prun(X, W, O, P): rows for the P[15] pixels of an output row, from assembler: P[10] steps by
+# P[9] (SW*C, set by k, which puts SW back at its end) and P[11] by OC. It calls rows through
+# its function object (P[0] = id(rows)) with BLX r8 (a data() word), every low register being
+# an argument; r8 is the caller's, so it is kept on the stack.
+ASM_PRUN = ("@micropython.asm_thumb\ndef prun(r0,r1,r2,r3):\n"
+            " mov(r4,r0)\n mov(r5,r1)\n mov(r6,r2)\n mov(r7,r3)\n mov(r0,r8)\n push({r0})\n label(PX)\n"
+            " ldr(r0,[r7,0])\n ldr(r0,[r0,8])\n add(r0,1)\n mov(r8,r0)\n"
+            " mov(r0,r4)\n mov(r1,r5)\n mov(r2,r6)\n mov(r3,r7)\n data(2,0x47C0)\n"
+            " ldr(r0,[r7,40])\n ldr(r1,[r7,36])\n add(r0,r0,r1)\n str(r0,[r7,40])\n"
+            " ldr(r0,[r7,44])\n ldr(r1,[r7,20])\n add(r0,r0,r1)\n str(r0,[r7,44])\n"
+            " ldr(r0,[r7,60])\n sub(r0,1)\n str(r0,[r7,60])\n bgt(PX)\n pop({r0})\n mov(r8,r0)\n")
 ASM_POINTWISE = ("def k(X,W,O,P):\n V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5];SH=P[8];SW=P[9]\n o=0\n"
-                 " for oy in range(OH):\n  for ox in range(OW):\n"
-                 "   P[10]=(oy*SH*V+ox*SW)*C\n   P[11]=o\n   rows(X,W,O,P)\n   o+=OC\n")
+                 " P[0]=id(rows);P[9]=SW*C\n for oy in range(OH):\n"
+                 "  P[10]=oy*SH*V*C;P[11]=o;P[15]=OW\n  prun(X,W,O,P)\n  o+=OW*OC\n P[9]=SW\n")
 
 
 # LDRSB with a register offset, which the inline assembler lacks, is a data() word (Thumb-1
@@ -399,7 +410,8 @@ def script(job) -> str:
     if dsp:
         src = dsp
     elif rows_apply(job):  # compiled apart, like ASM_DOT
-        src = ASM_ROWS + "#--\n" + (ASM_DENSE if job.layer.op == "FULLY_CONNECTED" else ASM_POINTWISE)
+        src = ASM_ROWS + "#--\n" + (ASM_DENSE if job.layer.op == "FULLY_CONNECTED"
+                                    else ASM_PRUN + "#--\n" + ASM_POINTWISE)
     elif smac_apply(job):
         src = asm_smac_source(job)
     elif job.emitter == "asm_thumb" and job.dtype == "int8" and job.layer.op == "DEPTHWISE_CONV_2D":
@@ -412,7 +424,7 @@ def script(job) -> str:
 
 # The previous layer's kernel and routines are let go before this one's are compiled: the
 # micro:bit's heap is fragmented enough that compiling a routine beside them failed (MemoryError).
-_FREE = "k=dwpix=dwrun=srun=cols=rq=srow=rows=apool=dot=None\ngc.collect()\n"
+_FREE = "k=dwpix=dwrun=srun=prun=cols=rq=srow=rows=apool=dot=None\ngc.collect()\n"
 
 
 def _companion_call(job, call: str) -> str:
