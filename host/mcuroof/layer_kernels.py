@@ -9,11 +9,11 @@ computes the same with numpy, and the firmware's checksum of O is compared with 
 
 Emitters: bytecode and native run the plain loops; viper the same on raw pointers (int8 only:
 viper has no float pointers); asm_thumb (int8 only: Cortex-M0 has no FPU) runs dense layers and
-1x1 convolutions a pixel per routine (ASM_ROWS; ASM_PRUN runs it over a row), depthwise layers a pixel's whole window
-per routine (ASM_DWPIX, then ASM_RQ; ASM_DWRUN runs both over a row's pixels), other
-convolutions a kernel row per routine (ASM_SROW; ASM_SRUN runs it and ASM_RQ over a row's
-pixels), average pools a pixel per call (ASM_POOL); ASM_DOT is left for 1x1 convolutions with
-padding.
+1x1 convolutions a pixel per routine (ASM_ROWS; ASM_PRUN runs it over a row), depthwise layers
+a pixel's whole window per routine (ASM_DWPIX, then ASM_RQ; ASM_DWRUN runs both over a row's
+pixels), other convolutions a kernel row per routine (ASM_SROW; ASM_SRUN runs it and ASM_RQ
+over a row's pixels), average pools a pixel per call (ASM_POOL); ASM_DOT is left for 1x1
+convolutions with padding.
 """
 from __future__ import annotations
 
