@@ -76,6 +76,8 @@ MVE_LAYERS = [
     spatial(4, "CONV_2D", (9, 6, 1), (5, 3, 7), (4, 3), (2, 2), "RELU"),     # gathered: C=1, padded, K=12
     spatial(5, "CONV_2D", (6, 5, 3), (3, 3, 4), (3, 3), (2, 2)),             # gathered: K=27
     spatial(6, "CONV_2D", (3, 4, 24), (3, 4, 5), (1, 1), (1, 1)),            # 1x1, K=24: gathered
+    spatial(7, "CONV_2D", (2, 3, 128), (2, 3, 3), (1, 1), (1, 1), "RELU"),   # K=128: inputs streamed
+    spatial(8, "CONV_2D", (4, 4, 10), (4, 4, 3), (3, 3), (1, 1)),            # gathered K=90, streamed
 ]
 
 
@@ -85,12 +87,12 @@ def mve_jobs():
     return [dataclasses.replace(j, dsp=True, mve=True) for j in jobs]
 
 
-def test_mve_kernels_only_where_k_fits_four_vectors():
+def test_mve_kernels_for_convolutions_and_dense_layers():
     for job in mve_jobs():
         assert layer_kernels_mve.applies(job) and "0xeef" in layer_kernels.script(job), job.layer  # VMLADAVA
         assert not layer_kernels_mve.applies(dataclasses.replace(job, mve=False))
-    for job in dsp_jobs():  # depthwise layers and K over 64 (layers 1, 9, 10): the DSP kernels
-        want = job.layer.op != "DEPTHWISE_CONV_2D" and job.layer.index not in (1, 9, 10)
+    for job in dsp_jobs():  # depthwise layers and K over 256 (none here): the DSP kernels
+        want = job.layer.op != "DEPTHWISE_CONV_2D"
         assert layer_kernels_mve.applies(dataclasses.replace(job, mve=True)) == want, job.layer
 
 
