@@ -48,6 +48,8 @@ CASES = [  # (encoder output, assembler source)
     (thumb2.ssat(10, 8, 10, 9), "ssat r10, #8, r10, asr #9"),
     (thumb2.usat(5, 7, 6, 31), "usat r5, #7, r6, asr #31"),
     (thumb2.smlabb(10, 9, 4, 10), "smlabb r10, r9, r4, r10"),
+    (thumb2.sadd8(4, 4, 5), "sadd8 r4, r4, r5"),
+    (thumb2.sadd8(9, 10, 12), "sadd8 r9, r10, r12"),
     (thumb2.smlatt(11, 8, 5, 11), "smlatt r11, r8, r5, r11"),
     (thumb2.ldrb_imm(12, 10, 3), "ldrb.w r12, [r10, #3]"),
     (thumb2.ldrb_post(12, 10, 1), "ldrb r12, [r10], #1"),

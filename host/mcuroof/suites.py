@@ -40,7 +40,8 @@ def memory_config(probe: dict) -> dict:
         max_ws = {em: INTERPRETED_WS if em in ("bytecode", "native") else probe["free"] for em in ems}
     else:  # interpreter loops are flat past the caches; the C copy goes out to DRAM
         max_ws = {"bytecode": 1 * MiB, "native": 1 * MiB, "viper": 16 * MiB, "c": 192 * MiB}
-    return {**timing(probe), "emitters": ems, "types": types, "max_ws": max_ws, "min_n": 16}
+    return {**timing(probe), "emitters": ems, "types": types, "max_ws": max_ws, "min_n": 16,
+            "isa": ISA_KERNELS.get(probe.get("platform"), [])}
 
 
 def compute_config(probe: dict) -> dict:

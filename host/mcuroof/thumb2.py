@@ -129,6 +129,11 @@ def usat(rd: int, bits: int, rn: int, asr: int = 0) -> str:
     return data(0xF380 | (0x20 if asr else 0) | rn, (asr >> 2) << 12 | rd << 8 | (asr & 3) << 6 | bits)
 
 
+def sadd8(rd: int, rn: int, rm: int) -> str:
+    """SADD8 Rd, Rn, Rm: the four byte lanes of Rn and Rm added (wrapping), one instruction."""
+    return data(0xFA80 | rn, 0xF000 | rd << 8 | rm)
+
+
 def smlabb(rd: int, rn: int, rm: int, ra: int) -> str:
     """SMLABB Rd, Rn, Rm, Ra: Rd = Ra + Rn.lo * Rm.lo (signed halfwords)."""
     return data(0xFB10 | rn, ra << 12 | rd << 8 | rm)
