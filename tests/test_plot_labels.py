@@ -88,6 +88,14 @@ def test_group_label_shares_the_common_words():
     assert plot.group_label(rs) == "int8/int16 viper: 480 MMACC/s"
 
 
+def test_group_label_of_several_kernels_at_one_height_names_the_value_once():
+    rs = [{"kind": "compute", "name": name, "source": "measured", "macs_per_s": 1.47e7}
+          for name in ("int8 asm_thumb mla", "int16 asm_thumb mla", "float32 asm_thumb vfma")]
+    assert plot.group_label(rs) == "int8/int16 asm_thumb mla, float32 asm_thumb vfma: 14.7 MMACC/s"
+    rs[2]["macs_per_s"] = 1.5e7
+    assert plot.group_label(rs) == "int8/int16 asm_thumb mla: 14.7 MMACC/s; float32 asm_thumb vfma: 15 MMACC/s"
+
+
 def test_axes_fit_the_data():
     data = many_roofs()
     (x0, x1), (y0, y1) = plot.limits(data["roofs"], data["points"])
