@@ -59,6 +59,14 @@ CASES = [  # (encoder output, assembler source)
     (thumb2.vldrb_post(7, 11, 16), "vldrb.u8 q7, [r11], #16"),
     (thumb2.vldrb_imm(6, 1, 48), "vldrb.u8 q6, [r1, #48]"),
     (thumb2.strd_imm(6, 7, 13, 1016), "strd r6, r7, [sp, #1016]"),
+    (thumb2.smlabt(14, 6, 4, 14), "smlabt lr, r6, r4, lr"),
+    (thumb2.smlatb(12, 11, 5, 12), "smlatb r12, r11, r5, r12"),
+    (thumb2.pkhbt(6, 4, 5), "pkhbt r6, r4, r5, lsl #16"),
+    (thumb2.pkhbt(11, 5, 12), "pkhbt r11, r5, r12, lsl #16"),
+    (thumb2.ldrsb_imm(12, 1, 4095), "ldrsb.w r12, [r1, #4095]"),
+    (thumb2.ldrsb_imm(4, 1, 64), "ldrsb.w r4, [r1, #64]"),
+    (thumb2.strh_imm(4, 3, 2), "strh.w r4, [r3, #2]"),
+    (thumb2.strh_imm(10, 13, 4094), "strh.w r10, [sp, #4094]"),
 ]
 
 

@@ -428,6 +428,92 @@ def depthwise_rows_source(job) -> str:
             + shrink + " pop({r8,r9,r10,r11})\n")
 
 
+# Depthwise 3x3, stride 1, on channel planes. Frame: 64 bytes of state (P, X, W, O, c at 0..16,
+# the channel's bias twice at 32), then one int16 plane: OH + 2 lines of LP halfwords, the
+# channel's input rows zero-padded (plane[y + PT][x + PL] = X[y][x][c]). Per channel the rows
+# are widened into it (LDRSB, STRH), its 9 weights packed into 6 registers, A_j = (w[j][0],
+# w[j][1]) and B_j = (w[j][1], w[j][2]), and every output row swept two pixels a pass: per
+# kernel row one LDRD fetches x0..x3 and SMLAD A.(x0,x1), SMLATB w2.x2 (pixel 0), SMLABT w0.x1,
+# SMLAD B.(x2,x3) (pixel 1): 5 instructions per 6 MACs, the weights reused from registers.
+# C, V and OW are rendered (a kernel per tile shape, the row unrolled); H and OH read from P.
+P_BIAS = 32
+
+
+def _planes_shape(ps):
+    """(LP, frame) of the plane kernel of tiles that share C, V and OW, or None where it does
+    not apply (not 3x3 stride 1, offsets out of reach, frame over MAX_FRAME)."""
+    p = ps[0]
+    c, v, ow = p[2], p[1], p[4]
+    if any(q[6:10] != (3, 3, 1, 1) or q[10] > 1 or q[11] > 1 for q in ps):
+        return None
+    lp = -(-(ow + 2) // 4) * 4
+    frame = 64 + 2 * lp * (max(q[3] for q in ps) + 2)
+    if frame > MAX_FRAME or 8 * c > 4095 or v * c > 4095 or ow * c > 4095 or 4 * lp + 4 * (ow // 2) > 1020:
+        return None
+    return lp, frame
+
+
+def _planes_pass(k: int, lp: int, c: int, s: int, lo: int, pair: bool) -> str:
+    """Output pixels 2k and 2k+1 of the row (only 2k where not `pair`): r0 = the row's plane
+    line, r1 = its first output, weights A_j, B_j in r6 + 2j, r7 + 2j, M in r3."""
+    code = t.ldrd_imm(12, LR, SP, P_BIAS)
+    for j in range(3):
+        code += t.ldrd_imm(4, 5, 0, 2 * lp * j + 4 * k) + t.smlad(12, 6 + 2 * j, 4, 12) + t.smlatb(12, 7 + 2 * j, 5, 12)
+        if pair:
+            code += t.smlabt(LR, 6 + 2 * j, 4, LR) + t.smlad(LR, 7 + 2 * j, 5, LR)
+    accs = (12, LR) if pair else (12,)
+    sat = (lambda a: t.usat(a, 7, a, s)) if lo == 0 else (lambda a: t.ssat(a, 8, a, s))
+    return (code + "".join(t.mul(a, a, 3) + sat(a) for a in accs)
+            + "".join(t.strb_imm(a, 1, (2 * k + i) * c) for i, a in enumerate(accs)))
+
+
+def _add(rd: int, imm: int) -> str:
+    return t.addw(rd, rd, imm) if imm < 4096 else f" movw(r5,{imm})\n" + t.add_lsl(rd, rd, 5, 0)
+
+
+def depthwise_planes_source(job, ps, name: str) -> str:
+    _, m, s, lo = _constants(job)
+    lp, frame = _planes_shape(ps)
+    p = ps[0]
+    c, v, ow, pt, pl = p[2], p[1], p[4], p[10], p[11]
+    big = frame > 4095
+    grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
+    shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
+    zero = (" ldr(r4,[r3,12])\n add(r4,2)\n" + f" movw(r5,{lp // 4})\n" + t.mul(4, 4, 5) + t.addw(0, SP, 64)
+            + " movw(r6,0)\n movw(r7,0)\n label(Z)\n" + t.strd_post(6, 7, 0, 8) + " sub(r4,1)\n bne_w(Z)\n")
+    widen = (t.ldr_imm(0, SP, 0) + " ldr(r2,[r0,0])\n ldr(r5,[r0,12])\n" + (f" add(r5,{2 - pt})\n")
+             + " cmp(r2,r5)\n ble(WA)\n mov(r2,r5)\n label(WA)\n"                      # rows: min(H, OH + 2 - PT)
+             + t.ldr_imm(1, SP, 4) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)       # X + c
+             + t.addw(3, SP, 64 + 2 * (pt * lp + pl)) + " label(WR)\n"
+             + "".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * x) for x in range(min(v, ow + 2 - pl)))
+             + _add(1, v * c) + t.addw(3, 3, 2 * lp) + " sub(r2,1)\n bne_w(WR)\n")
+    weights = (t.ldr_imm(1, SP, 8) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)
+               + "".join(t.ldrsb_imm(4, 1, 3 * j * c) + t.ldrsb_imm(5, 1, (3 * j + 1) * c) + t.ldrsb_imm(12, 1, (3 * j + 2) * c)
+                         + t.pkhbt(6 + 2 * j, 4, 5) + t.pkhbt(7 + 2 * j, 5, 12) for j in range(3))
+               + t.ldr_imm(0, SP, 0) + t.ldr_imm(5, SP, 16) + t.add_lsl(0, 0, 5, 2) + t.ldr_imm(4, 0, 64)
+               + t.str_imm(4, SP, P_BIAS) + t.str_imm(4, SP, P_BIAS + 4))
+    row = ("".join(_planes_pass(k, lp, c, s, lo, True) for k in range(ow // 2))
+           + (_planes_pass(ow // 2, lp, c, s, lo, False) if ow % 2 else ""))
+    lines = (t.ldr_imm(0, SP, 0) + " ldr(r2,[r0,12])\n" + t.ldr_imm(1, SP, 12) + t.add_lsl(1, 1, 5, 0)
+             + t.addw(0, SP, 64) + f" movw(r3,{m})\n label(LN)\n" + row
+             + t.addw(0, 0, 2 * lp) + _add(1, ow * c) + " sub(r2,1)\n bne_w(LN)\n")
+    return (f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n" + grow
+            + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
+            + zero + " mov(r4,0)\n" + t.str_imm(4, SP, 16)
+            + " label(CH)\n" + widen + weights + lines
+            + t.ldr_imm(4, SP, 16) + " add(r4,1)\n" + t.str_imm(4, SP, 16) + f" movw(r5,{c})\n cmp(r4,r5)\n blt_w(CH)\n"
+            + shrink + " pop({r8,r9,r10,r11})\n")
+
+
+def _planes_groups(job):
+    """The job's tiles by (C, V, OW), those the plane kernel takes: {key: [params]}."""
+    groups = {}
+    for tl in job.tiles:
+        p = tl.params
+        groups.setdefault((p[2], p[1], p[4]), []).append(p)
+    return {key: ps for key, ps in groups.items() if _planes_shape(ps)}
+
+
 def source(job) -> str | None:
     """The DSP (or, on MVE cores, MVE) kernel of this job, or None (layer_kernels' Cortex-M0
     kernels run it)."""
@@ -438,11 +524,32 @@ def source(job) -> str | None:
     if conv_applies(job):
         return conv_source(job)
     if depthwise_applies(job):
-        if not _dw_rows_geometry(job):
-            return depthwise_source(job)
-        if all(tl.params[2] % 4 == 0 for tl in job.tiles):
-            return depthwise_rows_source(job).replace("def kr(", "def k(")
-        # tiles whose channels are not a multiple of 4 run the other kernel
-        return (depthwise_rows_source(job) + "#--\n" + depthwise_source(job).replace("def k(", "def kg(")
-                + "#--\ndef k(X,W,O,P):\n if P[2]&3:\n  kg(X,W,O,P)\n else:\n  kr(X,W,O,P)\n")
+        return _depthwise_dispatch(job)
     return None
+
+
+def _depthwise_other(job) -> str:
+    """The row-slot or per-tap depthwise kernel of the job, as k."""
+    if not _dw_rows_geometry(job):
+        return depthwise_source(job)
+    if all(tl.params[2] % 4 == 0 for tl in job.tiles):
+        return depthwise_rows_source(job).replace("def kr(", "def k(")
+    # tiles whose channels are not a multiple of 4 run the other kernel
+    return (depthwise_rows_source(job) + "#--\n" + depthwise_source(job).replace("def k(", "def kg(")
+            + "#--\ndef k(X,W,O,P):\n if P[2]&3:\n  kg(X,W,O,P)\n else:\n  kr(X,W,O,P)\n")
+
+
+def _depthwise_dispatch(job) -> str:
+    """The plane kernels for the tile shapes they take (one per C, V, OW), the other depthwise
+    kernels (as kd) for the rest; k picks by P."""
+    groups = _planes_groups(job)
+    if not groups:
+        return _depthwise_other(job)
+    code = "".join(depthwise_planes_source(job, ps, f"kp{i}") + "#--\n" for i, ps in enumerate(groups.values()))
+    rest = len(groups) < len({(tl.params[2], tl.params[1], tl.params[4]) for tl in job.tiles})
+    if rest:
+        code += _depthwise_other(job).replace("def k(", "def kd(") + "#--\n"
+    code += "def k(X,W,O,P):\n"
+    for i, (c, v, ow) in enumerate(groups):
+        code += f" {'if' if i == 0 else 'elif'} P[2]=={c} and P[1]=={v} and P[4]=={ow}:\n  kp{i}(X,W,O,P)\n"
+    return code + (" else:\n  kd(X,W,O,P)\n" if rest else "")

@@ -177,3 +177,28 @@ def str_post(rt: int, rn: int, imm: int) -> str:
 def vldrb_imm(qd: int, rn: int, imm: int) -> str:
     """VLDRB.U8 Qd, [Rn, #imm] (MVE): 16 bytes from Rn + imm (0 <= imm < 128)."""
     return data(0xED90 | rn, qd << 13 | 0x1E00 | imm)
+
+
+def smlabt(rd: int, rn: int, rm: int, ra: int) -> str:
+    """SMLABT Rd, Rn, Rm, Ra: Rd = Ra + Rn.lo * Rm.hi (signed halfwords)."""
+    return data(0xFB10 | rn, ra << 12 | rd << 8 | 0x10 | rm)
+
+
+def smlatb(rd: int, rn: int, rm: int, ra: int) -> str:
+    """SMLATB Rd, Rn, Rm, Ra: Rd = Ra + Rn.hi * Rm.lo (signed halfwords)."""
+    return data(0xFB10 | rn, ra << 12 | rd << 8 | 0x20 | rm)
+
+
+def pkhbt(rd: int, rn: int, rm: int) -> str:
+    """PKHBT Rd, Rn, Rm, LSL #16: Rn's low halfword, Rm's low halfword on top."""
+    return data(0xEAC0 | rn, 4 << 12 | rd << 8 | rm)
+
+
+def ldrsb_imm(rt: int, rn: int, imm: int) -> str:
+    """LDRSB.W Rt, [Rn, #imm] (0 <= imm < 4096): a sign-extended byte."""
+    return data(0xF990 | rn, rt << 12 | imm)
+
+
+def strh_imm(rt: int, rn: int, imm: int) -> str:
+    """STRH.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
+    return data(0xF8A0 | rn, rt << 12 | imm)
