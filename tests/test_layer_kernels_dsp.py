@@ -46,6 +46,8 @@ LAYERS = [
     spatial(14, "DEPTHWISE_CONV_2D", (6, 10, 5), (6, 10, 5), (3, 3), (1, 1)),   # planes: OW even, C odd
     spatial(15, "DEPTHWISE_CONV_2D", (7, 6, 6), (4, 3, 6), (3, 3), (2, 2)),     # strided, C=6: per tap
     spatial(16, "DEPTHWISE_CONV_2D", (5, 5, 3), (3, 3, 3), (3, 3), (2, 2), "RELU"),  # strided, C=3
+    spatial(17, "DEPTHWISE_CONV_2D", (6, 5, 8), (6, 5, 8), (3, 2), (1, 1)),     # 3x2: row slots
+    spatial(18, "DEPTHWISE_CONV_2D", (5, 4, 6), (3, 2, 6), (2, 3), (2, 2), "RELU"),  # 2x3 strided, C=6: per tap
     dense(6, 10, 3),
     dense(10, 200, 5, "RELU"),
     dense(7, 16, 1, "RELU"),                                                   # one output channel

@@ -18,7 +18,12 @@ rows out of LDRD's reach of sp) 2 pixels with K looped. An odd pixel or channel 
 last pass over the previous one (same values stored twice); a tile of one channel has its own
 loop.
 
-Depthwise (`depthwise_rows_source`): input rows widened once per call into a ring of KH
+Depthwise 3x3 with stride 1 (`depthwise_planes_source`, a kernel per tile shape C, V, OW):
+a channel at a time, its input widened once per call into a zero-padded int16 plane on the
+stack, its 9 weights packed in 6 registers as halfword pairs along the row; each output row
+swept two pixels a pass, per kernel row one LDRD and SMLAD, SMLATB, SMLABT, SMLAD (6 MACs),
+requantized and stored in the pass: ~24 instructions per 18 MACs.
+Other depthwise layers (`depthwise_rows_source`, strided ones): input rows widened once per call into a ring of KH
 zero-padded row slots on the stack, weights widened once per call; per pixel and 4 channels a
 tap is 2 LDRD and 4 SMLABB/SMLATT (a tap's weight serves one output per channel: nothing to
 pair for SMLAD). Tiles whose channels are not a multiple of 4 use `depthwise_source` (pointers
@@ -443,24 +448,28 @@ def _planes_shape(ps):
     """(LP, frame) of the plane kernel of tiles that share C, V and OW, or None where it does
     not apply (not 3x3 stride 1, offsets out of reach, frame over MAX_FRAME)."""
     p = ps[0]
-    c, v, ow = p[2], p[1], p[4]
-    if any(q[6:10] != (3, 3, 1, 1) or q[10] > 1 or q[11] > 1 for q in ps):
+    c, v, ow, st = p[2], p[1], p[4], p[8]
+    if any(q[6:10] != (3, 3, st, st) or q[10] > 1 or q[11] > 1 for q in ps) or st not in (1, 2):
         return None
-    lp = -(-(ow + 2) // 4) * 4
-    frame = 64 + 2 * lp * (max(q[3] for q in ps) + 2)
-    if frame > MAX_FRAME or 8 * c > 4095 or v * c > 4095 or ow * c > 4095 or 4 * lp + 4 * (ow // 2) > 1020:
+    lp = -(-(st * ow + 2) // 4) * 4
+    frame = 64 + 2 * lp * (st * max(q[3] for q in ps) + 3 - st)
+    if frame > MAX_FRAME or 8 * c > 4095 or v * c > 4095 or ow * c > 4095 or 4 * lp + 4 * st * (ow // 2) + 8 > 1020:
         return None
     return lp, frame
 
 
-def _planes_pass(k: int, lp: int, c: int, s: int, lo: int, pair: bool) -> str:
+def _planes_pass(k: int, lp: int, c: int, s: int, lo: int, pair: bool, st: int) -> str:
     """Output pixels 2k and 2k+1 of the row (only 2k where not `pair`): r0 = the row's plane
-    line, r1 = its first output, weights A_j, B_j in r6 + 2j, r7 + 2j, M in r3."""
+    line, r1 = its first output, weights A_j, B_j in r6 + 2j, r7 + 2j, M in r3. Stride 2:
+    pixel 2k+1 is A.(x2,x3) + w2.x4 (one more load)."""
     code = t.ldrd_imm(12, LR, SP, P_BIAS)
     for j in range(3):
-        code += t.ldrd_imm(4, 5, 0, 2 * lp * j + 4 * k) + t.smlad(12, 6 + 2 * j, 4, 12) + t.smlatb(12, 7 + 2 * j, 5, 12)
-        if pair:
+        at = 2 * lp * j + 4 * st * k
+        code += t.ldrd_imm(4, 5, 0, at) + t.smlad(12, 6 + 2 * j, 4, 12) + t.smlatb(12, 7 + 2 * j, 5, 12)
+        if pair and st == 1:
             code += t.smlabt(LR, 6 + 2 * j, 4, LR) + t.smlad(LR, 7 + 2 * j, 5, LR)
+        elif pair:
+            code += t.smlad(LR, 6 + 2 * j, 5, LR) + t.ldr_imm(4, 0, at + 8) + t.smlatb(LR, 7 + 2 * j, 4, LR)
     accs = (12, LR) if pair else (12,)
     sat = (lambda a: t.usat(a, 7, a, s)) if lo == 0 else (lambda a: t.ssat(a, 8, a, s))
     return (code + "".join(t.mul(a, a, 3) + sat(a) for a in accs)
@@ -475,28 +484,29 @@ def depthwise_planes_source(job, ps, name: str) -> str:
     _, m, s, lo = _constants(job)
     lp, frame = _planes_shape(ps)
     p = ps[0]
-    c, v, ow, pt, pl = p[2], p[1], p[4], p[10], p[11]
+    c, v, ow, st, pt, pl = p[2], p[1], p[4], p[8], p[10], p[11]
     big = frame > 4095
     grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
     shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
-    zero = (" ldr(r4,[r3,12])\n add(r4,2)\n" + f" movw(r5,{lp // 4})\n" + t.mul(4, 4, 5) + t.addw(0, SP, 64)
+    zero = (" ldr(r4,[r3,12])\n" + (" add(r4,r4,r4)\n add(r4,1)\n" if st == 2 else " add(r4,2)\n") + f" movw(r5,{lp // 4})\n" + t.mul(4, 4, 5) + t.addw(0, SP, 64)
             + " movw(r6,0)\n movw(r7,0)\n label(Z)\n" + t.strd_post(6, 7, 0, 8) + " sub(r4,1)\n bne_w(Z)\n")
-    widen = (t.ldr_imm(0, SP, 0) + " ldr(r2,[r0,0])\n ldr(r5,[r0,12])\n" + (f" add(r5,{2 - pt})\n")
-             + " cmp(r2,r5)\n ble(WA)\n mov(r2,r5)\n label(WA)\n"                      # rows: min(H, OH + 2 - PT)
+    widen = (t.ldr_imm(0, SP, 0) + " ldr(r2,[r0,0])\n ldr(r5,[r0,12])\n" + (" add(r5,r5,r5)\n" if st == 2 else "")
+             + f" add(r5,{3 - st - pt})\n"
+             + " cmp(r2,r5)\n ble(WA)\n mov(r2,r5)\n label(WA)\n"                      # rows: min(H, ST*OH + 3 - ST - PT)
              + t.ldr_imm(1, SP, 4) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)       # X + c
              + t.addw(3, SP, 64 + 2 * (pt * lp + pl)) + " label(WR)\n"
-             + "".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * x) for x in range(min(v, ow + 2 - pl)))
+             + "".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * x) for x in range(min(v, st * (ow - 1) + 3 - pl)))
              + _add(1, v * c) + t.addw(3, 3, 2 * lp) + " sub(r2,1)\n bne_w(WR)\n")
     weights = (t.ldr_imm(1, SP, 8) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)
                + "".join(t.ldrsb_imm(4, 1, 3 * j * c) + t.ldrsb_imm(5, 1, (3 * j + 1) * c) + t.ldrsb_imm(12, 1, (3 * j + 2) * c)
                          + t.pkhbt(6 + 2 * j, 4, 5) + t.pkhbt(7 + 2 * j, 5, 12) for j in range(3))
                + t.ldr_imm(0, SP, 0) + t.ldr_imm(5, SP, 16) + t.add_lsl(0, 0, 5, 2) + t.ldr_imm(4, 0, 64)
                + t.str_imm(4, SP, P_BIAS) + t.str_imm(4, SP, P_BIAS + 4))
-    row = ("".join(_planes_pass(k, lp, c, s, lo, True) for k in range(ow // 2))
-           + (_planes_pass(ow // 2, lp, c, s, lo, False) if ow % 2 else ""))
+    row = ("".join(_planes_pass(k, lp, c, s, lo, True, st) for k in range(ow // 2))
+           + (_planes_pass(ow // 2, lp, c, s, lo, False, st) if ow % 2 else ""))
     lines = (t.ldr_imm(0, SP, 0) + " ldr(r2,[r0,12])\n" + t.ldr_imm(1, SP, 12) + t.add_lsl(1, 1, 5, 0)
              + t.addw(0, SP, 64) + f" movw(r3,{m})\n label(LN)\n" + row
-             + t.addw(0, 0, 2 * lp) + _add(1, ow * c) + " sub(r2,1)\n bne_w(LN)\n")
+             + t.addw(0, 0, 2 * lp * st) + _add(1, ow * c) + " sub(r2,1)\n bne_w(LN)\n")
     return (f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n" + grow
             + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
             + zero + " mov(r4,0)\n" + t.str_imm(4, SP, 16)
