@@ -442,6 +442,7 @@ def depthwise_rows_source(job) -> str:
 # SMLAD B.(x2,x3) (pixel 1): 5 instructions per 6 MACs, the weights reused from registers.
 # C, V and OW are rendered (a kernel per tile shape, the row unrolled); H and OH read from P.
 P_BIAS = 32
+STRIDES = (1,)   # stride 2: wrong on VWW tiles (PT = 0), under repair
 
 
 def _planes_shape(ps):
@@ -449,7 +450,7 @@ def _planes_shape(ps):
     not apply (not 3x3 stride 1, offsets out of reach, frame over MAX_FRAME)."""
     p = ps[0]
     c, v, ow, st = p[2], p[1], p[4], p[8]
-    if any(q[6:10] != (3, 3, st, st) or q[10] > 1 or q[11] > 1 for q in ps) or st not in (1, 2):
+    if any(q[6:10] != (3, 3, st, st) or q[10] > 1 or q[11] > 1 for q in ps) or st not in STRIDES:
         return None
     lp = -(-(st * ow + 2) // 4) * 4
     frame = 64 + 2 * lp * (st * max(q[3] for q in ps) + 3 - st)
