@@ -124,9 +124,10 @@ def amortize_note(p: dict) -> dict:
     board's heap) are too few to amortize the call."""
     share, head = p.get("call_share"), p.get("headroom")
     if share and head and head >= advice_mod.FAR_BELOW and head * (1 - share) < advice_mod.FAR_BELOW:
-        p["advice"] = (f"tile too small to amortize the call: {share:.0%} of its time is the per-pixel call "
-                       f"and Python loop, shared by the few channels a tile holds in this heap (its MAC "
-                       f"loops alone: headroom {head * (1 - share):.2g}); " + p["advice"])
+        p["advice"] = (f"tile too small to amortize the call: {share:.0%} of its time is spent once per "
+                       f"pixel (calls and loops around the MAC loops), shared by the few channels a tile "
+                       f"holds in this heap (its MAC loops alone: headroom {head * (1 - share):.2g}); "
+                       + p["advice"])
     return p
 
 
