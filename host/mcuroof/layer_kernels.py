@@ -419,12 +419,20 @@ def script(job) -> str:
     else:
         src = source(job.layer.op, job.emitter, job.dtype)
     call = f"layer(k,{job.layer.index},'{job.emitter}','{job.dtype}','{tc}',{q},"
-    return _FREE + "#--\n" + src + "#--\n_j=" + call + cands + ")\n" + _companion_call(job, call)
+    src = _FREE + _COLLECT + src.replace("#--\n", _COLLECT)
+    return src + "#--\n_j=" + call + cands + ")\n" + _companion_call(job, call)
 
 
 # The previous layer's kernel and routines are let go before this one's are compiled: the
 # micro:bit's heap is fragmented enough that compiling a routine beside them failed (MemoryError).
-_FREE = "k=dwpix=dwrun=srun=prun=cols=rq=srow=rows=apool=dot=None\ngc.collect()\n"
+# Deleted, not set to None: new globals grow the globals dict, and a grown dict placed in the
+# heap made the next routine's compile fail (MemoryError) on a fresh board.
+_FREE = ("_g=globals()\nfor _n in ('k','dwpix','dwrun','srun','prun','cols','rq','srow','rows','apool','dot'):\n"
+         " if _n in _g:del _g[_n]\n_g=None\n")
+# A collection in a piece of its own after that, and between two routines' pieces: a routine
+# compiled right after another piece failed (MemoryError) where it compiled after a separate
+# gc.collect() piece (the previous piece's own buffers are free by then).
+_COLLECT = "#--\ngc.collect()\n#--\n"
 
 
 def _companion_call(job, call: str) -> str:
