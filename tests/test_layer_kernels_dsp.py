@@ -44,7 +44,8 @@ LAYERS = [
     spatial(9, "CONV_2D", (4, 4, 20), (4, 4, 3), (3, 3), (1, 1)),             # K=180: two pixels a pass, K looped
     spatial(13, "DEPTHWISE_CONV_2D", (7, 7, 16), (7, 7, 16), (3, 3), (1, 1), "RELU"),  # planes: OW odd
     spatial(14, "DEPTHWISE_CONV_2D", (6, 10, 5), (6, 10, 5), (3, 3), (1, 1)),   # planes: OW even, C odd
-    spatial(15, "DEPTHWISE_CONV_2D", (7, 6, 6), (4, 3, 6), (3, 3), (2, 2)),     # strided, C=6: per tap
+    spatial(15, "DEPTHWISE_CONV_2D", (9, 10, 6), (5, 5, 6), (3, 3), (2, 2)),    # planes, strided, padded
+    spatial(19, "DEPTHWISE_CONV_2D", (8, 10, 4), (4, 5, 4), (3, 3), (2, 2), "RELU"),  # planes, strided, PT=PL=0
     spatial(16, "DEPTHWISE_CONV_2D", (5, 5, 3), (3, 3, 3), (3, 3), (2, 2), "RELU"),  # strided, C=3
     spatial(17, "DEPTHWISE_CONV_2D", (6, 5, 8), (6, 5, 8), (3, 2), (1, 1)),     # 3x2: row slots
     spatial(18, "DEPTHWISE_CONV_2D", (5, 4, 6), (3, 2, 6), (2, 3), (2, 2), "RELU"),  # 2x3 strided, C=6: per tap
