@@ -132,3 +132,11 @@ def test_every_dsp_kernel_on_qemu_m7_matches_the_reference(tmp_path):
 @pytest.mark.qemu
 def test_every_mve_kernel_on_qemu_m55_matches_the_reference(tmp_path):
     _run_and_check(tmp_path, "qemu-m55", mve_jobs())
+
+
+@needs_arm
+@pytest.mark.qemu
+def test_every_mve_depthwise_kernel_on_qemu_m55_matches_the_reference(tmp_path):
+    jobs = [dataclasses.replace(j, mve=True) for j in dsp_jobs() if j.layer.op == "DEPTHWISE_CONV_2D"]
+    assert sum("def km" in layer_kernels_dsp.source(j) for j in jobs) >= 5   # VMLA.S32, 4 pixels a step
+    _run_and_check(tmp_path, "qemu-m55", jobs)

@@ -67,6 +67,20 @@ CASES = [  # (encoder output, assembler source)
     (thumb2.ldrsb_imm(4, 1, 64), "ldrsb.w r4, [r1, #64]"),
     (thumb2.strh_imm(4, 3, 2), "strh.w r4, [r3, #2]"),
     (thumb2.strh_imm(10, 13, 4094), "strh.w r10, [sp, #4094]"),
+    (thumb2.vldrh_s32(1, 0, 2), "vldrh.s32 q1, [r0, #2]"),
+    (thumb2.vldrh_s32(2, 3, 254), "vldrh.s32 q2, [r3, #254]"),
+    (thumb2.vmla_s32(0, 1, 4), "vmla.s32 q0, q1, r4"),
+    (thumb2.vmla_s32(3, 2, 14), "vmla.s32 q3, q2, lr"),
+    (thumb2.vmov_q(0, 5), "vorr q0, q5, q5"),
+    (thumb2.vdup_32(6, 14), "vdup.32 q6, lr"),
+    (thumb2.vmul_i32(1, 2, 12), "vmul.i32 q1, q2, r12"),
+    (thumb2.vshr_s32(0, 0, 1), "vshr.s32 q0, q0, #1"),
+    (thumb2.vshr_s32(2, 1, 31), "vshr.s32 q2, q1, #31"),
+    (thumb2.vmax_s32(1, 2, 6), "vmax.s32 q1, q2, q6"),
+    (thumb2.vmin_s32(0, 0, 7), "vmin.s32 q0, q0, q7"),
+    (thumb2.vstrb_32_scatter(2, 5, 4), "vstrb.32 q2, [r5, q4]"),
+    (thumb2.VPUSH_D8_D15, "vpush {d8-d15}"),
+    (thumb2.VPOP_D8_D15, "vpop {d8-d15}"),
 ]
 
 

@@ -556,14 +556,21 @@ def _depthwise_other(job) -> str:
 def _depthwise_dispatch(job) -> str:
     """The plane kernels for the tile shapes they take (one per C, V, OW), the other depthwise
     kernels (as kd) for the rest; k picks by P."""
+    from . import layer_kernels_mve
+
     groups = _planes_groups(job)
-    if not groups:
+    mve = layer_kernels_mve.depthwise_groups(job)
+    if not groups and not mve:
         return _depthwise_other(job)
-    code = "".join(depthwise_planes_source(job, ps, f"kp{i}") + "#--\n" for i, ps in enumerate(groups.values()))
-    rest = len(groups) < len({(tl.params[2], tl.params[1], tl.params[4]) for tl in job.tiles})
+    whole = {key for key, ps in mve.items() if min(q[3] for q in ps) >= 4}   # no tile left to the DSP
+    groups = {key: ps for key, ps in groups.items() if key not in whole}
+    code = "".join(layer_kernels_mve.depthwise_source(job, ps, f"km{i}") + "#--\n" for i, ps in enumerate(mve.values()))
+    code += "".join(depthwise_planes_source(job, ps, f"kp{i}") + "#--\n" for i, ps in enumerate(groups.values()))
+    rest = bool({(tl.params[2], tl.params[1], tl.params[4]) for tl in job.tiles} - set(groups) - whole)
     if rest:
         code += _depthwise_other(job).replace("def k(", "def kd(") + "#--\n"
-    code += "def k(X,W,O,P):\n"
-    for i, (c, v, ow) in enumerate(groups):
-        code += f" {'if' if i == 0 else 'elif'} P[2]=={c} and P[1]=={v} and P[4]=={ow}:\n  kp{i}(X,W,O,P)\n"
+    tests = ([(f"P[2]=={c} and P[1]=={v} and P[4]=={ow} and P[3]>=4", f"km{i}") for i, (c, v, ow) in enumerate(mve)]
+             + [(f"P[2]=={c} and P[1]=={v} and P[4]=={ow}", f"kp{i}") for i, (c, v, ow) in enumerate(groups)])
+    code += "def k(X,W,O,P):\n" + "".join(f" {'if' if i == 0 else 'elif'} {cond}:\n  {name}(X,W,O,P)\n"
+                                          for i, (cond, name) in enumerate(tests))
     return code + (" else:\n  kd(X,W,O,P)\n" if rest else "")

@@ -67,3 +67,100 @@ def source(job) -> str:
             + " sub(r6,1)\n bne_w(CH)\n"
             + t.ldr_imm(4, SP, 20) + " add(r4,1)\n" + t.str_imm(4, SP, 20) + t.ldr_imm(5, SP, 16)
             + " cmp(r4,r5)\n blt_w(PIX)\n" + t.addw(SP, SP, frame) + " pop({r8,r9,r10,r11})\n")
+
+
+# Depthwise 3x3, stride 1: lanes are four output pixels of a column (oy..oy+3). Per channel the
+# input is widened once into a zero-padded int16 plane stored column by column (plane[x + PL]
+# [y + PT], LP halfwords a column), the 9 weights go to r4-r12, and each column of outputs is
+# swept four pixels a step: per tap VLDRH.S32 (the four rows' inputs) and VMLA.S32 by the
+# tap's weight (2 instructions per 4 MACs), then VMUL by M, VSHR by S, VMAX/VMIN clamp and a
+# VSTRB.32 scatter to the four pixels' outputs (OW*C apart). A column whose height is not a
+# multiple of 4 ends with a step over its last four pixels (two of them stored twice).
+# Frame: P, X, W, O, c, columns left, column plane, column output (0..28), the scatter
+# offsets (32), the back-up of the last step in the plane and in O (48, 52), the plane (64).
+DW_FRAME_HEAD = 64
+
+
+def _dw_shape(ps):
+    """(LP, frame) of the MVE depthwise kernel of tiles sharing C, V and OW, or None."""
+    p = ps[0]
+    c, v, ow = p[2], p[1], p[4]
+    if any(q[6:10] != (3, 3, 1, 1) or q[10] > 1 or q[11] > 1 for q in ps):
+        return None
+    lp = -(-(max(q[3] for q in ps) + 2) // 4) * 4
+    frame = DW_FRAME_HEAD + 2 * lp * (ow + 2)
+    xs = min(v, ow + 2 - p[11])
+    if (lp > 60 or frame > dsp.MAX_FRAME or 8 * c > 4095 or v * c > 4095 or 2 * (xs - 1) * lp > 4095
+            or 3 * ow * c > 65535):
+        return None
+    return lp, frame
+
+
+def depthwise_groups(job) -> dict:
+    """The job's tiles by (C, V, OW) that the MVE depthwise kernel takes (tiles of fewer than
+    4 output rows run the DSP kernels)."""
+    if not getattr(job, "mve", False) or job.layer.op != "DEPTHWISE_CONV_2D":
+        return {}
+    groups = {}
+    for tl in job.tiles:
+        p = tl.params
+        groups.setdefault((p[2], p[1], p[4]), []).append(p)
+    return {key: ps for key, ps in groups.items() if _dw_shape(ps) and max(q[3] for q in ps) >= 4}
+
+
+def _dw_step(lp: int, s: int) -> str:
+    """Four output pixels of the column: r0 = their plane (column ox, row oy), r1 = their
+    first output; bias in q5, M in r3, clamps in q6/q7, scatter offsets in q4."""
+    return (t.vmov_q(0, 5)
+            + "".join(t.vldrh_s32(1, 0, 2 * (kx * lp + ky)) + t.vmla_s32(0, 1, 4 + 3 * ky + kx)
+                      for ky in range(3) for kx in range(3))
+            + t.vmul_i32(0, 0, 3) + t.vshr_s32(0, 0, s) + t.vmax_s32(0, 0, 6) + t.vmin_s32(0, 0, 7)
+            + t.vstrb_32_scatter(0, 1, 4))
+
+
+def depthwise_source(job, ps, name: str) -> str:
+    _, m, s, lo = dsp._constants(job)
+    lp, frame = _dw_shape(ps)
+    p = ps[0]
+    c, v, ow, pt, pl = p[2], p[1], p[4], p[10], p[11]
+    owc = ow * c
+    big = frame > 4095
+    grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
+    shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
+    setup = ("".join(f" movw(r4,{i * owc})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
+             + t.addw(4, SP, 32) + t.vldr_q(4, 4, 32)
+             + (" movw(r4,0)\n" if lo == 0 else " movw(r4,128)\n neg(r4,r4)\n") + t.vdup_32(6, 4)
+             + " movw(r4,127)\n" + t.vdup_32(7, 4)
+             # the last step's back-up: 4 - OH % 4 rows (none where OH % 4 == 0)
+             + " ldr(r4,[r3,12])\n lsl(r4,r4,30)\n lsr(r4,r4,30)\n beq(BZ)\n neg(r4,r4)\n add(r4,4)\n label(BZ)\n"
+             + " add(r5,r4,r4)\n" + t.str_imm(5, SP, 48) + f" movw(r5,{owc})\n" + t.mul(4, 4, 5) + t.str_imm(4, SP, 52)
+             + f" movw(r4,{(frame - DW_FRAME_HEAD) // 8})\n" + t.addw(0, SP, DW_FRAME_HEAD)
+             + " movw(r6,0)\n movw(r7,0)\n label(Z)\n" + t.strd_post(6, 7, 0, 8) + " sub(r4,1)\n bne_w(Z)\n"
+             + " mov(r4,0)\n" + t.str_imm(4, SP, 16))
+    widen = (t.ldr_imm(0, SP, 0) + " ldr(r2,[r0,0])\n ldr(r5,[r0,12])\n" + f" add(r5,{2 - pt})\n"
+             + " cmp(r2,r5)\n ble(WA)\n mov(r2,r5)\n label(WA)\n"                      # rows: min(H, OH + 2 - PT)
+             + t.ldr_imm(1, SP, 4) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)       # X + c
+             + t.addw(3, SP, DW_FRAME_HEAD + 2 * (pl * lp + pt)) + " label(WR)\n"
+             + "".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * x * lp) for x in range(min(v, ow + 2 - pl)))
+             + dsp._add(1, v * c) + " add(r3,2)\n sub(r2,1)\n bne_w(WR)\n")
+    weights = (t.ldr_imm(1, SP, 8) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)
+               + "".join(t.ldrsb_imm(4 + i, 1, i * c) for i in range(9))
+               + t.ldr_imm(0, SP, 0) + t.ldr_imm(2, SP, 16) + t.add_lsl(0, 0, 2, 2) + t.ldr_imm(2, 0, 64)
+               + t.vdup_32(5, 2) + f" movw(r3,{m})\n")
+    step = _dw_step(lp, s)
+    columns = (t.addw(0, SP, DW_FRAME_HEAD) + t.str_imm(0, SP, 24)
+               + t.ldr_imm(1, SP, 12) + t.ldr_imm(2, SP, 16) + " add(r1,r1,r2)\n" + t.str_imm(1, SP, 28)
+               + f" movw(r2,{ow})\n" + t.str_imm(2, SP, 20)
+               + " label(COL)\n" + t.ldr_imm(0, SP, 24) + t.ldr_imm(1, SP, 28)
+               + t.ldr_imm(2, SP, 0) + " ldr(r2,[r2,12])\n lsr(r2,r2,2)\n"
+               + " label(CK)\n" + step + " add(r0,8)\n" + dsp._add(1, 4 * owc) + " sub(r2,1)\n bne_w(CK)\n"
+               + t.ldr_imm(2, SP, 48) + " cmp(r2,0)\n beq_w(CN)\n sub(r0,r0,r2)\n" + t.ldr_imm(2, SP, 52)
+               + " sub(r1,r1,r2)\n" + step + " label(CN)\n"
+               + t.ldr_imm(0, SP, 24) + t.addw(0, 0, 2 * lp) + t.str_imm(0, SP, 24)
+               + t.ldr_imm(1, SP, 28) + t.addw(1, 1, c) + t.str_imm(1, SP, 28)
+               + t.ldr_imm(2, SP, 20) + " sub(r2,1)\n" + t.str_imm(2, SP, 20) + " bne_w(COL)\n")
+    return (f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n" + t.VPUSH_D8_D15 + grow
+            + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
+            + setup + " label(CH)\n" + widen + weights + columns
+            + t.ldr_imm(4, SP, 16) + " add(r4,1)\n" + t.str_imm(4, SP, 16) + f" movw(r5,{c})\n cmp(r4,r5)\n blt_w(CH)\n"
+            + shrink + t.VPOP_D8_D15 + " pop({r8,r9,r10,r11})\n")

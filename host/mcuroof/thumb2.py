@@ -202,3 +202,54 @@ def ldrsb_imm(rt: int, rn: int, imm: int) -> str:
 def strh_imm(rt: int, rn: int, imm: int) -> str:
     """STRH.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
     return data(0xF8A0 | rn, rt << 12 | imm)
+
+
+# MVE (Armv8.1-M) for the depthwise kernel of layer_kernels_mve: lanes are four output pixels.
+def vldrh_s32(qd: int, rn: int, imm: int) -> str:
+    """VLDRH.S32 Qd, [Rn, #imm] (MVE): four halfwords sign-extended to 32-bit lanes (r0-r7,
+    imm even, 0 <= imm <= 254)."""
+    return data(0xED98 | rn, qd << 13 | 0x0F00 | imm >> 1)
+
+
+def vmla_s32(qda: int, qn: int, rm: int) -> str:
+    """VMLA.S32 Qda, Qn, Rm (MVE): Qda += Qn * Rm, lane by lane (a scalar)."""
+    return data(0xEE21 | qn << 1, qda << 13 | 0x0E40 | rm)
+
+
+def vmov_q(qd: int, qm: int) -> str:
+    """VMOV Qd, Qm (VORR Qd, Qm, Qm)."""
+    return data(0xEF20 | qm << 1, qd << 13 | 0x0150 | qm << 1)
+
+
+def vdup_32(qd: int, rt: int) -> str:
+    """VDUP.32 Qd, Rt: Rt in the four lanes."""
+    return data(0xEEA0 | qd << 1, rt << 12 | 0x0B10)
+
+
+def vmul_i32(qd: int, qn: int, rm: int) -> str:
+    """VMUL.I32 Qd, Qn, Rm (MVE): Qn * Rm, lane by lane (a scalar)."""
+    return data(0xEE21 | qn << 1, qd << 13 | 0x1E60 | rm)
+
+
+def vshr_s32(qd: int, qm: int, shift: int) -> str:
+    """VSHR.S32 Qd, Qm, #shift (1 <= shift <= 32)."""
+    return data(0xEF80 | (64 - shift), qd << 13 | 0x0050 | qm << 1)
+
+
+def vmax_s32(qd: int, qn: int, qm: int) -> str:
+    """VMAX.S32 Qd, Qn, Qm."""
+    return data(0xEF20 | qn << 1, qd << 13 | 0x0640 | qm << 1)
+
+
+def vmin_s32(qd: int, qn: int, qm: int) -> str:
+    """VMIN.S32 Qd, Qn, Qm."""
+    return data(0xEF20 | qn << 1, qd << 13 | 0x0650 | qm << 1)
+
+
+def vstrb_32_scatter(qd: int, rn: int, qm: int) -> str:
+    """VSTRB.32 Qd, [Rn, Qm] (MVE): each lane's low byte to Rn + that lane of Qm."""
+    return data(0xEC80 | rn, qd << 13 | 0x0F00 | qm << 1)
+
+
+VPUSH_D8_D15 = data(0xED2D, 0x8B10)   # q4-q7 are callee-saved (d8-d15)
+VPOP_D8_D15 = data(0xECBD, 0x8B10)
