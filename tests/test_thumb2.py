@@ -81,6 +81,10 @@ CASES = [  # (encoder output, assembler source)
     (thumb2.vstrb_32_scatter(2, 5, 4), "vstrb.32 q2, [r5, q4]"),
     (thumb2.VPUSH_D8_D15, "vpush {d8-d15}"),
     (thumb2.VPOP_D8_D15, "vpop {d8-d15}"),
+    (thumb2.vldrb_s32_gather(0, 1, 3), "vldrb.s32 q0, [r1, q3]"),
+    (thumb2.vldrb_s32_gather(2, 4, 1), "vldrb.s32 q2, [r4, q1]"),
+    (thumb2.vstrh_32_post(0, 3, 254), "vstrh.32 q0, [r3], #254"),
+    (thumb2.vstrh_32_post(1, 5, 56), "vstrh.32 q1, [r5], #56"),
 ]
 
 

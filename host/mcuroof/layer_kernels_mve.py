@@ -76,8 +76,12 @@ def source(job) -> str:
 # tap's weight (2 instructions per 4 MACs), then VMUL by M, VSHR by S, VMAX/VMIN clamp and a
 # VSTRB.32 scatter to the four pixels' outputs (OW*C apart). A column whose height is not a
 # multiple of 4 ends with a step over its last four pixels (two of them stored twice).
-# Frame: P, X, W, O, c, columns left, column plane, column output (0..28), the scatter
-# offsets (32), the back-up of the last step in the plane and in O (48, 52), the plane (64).
+# The widening gathers four input rows a step (VLDRB.S32 with row offsets, VSTRH.32 down the
+# column), its last block backed up like the columns' last step.
+# Frame: P, X, W, O, c, columns left, column plane, column output (0..28), the gather and
+# scatter offsets on their way to q3 and q4 (32), then the input rows widened (40), the
+# back-up of the last step in the plane and in O (48, 52) and of the widening's last block in
+# the plane and in X (56, 60), the plane (64).
 DW_FRAME_HEAD = 64
 
 
@@ -89,8 +93,7 @@ def _dw_shape(ps):
         return None
     lp = -(-(max(q[3] for q in ps) + 2) // 4) * 4
     frame = DW_FRAME_HEAD + 2 * lp * (ow + 2)
-    xs = min(v, ow + 2 - p[11])
-    if (lp > 60 or frame > dsp.MAX_FRAME or 8 * c > 4095 or v * c > 4095 or 2 * (xs - 1) * lp > 4095
+    if (lp > 60 or frame > dsp.MAX_FRAME or 8 * c > 4095 or 4 * v * c > 4095
             or 3 * ow * c > 65535):
         return None
     return lp, frame
@@ -127,8 +130,15 @@ def depthwise_source(job, ps, name: str) -> str:
     big = frame > 4095
     grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
     shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
-    setup = ("".join(f" movw(r4,{i * owc})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
-             + t.addw(4, SP, 32) + t.vldr_q(4, 4, 32)
+    setup = ("".join(f" movw(r4,{i * v * c})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
+             + t.addw(4, SP, 32) + t.vldr_q(3, 4, 32)                                   # gather: 4 input rows
+             + "".join(f" movw(r4,{i * owc})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
+             + t.addw(4, SP, 32) + t.vldr_q(4, 4, 32)                                   # scatter: 4 output rows
+             # the widening's last block back-up: 4 - rows % 4 rows, rows = min(H, OH + 2 - PT) >= 4
+             + " ldr(r2,[r3,0])\n ldr(r5,[r3,12])\n" + f" add(r5,{2 - pt})\n"
+             + " cmp(r2,r5)\n ble(RA)\n mov(r2,r5)\n label(RA)\n" + t.str_imm(2, SP, 40)
+             + " lsl(r4,r2,30)\n lsr(r4,r4,30)\n beq(RZ)\n neg(r4,r4)\n add(r4,4)\n label(RZ)\n"
+             + " add(r5,r4,r4)\n" + t.str_imm(5, SP, 56) + f" movw(r5,{v * c})\n" + t.mul(4, 4, 5) + t.str_imm(4, SP, 60)
              + (" movw(r4,0)\n" if lo == 0 else " movw(r4,128)\n neg(r4,r4)\n") + t.vdup_32(6, 4)
              + " movw(r4,127)\n" + t.vdup_32(7, 4)
              # the last step's back-up: 4 - OH % 4 rows (none where OH % 4 == 0)
@@ -137,12 +147,15 @@ def depthwise_source(job, ps, name: str) -> str:
              + f" movw(r4,{(frame - DW_FRAME_HEAD) // 8})\n" + t.addw(0, SP, DW_FRAME_HEAD)
              + " movw(r6,0)\n movw(r7,0)\n label(Z)\n" + t.strd_post(6, 7, 0, 8) + " sub(r4,1)\n bne_w(Z)\n"
              + " mov(r4,0)\n" + t.str_imm(4, SP, 16))
-    widen = (t.ldr_imm(0, SP, 0) + " ldr(r2,[r0,0])\n ldr(r5,[r0,12])\n" + f" add(r5,{2 - pt})\n"
-             + " cmp(r2,r5)\n ble(WA)\n mov(r2,r5)\n label(WA)\n"                      # rows: min(H, OH + 2 - PT)
+    xs = min(v, ow + 2 - pl)
+    block = (" mov(r0,r1)\n mov(r5,r3)\n"
+             + (t.addw(0, 0, c)).join(t.vldrb_s32_gather(0, 0, 3) + t.vstrh_32_post(0, 5, 2 * lp) for _ in range(xs)))
+    widen = (t.ldr_imm(2, SP, 40) + " lsr(r2,r2,2)\n"                                  # blocks of 4 input rows
              + t.ldr_imm(1, SP, 4) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)       # X + c
-             + t.addw(3, SP, DW_FRAME_HEAD + 2 * (pl * lp + pt)) + " label(WR)\n"
-             + "".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * x * lp) for x in range(min(v, ow + 2 - pl)))
-             + dsp._add(1, v * c) + " add(r3,2)\n sub(r2,1)\n bne_w(WR)\n")
+             + t.addw(3, SP, DW_FRAME_HEAD + 2 * (pl * lp + pt)) + " label(WR)\n" + block
+             + dsp._add(1, 4 * v * c) + " add(r3,8)\n sub(r2,1)\n bne_w(WR)\n"
+             + t.ldr_imm(2, SP, 56) + " cmp(r2,0)\n beq_w(WN)\n sub(r3,r3,r2)\n" + t.ldr_imm(2, SP, 60)
+             + " sub(r1,r1,r2)\n" + block + " label(WN)\n")
     weights = (t.ldr_imm(1, SP, 8) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)
                + "".join(t.ldrsb_imm(4 + i, 1, i * c) for i in range(9))
                + t.ldr_imm(0, SP, 0) + t.ldr_imm(2, SP, 16) + t.add_lsl(0, 0, 2, 2) + t.ldr_imm(2, 0, 64)

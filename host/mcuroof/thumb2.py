@@ -253,3 +253,14 @@ def vstrb_32_scatter(qd: int, rn: int, qm: int) -> str:
 
 VPUSH_D8_D15 = data(0xED2D, 0x8B10)   # q4-q7 are callee-saved (d8-d15)
 VPOP_D8_D15 = data(0xECBD, 0x8B10)
+
+
+def vldrb_s32_gather(qd: int, rn: int, qm: int) -> str:
+    """VLDRB.S32 Qd, [Rn, Qm] (MVE): four bytes from Rn + each lane of Qm, sign-extended."""
+    return data(0xEC90 | rn, qd << 13 | 0x0F00 | qm << 1)
+
+
+def vstrh_32_post(qd: int, rn: int, imm: int) -> str:
+    """VSTRH.32 Qd, [Rn], #imm (MVE): the lanes' low halfwords, then Rn += imm (r0-r7, imm even
+    below 256)."""
+    return data(0xECA8 | rn, qd << 13 | 0x0F00 | imm >> 1)
