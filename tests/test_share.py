@@ -86,6 +86,15 @@ def test_report_at_80_columns_cuts_no_number(name, capsys, monkeypatch):
         assert any(row["emitter"] in ln and ln.rstrip(" │").endswith(ratio) for ln in out.splitlines()), ratio
 
 
+def test_analyze_at_80_columns_keeps_every_number_whole(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["analyze", "--model", "kws-dscnn"]) == 0
+    out = capsys.readouterr().out
+    assert "…" not in out and max(len(line) for line in out.splitlines()) <= 80
+    assert "left out: input, act B (in+out) (a wider terminal or mcuroof analyze --csv has them)" in " ".join(out.split())
+    assert "DEPTHWISE_CONV_2D" in out and "2,656,768" in out  # op names and the total, not cut
+
+
 def test_report_piped_keeps_every_column(capsys, monkeypatch):
     monkeypatch.delenv("COLUMNS", raising=False)
     assert main(["report", str(DATA / "results-vww-unix.json")]) == 0

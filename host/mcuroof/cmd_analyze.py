@@ -104,12 +104,11 @@ def _row(layer: Layer) -> list[str]:
 
 
 def print_table(net: Network) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
-    if not console.is_terminal:
-        console.width = max(console.width, 120)
+    from . import terminal
+
+    console = terminal.console()
     table = Table(title=f"{net.name} ({net.source})", show_footer=True)
     tot = totals(net)
     footer = ["", "total", "", "", "", f"{tot['macc']:,}", f"{tot['weight_bytes']:,}",
@@ -119,7 +118,7 @@ def print_table(net: Network) -> None:
         table.add_column(head, foot, justify="right" if i in (0, 5, 6, 7, 8) else "left")
     for layer in net.layers:
         table.add_row(*_row(layer))
-    console.print(table)
+    terminal.show(console, table, more="mcuroof analyze --csv")
     peak = peak_memory(net)
     console.print(f"peak memory {peak.bytes:,} B at layer {peak.layer} = weights {peak.weights:,} "
                   f"+ live activations {peak.activations:,} + scratch {peak.scratch}", highlight=False)

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
 
-from . import farm, place
+from . import farm, place, terminal
 from .cmd_run import SUITES
 from .errors import UserError
 
@@ -48,11 +48,11 @@ def run(args) -> int:
     if args.action != "run":
         raise UserError("farm: say what to do: mcuroof farm run ... or mcuroof farm exporter-config")
     plan = _resume_plan(args) if args.resume else _new_plan(args)
-    console = Console()
+    console = terminal.console()
     workers = [farm.Worker(p, plan.out / p) for p in plan.places]
     _skip_done_and_held(workers, plan, console)
     _run_with_progress(workers, plan, args.jobs, console)
-    console.print(_summary(workers))
+    terminal.show(console, _summary(workers))
     _compare(plan, console)
     unfinished = [w for w in workers if w.status not in ("done", "kept")]
     if unfinished:
@@ -192,7 +192,7 @@ def _compare(plan: farm.Plan, console: Console) -> None:
     datas = [results.load(p) for p in paths]
     runs = list(zip(compare.labels(datas, paths), datas))
     for item in compare.tables(runs, paths):
-        console.print(item)
+        terminal.show(console, item)
     compare.draw(runs, plan.out / "compare.png")
     html_report.write_compare(runs, plan.out / "report.html", paths)
     console.print(f"wrote {plan.out / 'compare.png'}, {plan.out / 'report.html'}")

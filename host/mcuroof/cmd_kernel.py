@@ -7,9 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from rich.console import Console
 
-from . import __version__, firmware, suites, plot, report, results, user_kernel
+from . import __version__, firmware, suites, plot, report, results, terminal, user_kernel
 from .cmd_run import _open_link
 from .pipeline import theoretical as _theoretical
 from .runfolder import make as _output_dir
@@ -41,7 +40,7 @@ def run(args) -> int:
     base = _base(out / "results.json", args.roofs)
     link, name, shift = _open_link(args)
     log = RawLog(out / "raw.jsonl")
-    console = Console()
+    console = terminal.console()
     try:
         log.write("header", tool=f"mcuroof {__version__}", board=name, link=link.description, icount_shift=shift,
                   started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), kernel_file=str(args.file),
@@ -71,7 +70,7 @@ def run(args) -> int:
     results.save(data, out / "results.json")
     plot.draw(data, out / "roofline.png")
     for item in report.renderables(data):
-        console.print(item)
+        terminal.show(console, item)
     console.print(f"wrote {out / 'raw.jsonl'}, {out / 'results.json'}, {out / 'roofline.png'}", highlight=False)
     for line in data["user_kernels"]["errors"]:
         print(f"mcuroof: {line}", file=sys.stderr)

@@ -14,7 +14,8 @@ from rich.text import Text
 PIPE_WIDTH = 400   # not a terminal (| tee, CI logs): write every column at its full width
 # columns left out first when a table does not fit, in this order (headers as the tables name them)
 DROPPABLE = ("per cycle", "per instr", "source", "tile", "bytes/s (of roof)", "/ theory", "roof", "bound",
-             "icount shift", "results", "firmware", "layers", "measured / predicted")
+             "icount shift", "results", "firmware", "input", "act B (in+out)", "layers",
+             "measured / predicted")
 
 
 def console() -> Console:
@@ -23,11 +24,12 @@ def console() -> Console:
     return Console(width=PIPE_WIDTH)
 
 
-def show(con: Console, item) -> None:
-    con.print(fit(item, con.width) if isinstance(item, Table) else item)
+def show(con: Console, item, more: str = "mcuroof export --csv") -> None:
+    """Print a renderable; a table fitted to the console's width (`more`: what has the columns left out)."""
+    con.print(fit(item, con.width, more) if isinstance(item, Table) else item)
 
 
-def fit(table: Table, width: int) -> Table:
+def fit(table: Table, width: int, more: str = "mcuroof export --csv") -> Table:
     """The table with the droppable columns it cannot afford at this width left out (its caption
     names them); numeric columns never wrap nor shrink, text columns wrap."""
     cols = list(table.columns)
@@ -39,18 +41,19 @@ def fit(table: Table, width: int) -> Table:
                 kept.remove(c)
                 dropped.append(name)
     out = Table(title=table.title, title_justify=table.title_justify, caption=table.caption,
-                caption_justify=table.caption_justify, box=table.box, show_lines=table.show_lines)
+                caption_justify=table.caption_justify, box=table.box, show_lines=table.show_lines,
+                show_footer=table.show_footer)
     numeric = {id(c): _numeric(c) for c in kept}
     words = sum((_natural(c) if numeric[id(c)] else _longest_word(c)) + 3 for c in kept) + 1 <= width
     whole_headers = sum(max(_natural(c), len(_plain(c.header))) + 3 for c in kept) + 1 <= width
     for c in kept:  # numbers keep their width; text wraps between words (inside them only if it must)
         header = _wrapped_header(c) if numeric[id(c)] and not whole_headers else c.header
-        out.add_column(header, justify=c.justify, no_wrap=numeric[id(c)], overflow="fold",
+        out.add_column(header, c.footer, justify=c.justify, no_wrap=numeric[id(c)], overflow="fold",
                        min_width=_natural(c) if numeric[id(c)] else (_longest_word(c) if words else None))
     for i, row in enumerate(table.rows):
         out.add_row(*[c._cells[i] for c in kept], style=row.style)
     if dropped:
-        note = f"at {width} columns, left out: {', '.join(dropped)} (a wider terminal or mcuroof export --csv has them)"
+        note = f"at {width} columns, left out: {', '.join(dropped)} (a wider terminal or {more} has them)"
         out.caption = f"{table.caption}\n{note}" if table.caption else note
         out.caption_justify = "left"
     return out
