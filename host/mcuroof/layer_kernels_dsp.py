@@ -18,11 +18,12 @@ rows out of LDRD's reach of sp) 2 pixels with K looped. An odd pixel or channel 
 last pass over the previous one (same values stored twice); a tile of one channel has its own
 loop.
 
-Depthwise 3x3 with stride 1 (`depthwise_planes_source`, a kernel per tile shape C, V, OW):
+Depthwise 3x3, stride 1 or 2 (`depthwise_planes_source`, a kernel per tile shape C, V, OW):
 a channel at a time, its input widened once per call into a zero-padded int16 plane on the
 stack, its 9 weights packed in 6 registers as halfword pairs along the row; each output row
 swept two pixels a pass, per kernel row one LDRD and SMLAD, SMLATB, SMLABT, SMLAD (6 MACs),
-requantized and stored in the pass: ~24 instructions per 18 MACs.
+requantized and stored in the pass: ~24 instructions per 18 MACs (stride 2: one more load).
+On MVE cores the tiles of 4 output rows or more run layer_kernels_mve's depthwise kernel.
 Other depthwise layers (`depthwise_rows_source`, strided ones): input rows widened once per call into a ring of KH
 zero-padded row slots on the stack, weights widened once per call; per pixel and 4 channels a
 tap is 2 LDRD and 4 SMLABB/SMLATT (a tap's weight serves one output per channel: nothing to

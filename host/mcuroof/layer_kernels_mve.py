@@ -1,5 +1,6 @@
 """int8 asm_thumb layer kernels for cores with MVE (Helium, Armv8.1-M: the Cortex-M55), for
-convolutions and dense layers with up to 256 inputs per output (K).
+convolutions and dense layers with up to 256 inputs per output (K), and 3x3 stride-1 depthwise
+layers (`depthwise_source`, below; layer_kernels_dsp's dispatch picks it per tile shape).
 
 Per output pixel, its K int8 inputs (gathered on the stack as layer_kernels_dsp's im2col does,
 except for 1x1 convolutions and dense layers with K a multiple of 16) are loaded once into up
