@@ -76,7 +76,8 @@ def source(job) -> str:
 # swept four pixels a step: per tap VLDRH.S32 (the four rows' inputs) and VMLA.S32 by the
 # tap's weight (2 instructions per 4 MACs), then VMUL by M, VSHR by S, VMAX/VMIN clamp and a
 # VSTRB.32 scatter to the four pixels' outputs (OW*C apart). A column whose height is not a
-# multiple of 4 ends with a step over its last four pixels (two of them stored twice).
+# multiple of 4 ends with a step over its last four pixels (two of them stored twice). Where
+# four plane columns are within VLDRH's reach, columns go in pairs: 12 loads serve 18 VMLA.
 # The widening gathers four input rows a step (VLDRB.S32 with row offsets, VSTRH.32 down the
 # column), its last block backed up like the columns' last step.
 # Frame: P, X, W, O, c, columns left, column plane, column output (0..28), the gather and
@@ -122,6 +123,31 @@ def _dw_step(lp: int, s: int) -> str:
             + t.vstrb_32_scatter(0, 1, 4))
 
 
+def _dw_step2(lp: int, s: int, c: int) -> str:
+    """Output columns ox and ox+1 at once, four pixels each: the 4 plane columns' 12 loads
+    serve both (18 VMLA); accumulators q0 and q2; r1 left at the second column's output."""
+    body = t.vmov_q(0, 5) + t.vmov_q(2, 5)
+    for cx in range(4):
+        for ky in range(3):
+            body += t.vldrh_s32(1, 0, 2 * (cx * lp + ky))
+            if cx <= 2:
+                body += t.vmla_s32(0, 1, 4 + 3 * ky + cx)
+            if cx >= 1:
+                body += t.vmla_s32(2, 1, 4 + 3 * ky + cx - 1)
+    return (body + "".join(t.vmul_i32(q, q, 3) + t.vshr_s32(q, q, s) + t.vmax_s32(q, q, 6) + t.vmin_s32(q, q, 7)
+                           for q in (0, 2))
+            + t.vstrb_32_scatter(0, 1, 4) + t.addw(1, 1, c) + t.vstrb_32_scatter(2, 1, 4))
+
+
+def _dw_columns(step: str, lab: str, owc: int, back: int) -> str:
+    """The column (pair) at the frame's plane and output addresses: its steps down OH, the
+    last one backed up where OH % 4 != 0; r1 ends `back` bytes past a step's first output."""
+    return (t.ldr_imm(0, SP, 24) + t.ldr_imm(1, SP, 28) + t.ldr_imm(2, SP, 0) + " ldr(r2,[r2,12])\n lsr(r2,r2,2)\n"
+            + f" label({lab}K)\n" + step + " add(r0,8)\n" + dsp._add(1, 4 * owc - back) + f" sub(r2,1)\n bne_w({lab}K)\n"
+            + t.ldr_imm(2, SP, 48) + f" cmp(r2,0)\n beq_w({lab}N)\n sub(r0,r0,r2)\n" + t.ldr_imm(2, SP, 52)
+            + " sub(r1,r1,r2)\n" + step + f" label({lab}N)\n")
+
+
 def depthwise_source(job, ps, name: str) -> str:
     _, m, s, lo = dsp._constants(job)
     lp, frame = _dw_shape(ps)
@@ -162,17 +188,21 @@ def depthwise_source(job, ps, name: str) -> str:
                + t.ldr_imm(0, SP, 0) + t.ldr_imm(2, SP, 16) + t.add_lsl(0, 0, 2, 2) + t.ldr_imm(2, 0, 64)
                + t.vdup_32(5, 2) + f" movw(r3,{m})\n")
     step = _dw_step(lp, s)
+    pairs = ow // 2 if 2 * (3 * lp + 2) <= 254 else 0   # 4 plane columns within VLDRH's reach
     columns = (t.addw(0, SP, DW_FRAME_HEAD) + t.str_imm(0, SP, 24)
-               + t.ldr_imm(1, SP, 12) + t.ldr_imm(2, SP, 16) + " add(r1,r1,r2)\n" + t.str_imm(1, SP, 28)
-               + f" movw(r2,{ow})\n" + t.str_imm(2, SP, 20)
-               + " label(COL)\n" + t.ldr_imm(0, SP, 24) + t.ldr_imm(1, SP, 28)
-               + t.ldr_imm(2, SP, 0) + " ldr(r2,[r2,12])\n lsr(r2,r2,2)\n"
-               + " label(CK)\n" + step + " add(r0,8)\n" + dsp._add(1, 4 * owc) + " sub(r2,1)\n bne_w(CK)\n"
-               + t.ldr_imm(2, SP, 48) + " cmp(r2,0)\n beq_w(CN)\n sub(r0,r0,r2)\n" + t.ldr_imm(2, SP, 52)
-               + " sub(r1,r1,r2)\n" + step + " label(CN)\n"
-               + t.ldr_imm(0, SP, 24) + t.addw(0, 0, 2 * lp) + t.str_imm(0, SP, 24)
-               + t.ldr_imm(1, SP, 28) + t.addw(1, 1, c) + t.str_imm(1, SP, 28)
-               + t.ldr_imm(2, SP, 20) + " sub(r2,1)\n" + t.str_imm(2, SP, 20) + " bne_w(COL)\n")
+               + t.ldr_imm(1, SP, 12) + t.ldr_imm(2, SP, 16) + " add(r1,r1,r2)\n" + t.str_imm(1, SP, 28))
+    if pairs:
+        columns += (f" movw(r2,{pairs})\n" + t.str_imm(2, SP, 20) + " label(CP)\n"
+                    + _dw_columns(_dw_step2(lp, s, c), "P", owc, c)
+                    + t.ldr_imm(0, SP, 24) + t.addw(0, 0, 4 * lp) + t.str_imm(0, SP, 24)
+                    + t.ldr_imm(1, SP, 28) + t.addw(1, 1, 2 * c) + t.str_imm(1, SP, 28)
+                    + t.ldr_imm(2, SP, 20) + " sub(r2,1)\n" + t.str_imm(2, SP, 20) + " bne_w(CP)\n")
+    if ow - 2 * pairs:
+        columns += (f" movw(r2,{ow - 2 * pairs})\n" + t.str_imm(2, SP, 20) + " label(COL)\n"
+                    + _dw_columns(step, "C", owc, 0)
+                    + t.ldr_imm(0, SP, 24) + t.addw(0, 0, 2 * lp) + t.str_imm(0, SP, 24)
+                    + t.ldr_imm(1, SP, 28) + t.addw(1, 1, c) + t.str_imm(1, SP, 28)
+                    + t.ldr_imm(2, SP, 20) + " sub(r2,1)\n" + t.str_imm(2, SP, 20) + " bne_w(COL)\n")
     return (f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n" + t.VPUSH_D8_D15 + grow
             + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
             + setup + " label(CH)\n" + widen + weights + columns
