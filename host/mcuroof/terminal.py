@@ -15,7 +15,7 @@ PIPE_WIDTH = 400   # not a terminal (| tee, CI logs): write every column at its 
 # columns left out first when a table does not fit, in this order (headers as the tables name them)
 DROPPABLE = ("per cycle", "per instr", "source", "tile", "bytes/s (of roof)", "/ theory", "roof", "bound",
              "icount shift", "results", "firmware", "input", "act B (in+out)", "layers",
-             "measured / predicted")
+             "measured / predicted", "emitter", "dtype")  # the last two: a roof's name holds them
 
 
 def console() -> Console:
