@@ -168,3 +168,24 @@ def test_exporter_config_matches_boards_by_usb_serial_number():
     assert "board-in-fs-mode-7e6f35:\n  USBSerialPort:\n    match:\n      ID_SERIAL_SHORT: 'E6614C311B7E6F35'" in text
     assert "set-tags board=pico" in text
     assert "cp2102-usb-to-uart:\n  RawSerialPort:\n    port: /dev/ttyUSB0" in text
+
+
+def test_ctrl_c_passes_on_to_every_place_and_says_how_to_resume(tmp_path, monkeypatch):
+    """Ctrl-C in a farm run: each place's process gets it once (and ends), and the error names
+    the --resume command. The places are stand-in processes: the interrupt path only."""
+    script = ("import os, pathlib, signal, sys, time\nsignal.signal(signal.SIGINT, lambda *a: sys.exit(130))\n"
+              "pathlib.Path(f'ready-{os.getpid()}').touch()\ntime.sleep(60)\n")
+    monkeypatch.setattr(farm, "command", lambda plan, place: [sys.executable, "-c", script])
+    monkeypatch.chdir(tmp_path)
+    workers = [farm.Worker(p, tmp_path / p) for p in ("a", "b")]
+    plan = farm.Plan(tmp_path, "127.0.0.1:1", ["a", "b"], {})
+    started = time.monotonic()
+
+    def tick():  # Ctrl-C once both places' processes are up (ready: their SIGINT handler is set)
+        if len(list(tmp_path.glob("ready-*"))) == 2 or time.monotonic() - started > 30:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as e:
+        farm.run_all(workers, plan, 0, tick)
+    assert str(e.value) == f"every place's partial run is kept: mcuroof farm run --resume {tmp_path}"
+    assert [w.proc.returncode for w in workers] == [130, 130]  # ended by the SIGINT passed on, not killed

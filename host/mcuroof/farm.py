@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__, collect, kernels
-from .errors import UserError
+from .errors import Interrupted, UserError
 from .rawlog import complete_kernels, read as read_raw
 
 FARM_FILE = "farm.json"
@@ -187,7 +187,7 @@ def run_all(workers: list[Worker], plan: Plan, jobs: int, tick) -> None:
             time.sleep(0.5)
     except KeyboardInterrupt:
         _stop(running)
-        raise
+        raise Interrupted(f"every place's partial run is kept: mcuroof farm run --resume {plan.out}") from None
 
 
 def _stop(running: list[Worker]) -> None:
