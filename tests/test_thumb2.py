@@ -85,6 +85,8 @@ CASES = [  # (encoder output, assembler source)
     (thumb2.vldrb_s32_gather(2, 4, 1), "vldrb.s32 q2, [r4, q1]"),
     (thumb2.vstrh_32_post(0, 3, 254), "vstrh.32 q0, [r3], #254"),
     (thumb2.vstrh_32_post(1, 5, 56), "vstrh.32 q1, [r5], #56"),
+    (thumb2.vldrh_s32_gather(1, 14, 2), "vldrh.s32 q1, [lr, q2]"),
+    (thumb2.vldrh_s32_gather(0, 3, 5), "vldrh.s32 q0, [r3, q5]"),
 ]
 
 

@@ -17,6 +17,7 @@ from . import layer_kernels_dsp as dsp
 from . import thumb2 as t
 
 SP = 13
+LR = 14
 MAX_K = 256           # the gathered inputs (16 bytes a vector) stay a small stack frame
 
 
@@ -90,11 +91,11 @@ DW_FRAME_HEAD = 64
 def _dw_shape(ps):
     """(LP, frame) of the MVE depthwise kernel of tiles sharing C, V and OW, or None."""
     p = ps[0]
-    c, v, ow = p[2], p[1], p[4]
-    if any(q[6:10] != (3, 3, 1, 1) or q[10] > 1 or q[11] > 1 for q in ps):
+    c, v, ow, st = p[2], p[1], p[4], p[8]
+    if st not in (1, 2) or any(q[6:10] != (3, 3, st, st) or q[10] > 1 or q[11] > 1 for q in ps):
         return None
-    lp = -(-(max(q[3] for q in ps) + 2) // 4) * 4
-    frame = DW_FRAME_HEAD + 2 * lp * (ow + 2)
+    lp = -(-(st * max(q[3] for q in ps) + 3 - st) // 4) * 4
+    frame = DW_FRAME_HEAD + 2 * lp * (st * ow + 3 - st)
     if (lp > 60 or frame > dsp.MAX_FRAME or 8 * c > 4095 or 4 * v * c > 4095
             or 3 * ow * c > 65535):
         return None
@@ -123,6 +124,16 @@ def _dw_step(lp: int, s: int) -> str:
             + t.vstrb_32_scatter(0, 1, 4))
 
 
+def _dw_step_strided(lp: int, s: int) -> str:
+    """_dw_step for stride 2: the four pixels' rows are 2 apart in the plane column, so each
+    tap is a VLDRH.S32 gather (offsets 0, 4, 8, 12 bytes in q2) from lr = r0 + the tap."""
+    return (t.vmov_q(0, 5)
+            + "".join(t.addw(LR, 0, 2 * (kx * lp + ky)) + t.vldrh_s32_gather(1, LR, 2) + t.vmla_s32(0, 1, 4 + 3 * ky + kx)
+                      for ky in range(3) for kx in range(3))
+            + t.vmul_i32(0, 0, 3) + t.vshr_s32(0, 0, s) + t.vmax_s32(0, 0, 6) + t.vmin_s32(0, 0, 7)
+            + t.vstrb_32_scatter(0, 1, 4))
+
+
 def _dw_step2(lp: int, s: int, c: int) -> str:
     """Output columns ox and ox+1 at once, four pixels each: the 4 plane columns' 12 loads
     serve both (18 VMLA); accumulators q0 and q2; r1 left at the second column's output."""
@@ -139,11 +150,11 @@ def _dw_step2(lp: int, s: int, c: int) -> str:
             + t.vstrb_32_scatter(0, 1, 4) + t.addw(1, 1, c) + t.vstrb_32_scatter(2, 1, 4))
 
 
-def _dw_columns(step: str, lab: str, owc: int, back: int) -> str:
+def _dw_columns(step: str, lab: str, owc: int, back: int, st: int) -> str:
     """The column (pair) at the frame's plane and output addresses: its steps down OH, the
     last one backed up where OH % 4 != 0; r1 ends `back` bytes past a step's first output."""
     return (t.ldr_imm(0, SP, 24) + t.ldr_imm(1, SP, 28) + t.ldr_imm(2, SP, 0) + " ldr(r2,[r2,12])\n lsr(r2,r2,2)\n"
-            + f" label({lab}K)\n" + step + " add(r0,8)\n" + dsp._add(1, 4 * owc - back) + f" sub(r2,1)\n bne_w({lab}K)\n"
+            + f" label({lab}K)\n" + step + f" add(r0,{8 * st})\n" + dsp._add(1, 4 * owc - back) + f" sub(r2,1)\n bne_w({lab}K)\n"
             + t.ldr_imm(2, SP, 48) + f" cmp(r2,0)\n beq_w({lab}N)\n sub(r0,r0,r2)\n" + t.ldr_imm(2, SP, 52)
             + " sub(r1,r1,r2)\n" + step + f" label({lab}N)\n")
 
@@ -152,17 +163,19 @@ def depthwise_source(job, ps, name: str) -> str:
     _, m, s, lo = dsp._constants(job)
     lp, frame = _dw_shape(ps)
     p = ps[0]
-    c, v, ow, pt, pl = p[2], p[1], p[4], p[10], p[11]
+    c, v, ow, st, pt, pl = p[2], p[1], p[4], p[8], p[10], p[11]
     owc = ow * c
     big = frame > 4095
     grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
     shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
-    setup = ("".join(f" movw(r4,{i * v * c})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
+    setup = (("".join(f" movw(r4,{4 * i})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
+              + t.addw(4, SP, 32) + t.vldr_q(2, 4, 32) if st == 2 else "")              # rows 2 apart
+             + "".join(f" movw(r4,{i * v * c})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
              + t.addw(4, SP, 32) + t.vldr_q(3, 4, 32)                                   # gather: 4 input rows
              + "".join(f" movw(r4,{i * owc})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
              + t.addw(4, SP, 32) + t.vldr_q(4, 4, 32)                                   # scatter: 4 output rows
-             # the widening's last block back-up: 4 - rows % 4 rows, rows = min(H, OH + 2 - PT) >= 4
-             + " ldr(r2,[r3,0])\n ldr(r5,[r3,12])\n" + f" add(r5,{2 - pt})\n"
+             # the widening's last block back-up: 4 - rows % 4 rows, rows = min(H, ST*OH + 3 - ST - PT) >= 4
+             + " ldr(r2,[r3,0])\n ldr(r5,[r3,12])\n" + (" add(r5,r5,r5)\n" if st == 2 else "") + f" add(r5,{3 - st - pt})\n"
              + " cmp(r2,r5)\n ble(RA)\n mov(r2,r5)\n label(RA)\n" + t.str_imm(2, SP, 40)
              + " lsl(r4,r2,30)\n lsr(r4,r4,30)\n beq(RZ)\n neg(r4,r4)\n add(r4,4)\n label(RZ)\n"
              + " add(r5,r4,r4)\n" + t.str_imm(5, SP, 56) + f" movw(r5,{v * c})\n" + t.mul(4, 4, 5) + t.str_imm(4, SP, 60)
@@ -170,11 +183,11 @@ def depthwise_source(job, ps, name: str) -> str:
              + " movw(r4,127)\n" + t.vdup_32(7, 4)
              # the last step's back-up: 4 - OH % 4 rows (none where OH % 4 == 0)
              + " ldr(r4,[r3,12])\n lsl(r4,r4,30)\n lsr(r4,r4,30)\n beq(BZ)\n neg(r4,r4)\n add(r4,4)\n label(BZ)\n"
-             + " add(r5,r4,r4)\n" + t.str_imm(5, SP, 48) + f" movw(r5,{owc})\n" + t.mul(4, 4, 5) + t.str_imm(4, SP, 52)
+             + " add(r5,r4,r4)\n" + (" add(r5,r5,r5)\n" if st == 2 else "") + t.str_imm(5, SP, 48) + f" movw(r5,{owc})\n" + t.mul(4, 4, 5) + t.str_imm(4, SP, 52)
              + f" movw(r4,{(frame - DW_FRAME_HEAD) // 8})\n" + t.addw(0, SP, DW_FRAME_HEAD)
              + " movw(r6,0)\n movw(r7,0)\n label(Z)\n" + t.strd_post(6, 7, 0, 8) + " sub(r4,1)\n bne_w(Z)\n"
              + " mov(r4,0)\n" + t.str_imm(4, SP, 16))
-    xs = min(v, ow + 2 - pl)
+    xs = min(v, st * (ow - 1) + 3 - pl)
     block = (" mov(r0,r1)\n mov(r5,r3)\n"
              + (t.addw(0, 0, c)).join(t.vldrb_s32_gather(0, 0, 3) + t.vstrh_32_post(0, 5, 2 * lp) for _ in range(xs)))
     widen = (t.ldr_imm(2, SP, 40) + " lsr(r2,r2,2)\n"                                  # blocks of 4 input rows
@@ -187,20 +200,20 @@ def depthwise_source(job, ps, name: str) -> str:
                + "".join(t.ldrsb_imm(4 + i, 1, i * c) for i in range(9))
                + t.ldr_imm(0, SP, 0) + t.ldr_imm(2, SP, 16) + t.add_lsl(0, 0, 2, 2) + t.ldr_imm(2, 0, 64)
                + t.vdup_32(5, 2) + f" movw(r3,{m})\n")
-    step = _dw_step(lp, s)
-    pairs = ow // 2 if 2 * (3 * lp + 2) <= 254 else 0   # 4 plane columns within VLDRH's reach
+    step = _dw_step(lp, s) if st == 1 else _dw_step_strided(lp, s)
+    pairs = ow // 2 if st == 1 and 2 * (3 * lp + 2) <= 254 else 0   # 4 plane columns within VLDRH's reach
     columns = (t.addw(0, SP, DW_FRAME_HEAD) + t.str_imm(0, SP, 24)
                + t.ldr_imm(1, SP, 12) + t.ldr_imm(2, SP, 16) + " add(r1,r1,r2)\n" + t.str_imm(1, SP, 28))
     if pairs:
         columns += (f" movw(r2,{pairs})\n" + t.str_imm(2, SP, 20) + " label(CP)\n"
-                    + _dw_columns(_dw_step2(lp, s, c), "P", owc, c)
+                    + _dw_columns(_dw_step2(lp, s, c), "P", owc, c, st)
                     + t.ldr_imm(0, SP, 24) + t.addw(0, 0, 4 * lp) + t.str_imm(0, SP, 24)
                     + t.ldr_imm(1, SP, 28) + t.addw(1, 1, 2 * c) + t.str_imm(1, SP, 28)
                     + t.ldr_imm(2, SP, 20) + " sub(r2,1)\n" + t.str_imm(2, SP, 20) + " bne_w(CP)\n")
     if ow - 2 * pairs:
         columns += (f" movw(r2,{ow - 2 * pairs})\n" + t.str_imm(2, SP, 20) + " label(COL)\n"
-                    + _dw_columns(step, "C", owc, 0)
-                    + t.ldr_imm(0, SP, 24) + t.addw(0, 0, 2 * lp) + t.str_imm(0, SP, 24)
+                    + _dw_columns(step, "C", owc, 0, st)
+                    + t.ldr_imm(0, SP, 24) + t.addw(0, 0, 2 * lp * st) + t.str_imm(0, SP, 24)
                     + t.ldr_imm(1, SP, 28) + t.addw(1, 1, c) + t.str_imm(1, SP, 28)
                     + t.ldr_imm(2, SP, 20) + " sub(r2,1)\n" + t.str_imm(2, SP, 20) + " bne_w(COL)\n")
     return (f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n" + t.VPUSH_D8_D15 + grow

@@ -264,3 +264,9 @@ def vstrh_32_post(qd: int, rn: int, imm: int) -> str:
     """VSTRH.32 Qd, [Rn], #imm (MVE): the lanes' low halfwords, then Rn += imm (r0-r7, imm even
     below 256)."""
     return data(0xECA8 | rn, qd << 13 | 0x0F00 | imm >> 1)
+
+
+def vldrh_s32_gather(qd: int, rn: int, qm: int) -> str:
+    """VLDRH.S32 Qd, [Rn, Qm] (MVE): four halfwords from Rn + each lane of Qm (bytes),
+    sign-extended."""
+    return data(0xEC90 | rn, qd << 13 | 0x0F10 | qm << 1)
