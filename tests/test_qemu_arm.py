@@ -84,14 +84,17 @@ def test_asm_kernels_compute_the_right_sums(board):
 @needs_qemu
 @pytest.mark.qemu
 @pytest.mark.slow
-def test_dsp_int8_stream_kernels_move_four_lanes_a_word():
-    """On a DSP core the asm_thumb int8 memory kernels move words and add by SADD8: every output
-    checked (copy 1x, scale 3x, add 2x, triad 4x the input) over the sweep's sizes."""
-    cfg = {"emitters": ["asm_thumb"], "types": ["b"], "max_ws": {"asm_thumb": 3 * 1024}, "isa": ISA_KERNELS["qemu-m7"]}
+@pytest.mark.parametrize("board", ["qemu-m7", "qemu-m55"])
+def test_simd_int8_stream_kernels_move_lanes_not_bytes(board):
+    """On a DSP core the asm_thumb int8 memory kernels move words and add by SADD8, on an MVE core
+    vectors (VLDRB, VADD.I8, VSTRB): every output checked (copy 1x, scale 3x, add 2x, triad 4x
+    the input) over the sweep's sizes."""
+    cfg = {"emitters": ["asm_thumb"], "types": ["b"], "max_ws": {"asm_thumb": 3 * 1024}, "isa": ISA_KERNELS[board]}
     ks = kernels.memory_kernels(cfg)
     assert [k.key.rsplit("/", 1)[1] for k in ks] == ["copy", "scale", "add", "triad"]
-    assert all("sadd8" not in k.source and "ldrb" not in k.source for k in ks)  # words, SADD8 as data()
-    link = _link("qemu-m7")
+    assert all("ldrb" not in k.source for k in ks)  # lanes, not bytes; the SIMD adds as data() words
+    assert all("data(2," in k.source for k in ks if not k.key.endswith("/copy"))
+    link = _link(board)
     try:
         for k in ks:
             recs = [r for r in _records(link, prefix("memory", {"win_us": 2000, "trials": 1, "min_n": 16}) + k.scripts())

@@ -41,14 +41,30 @@ def passes(rec: dict) -> int:
     the one-pass "copy4" of raw logs written before copy4x)."""
     return -(-COPY4_ELEMENTS // rec["n"]) if rec.get("k") == "copy4x" and rec.get("em") == "asm_thumb" else 1
 C_COPY = "def k(A,B,C,n):\n B[0:n]=A[0:n]\n"
-# int8 on cores with the DSP extension: four lanes a word, added by SADD8 (3x as two adds), as
-# the layer kernels there move int8 (layer_kernels_dsp); a byte a load would put their points
-# above a roof they are not bound by. n is a multiple of 4 (min_n 16, doubled).
-SIMD8_STREAM = {"copy": [" ldr(r4,[r0,0])\n", " str(r4,[r1,0])\n"],
-                "scale": [" ldr(r4,[r0,0])\n", thumb2.sadd8(5, 4, 4), thumb2.sadd8(4, 5, 4), " str(r4,[r1,0])\n"],
-                "add": [" ldr(r4,[r0,0])\n", " ldr(r5,[r1,0])\n", thumb2.sadd8(4, 4, 5), " str(r4,[r2,0])\n"],
-                "triad": [" ldr(r4,[r0,0])\n", " ldr(r5,[r1,0])\n", thumb2.sadd8(6, 5, 5), thumb2.sadd8(6, 6, 5),
-                          thumb2.sadd8(4, 4, 6), " str(r4,[r2,0])\n"]}
+# int8 on cores with SIMD, as their layer kernels move int8 (layer_kernels_dsp, _mve): the DSP
+# extension's four lanes a word (LDR, SADD8, STR), Helium's sixteen a vector register (VLDRB,
+# VADD.I8, VSTRB); 3x is two adds. A byte a load would put those layer points above a roof
+# they are not bound by. n is a multiple of 16 (min_n 16, doubled).
+_SIMD8_OPS = {"copy": ("l0", "s0"), "scale": ("l0", "a100", "a010", "s0"), "add": ("l0", "l1", "a001", "s0"),
+              "triad": ("l0", "l1", "a211", "a221", "a020", "s0")}
+
+
+def _simd8_body(name: str, dst: int, mve: bool) -> str:
+    """A SIMD int8 stream kernel: l<i> loads lane group i from array i (r0, r1), a<d><n><m>
+    adds n and m into d, s<i> stores group i to the output array (dst: its register)."""
+    code = ""
+    for op in _SIMD8_OPS[name]:
+        if op[0] == "l":
+            i = int(op[1])
+            code += thumb2.vldrb_post(i, i, 16) if mve else f" ldr(r{4 + i},[r{i},0])\n"
+        elif op[0] == "a":
+            d, n, m = (int(c) for c in op[1:])
+            code += thumb2.vadd_i8(d, n, m) if mve else thumb2.sadd8(4 + d, 4 + n, 4 + m)
+        else:
+            code += thumb2.vstrb_post(int(op[1]), dst, 16) if mve else f" str(r{4 + int(op[1])},[r{dst},0])\n"
+    step = "" if mve else " add(r0,4)\n add(r1,4)\n add(r2,4)\n"
+    return (f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n lsr(r3,r3,{4 if mve else 2})\n label(L)\n{code}"
+            f"{step} sub(r3,1)\n bgt(L)\n")
 
 
 SPLIT = "#--\n"
@@ -66,7 +82,7 @@ class Kernel:
         return parts[:-1] + [parts[-1] + tail]
 
 
-def _stream_body(em: str, tc: str, op: tuple, simd8: bool = False) -> str | None:
+def _stream_body(em: str, tc: str, op: tuple, simd8: str = "") -> str | None:
     name, _, stmt = op[:3]
     if em in ("bytecode", "native"):
         dec = "@micropython.native\n" if em == "native" else ""
@@ -76,8 +92,7 @@ def _stream_body(em: str, tc: str, op: tuple, simd8: bool = False) -> str | None
         return (f"@micropython.viper\ndef k(a,b,c,n:int):\n A={p}(a)\n B={p}(b)\n C={p}(c)\n"
                 f" for i in range(n):\n  {stmt}\n")
     if em == "asm_thumb" and tc == "b" and simd8:
-        return ("@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n lsr(r3,r3,2)\n label(L)\n" + "".join(SIMD8_STREAM[name])
-                + " add(r0,4)\n add(r1,4)\n add(r2,4)\n sub(r3,1)\n bgt(L)\n")
+        return _simd8_body(name, op[3], simd8 == "mve")
     if em == "asm_thumb" and tc in ASM_LOAD:
         ld, st, z = ASM_LOAD[tc]
         body = "\n ".join(ASM_STREAM[name]).replace("L(", ld + "(").replace("S(", st + "(")
@@ -95,6 +110,12 @@ EMPTY = {"native": "@micropython.native\ndef z(a,b,c,n):\n return 0\n",
          "asm_thumb": "@micropython.asm_thumb\ndef z(r0,r1,r2,r3):\n mov(r0,0)\n"}
 
 
+def _simd8(cfg: dict) -> str:
+    """The int8 SIMD of the core, from the ISA kernels the compute suite runs there: "mve", "dsp" or ""."""
+    isa = cfg.get("isa", ())
+    return "mve" if "vmladava" in isa else "dsp" if "smlad" in isa else ""
+
+
 def _with_empty(em: str, body: str, call: str) -> str:
     """body and call, with the empty function of em compiled first (its own script) and passed.
     Compute kernels only: memory sweeps keep the bytecode _nop (firmware/memory.py stays as
@@ -109,7 +130,7 @@ def memory_kernels(cfg: dict) -> list[Kernel]:
     for em in cfg["emitters"]:
         maxws = cfg["max_ws"].get(em, 1 << 30)
         for tc in cfg["types"]:
-            ops = [(op, _stream_body(em, tc, op, "smlad" in cfg.get("isa", ()))) for op in STREAM]
+            ops = [(op, _stream_body(em, tc, op, _simd8(cfg))) for op in STREAM]
             if em == "asm_thumb" and tc == "i":
                 ops.append((("copy4x", 2, "", 1, 1), ASM_COPY4 + SPLIT))  # its source freed before the sweep
             for (name, na, _, dst, f), body in ops:

@@ -169,6 +169,16 @@ def vldrb_post(qd: int, rn: int, imm: int) -> str:
     return data(0xECB0 | rn, qd << 13 | 0x1E00 | imm)
 
 
+def vstrb_post(qd: int, rn: int, imm: int) -> str:
+    """VSTRB.8 Qd, [Rn], #imm (MVE): 16 bytes stored, then Rn += imm (0 <= imm < 128)."""
+    return data(0xECA0 | rn, qd << 13 | 0x1E00 | imm)
+
+
+def vadd_i8(qd: int, qn: int, qm: int) -> str:
+    """VADD.I8 Qd, Qn, Qm (MVE): sixteen byte lanes added (wrapping)."""
+    return data(0xEF00 | qn << 1, qd << 13 | 0x0840 | qm << 1)
+
+
 def str_post(rt: int, rn: int, imm: int) -> str:
     """STR Rt, [Rn], #imm: store a word, then Rn += imm (0 <= imm < 256)."""
     return data(0xF840 | rn, rt << 12 | 0xB00 | imm)
