@@ -1,5 +1,5 @@
 """int8 asm_thumb layer kernels for cores with MVE (Helium, Armv8.1-M: the Cortex-M55), for
-convolutions and dense layers with up to 256 inputs per output (K), and 3x3 stride-1 depthwise
+convolutions and dense layers with up to 256 inputs per output (K), and 3x3 depthwise
 layers (`depthwise_source`, below; layer_kernels_dsp's dispatch picks it per tile shape).
 
 Per output pixel, its K int8 inputs (gathered on the stack as layer_kernels_dsp's im2col does,
@@ -71,7 +71,7 @@ def source(job) -> str:
             + " cmp(r4,r5)\n blt_w(PIX)\n" + t.addw(SP, SP, frame) + " pop({r8,r9,r10,r11})\n")
 
 
-# Depthwise 3x3, stride 1: lanes are four output pixels of a column (oy..oy+3). Per channel the
+# Depthwise 3x3, stride 1 or 2: lanes are four output pixels of a column (oy..oy+3). Per channel the
 # input is widened once into a zero-padded int16 plane stored column by column (plane[x + PL]
 # [y + PT], LP halfwords a column), the 9 weights go to r4-r12, and each column of outputs is
 # swept four pixels a step: per tap VLDRH.S32 (the four rows' inputs) and VMLA.S32 by the
