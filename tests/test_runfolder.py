@@ -126,12 +126,14 @@ def test_a_refused_run_creates_nothing(argv, fragment, tmp_path, capsys):
 
 
 def test_ctrl_c_prints_the_resume_command_and_the_folder_resumes(tmp_path):
-    """A real run on the unix port, interrupted as a terminal's Ctrl-C would (SIGINT). The memory
-    suite too: the compute suite alone ends about 1.3 s after its first unit, and a loaded CI
-    machine once let it finish before the signal (exit 0)."""
+    """A real run on the unix port, interrupted as a terminal's Ctrl-C would (SIGINT). With SIGINT
+    as a terminal gives it: a test runner started in the background (`&`, nohup) has it ignored,
+    its children inherit that, and the run then finished (exit 0). Memory and compute suites: 35 s
+    of work, so the signal lands mid-run."""
     out = tmp_path / "out dir"
     proc = subprocess.Popen([sys.executable, "-m", "mcuroof.cli", "run", "--board", "unix", "--suite", "memory,compute",
-                             "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while not any(e.get("kind") == "kernel" for e in _entries(out)) and time.monotonic() < deadline:
         time.sleep(0.2)

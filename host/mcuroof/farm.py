@@ -128,7 +128,7 @@ class Worker:
             self.log_start = f.tell()
             # a session of its own: Ctrl-C reaches it once, from the farm, and it releases its place
             self.proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         start_new_session=True)
+                                         start_new_session=True, preexec_fn=default_sigint)
         self.started = time.monotonic()
         self.status = "running"
 
@@ -188,6 +188,13 @@ def run_all(workers: list[Worker], plan: Plan, jobs: int, tick) -> None:
     except KeyboardInterrupt:
         _stop(running)
         raise Interrupted(f"every place's partial run is kept: mcuroof farm run --resume {plan.out}") from None
+
+
+def default_sigint() -> None:
+    """In a place's process before it starts: Ctrl-C as a terminal gives it. A farm started in the
+    background (`&`, nohup, some CI runners) has SIGINT ignored, and its children would inherit
+    that and never stop on the SIGINT passed on to them."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _stop(running: list[Worker]) -> None:
