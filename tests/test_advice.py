@@ -118,6 +118,15 @@ def test_asm_thumb_under_the_smlad_ceiling_names_what_the_ceiling_does_not_count
     assert "no MVE (VMLADAVA) layer kernels" in advice.advise({**mve, "headroom": 20}, FLAT, m55)[1]
 
 
+def test_asm_thumb_that_ran_an_mve_kernel_says_so_not_that_there_is_none():
+    m55 = advice.Features(frozenset({"fpu", "dsp", "mve"}), M4.emitters)
+    mve = pt(20, emitter="asm_thumb", compute_roof="int8 asm_thumb vmladava", kernel_isa="mve")
+    text = advice.advise(mve, FLAT, m55)[1]
+    assert "already runs the whole tile with MVE" in text and "this core has MVE" not in text and "no MVE" not in text
+    dw = advice.advise({**mve, "op": "DEPTHWISE_CONV_2D"}, FLAT, m55)[1]
+    assert "no sum across lanes" in dw
+
+
 def test_above_and_macless():
     assert advice.advise(pt(0.5, above_roof=True), FLAT, M0)[0] == "above"
     assert advice.advise(pt(3.0, macc=0, bound="memory"), FLAT, M0)[1].startswith("moves bytes without MACs")

@@ -41,7 +41,11 @@ OVERHEAD = {
 DSP_OVERHEAD = ("the assembler already runs the whole tile with SMLAD: its loads, SXTB16 widening and "
                 "requantization are instructions the SMLAD ceiling does not count")
 MVE_OVERHEAD = ("the assembler runs the whole tile with SMLAD, not MVE: mcuroof has no MVE (VMLADAVA) "
-                "layer kernels to approach this ceiling")
+                "layer kernels for this layer's shape to approach this ceiling")
+# asm_thumb points whose kernel is MVE (layer_kernels_mve: the point's kernel_isa)
+MVE_KERNEL_OVERHEAD = ("the assembler already runs the whole tile with MVE: its loads, widening and "
+                       "requantization are instructions the VMLADAVA ceiling does not count")
+MVE_DEPTHWISE = "; a depthwise layer has no sum across lanes: VMLA does 4 MACs an instruction where VMLADAVA does 16"
 POSITION = {
     "above": "ABOVE ITS ROOF: an accounting error (MACC or bytes miscounted, or the roof under-measured); "
              "do not trust this point",
@@ -159,8 +163,8 @@ def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
             steps.append(f"int8 is no faster than float32 with {em} here ({i8 / own:.2g}x): quantizing saves memory, not time")
     elif dt in ("int8", "int16"):
         simd = feats.simd()
-        if _dsp_kernel(p):  # the kernel uses the DSP extension already: only MVE is left
-            simd = "mve" if feats.has("mve") else None
+        if _dsp_kernel(p):  # the kernel uses the DSP extension already: only MVE is left, if unused
+            simd = "mve" if feats.has("mve") and p.get("kernel_isa") != "mve" else None
         wider = ceil.get((em, "int16" if dt == "int8" else "int32"))
         if simd:
             steps.append(f"this core has {simd.upper()} (two or more MACs per instruction): "
@@ -174,8 +178,16 @@ def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
 
 
 def _dsp_kernel(p: dict) -> bool:
+    """An asm_thumb point that ran a DSP or MVE kernel: its kernel_isa, or (results without it)
+    its ceiling being SMLAD's or VMLADAVA's."""
     roof = p.get("compute_roof") or ""
-    return p["emitter"] == "asm_thumb" and ("smlad" in roof or "vmladava" in roof)
+    return p["emitter"] == "asm_thumb" and (bool(p.get("kernel_isa")) or "smlad" in roof or "vmladava" in roof)
+
+
+def _isa_overhead(p: dict) -> str:
+    if p.get("kernel_isa") == "mve":
+        return MVE_KERNEL_OVERHEAD + (MVE_DEPTHWISE if p["op"] == "DEPTHWISE_CONV_2D" else "")
+    return MVE_OVERHEAD if "vmladava" in (p.get("compute_roof") or "") else DSP_OVERHEAD
 
 
 def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[str]:
@@ -184,7 +196,7 @@ def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[st
     cache = feats.has("cache")
     if k in ("software", "below") and p["bound"] == "compute":
         if _dsp_kernel(p):
-            steps.append(MVE_OVERHEAD if "vmladava" in p["compute_roof"] else DSP_OVERHEAD)
+            steps.append(_isa_overhead(p))
         else:
             steps.append(OVERHEAD.get(p["emitter"], OVERHEAD["bytecode"]))
     if p["bound"] == "memory" and k in ("software", "memory", "below"):

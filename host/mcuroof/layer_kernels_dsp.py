@@ -543,6 +543,18 @@ def source(job) -> str | None:
     return None
 
 
+def kernel_isa(job) -> str | None:
+    """The extension this job's kernel uses, as source() picks it: "mve", "dsp", or None (the
+    Cortex-M0 kernels; also where the core has no DSP extension)."""
+    from . import layer_kernels_mve
+
+    if not job.dsp:
+        return None
+    if layer_kernels_mve.applies(job) or (depthwise_applies(job) and layer_kernels_mve.depthwise_groups(job)):
+        return "mve"
+    return "dsp" if conv_applies(job) or depthwise_applies(job) else None
+
+
 def _depthwise_other(job) -> str:
     """The row-slot or per-tap depthwise kernel of the job, as k."""
     if not _dw_rows_geometry(job):

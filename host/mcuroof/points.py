@@ -11,7 +11,7 @@ ceilings count them. `macc` is nominal, `macc_executed` what the kernel executes
 from __future__ import annotations
 
 from . import advice as advice_mod
-from . import layers as layers_mod
+from . import layer_kernels_dsp, layers as layers_mod
 from . import roofs as roofs_mod
 from .model import Layer, nelem
 
@@ -113,7 +113,8 @@ def point(job, recs: list[dict], roofs: list[dict], emitters: list[str], feature
          "tile_fraction": tile.fraction, "tile_reason": job.why_tiled, "projection": how,
          "tile_seconds": timed[0][1], "verified": verified,
          "heap_bytes": main.get("heap"), "tile_data_bytes": tile.data_bytes(layers_mod.DTYPES[job.dtype][1]),
-         "call_share": call_share(job, timed, seconds) if how == "fit" else None}
+         "call_share": call_share(job, timed, seconds) if how == "fit" else None,
+         "kernel_isa": layer_kernels_dsp.kernel_isa(job)}
     place(p, roofs, emitters, features)
     return amortize_note(p)
 

@@ -82,7 +82,8 @@ POINT = obj({"index": COUNT, "name": TEXT, "op": TEXT, "dtype": TEXT, "emitter":
              "input_shapes": array(array(COUNT)), "output_shape": array(COUNT),
              "user": FLAG, "file": TEXT,
              # the share of a fitted layer's time spent per pixel (calls, Python loops): points.call_share
-             "call_share": nullable(_shape("number", "be a number in [0, 1]", minimum=0, maximum=1))})  # user, file: a kernel of `mcuroof kernel FILE.py`
+             "call_share": nullable(_shape("number", "be a number in [0, 1]", minimum=0, maximum=1)),
+             "kernel_isa": one_of("dsp", "mve", None)})  # user, file: a kernel of `mcuroof kernel FILE.py`
 
 USER_KERNELS = obj({"file": TEXT, "kernels": array(TEXT), "errors": array(TEXT)},
                    {"roofs_from": nullable(TEXT), "measured": TEXT})
