@@ -40,6 +40,8 @@ def passes(rec: dict) -> int:
     """Times one call runs over its buffers: ceil(COPY4_ELEMENTS / n) for copy4x, else 1 (also for
     the one-pass "copy4" of raw logs written before copy4x)."""
     return -(-COPY4_ELEMENTS // rec["n"]) if rec.get("k") == "copy4x" and rec.get("em") == "asm_thumb" else 1
+
+
 C_COPY = "def k(A,B,C,n):\n B[0:n]=A[0:n]\n"
 # int8 on cores with SIMD, as their layer kernels move int8 (layer_kernels_dsp, _mve): the DSP
 # extension's four lanes a word (LDR, SADD8, STR), Helium's sixteen a vector register (VLDRB,

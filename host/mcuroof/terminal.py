@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+MORE = "mcuroof export --csv"   # what has every column of a results table
 PIPE_WIDTH = 400   # not a terminal (| tee, CI logs): write every column at its full width
 # columns left out first when a table does not fit, in this order (headers as the tables name them)
 DROPPABLE = ("per cycle", "per instr", "source", "tile", "bytes/s (of roof)", "/ theory", "roof", "bound",
@@ -24,12 +25,12 @@ def console() -> Console:
     return Console(width=PIPE_WIDTH)
 
 
-def show(con: Console, item, more: str = "mcuroof export --csv") -> None:
+def show(con: Console, item, more: str = MORE) -> None:
     """Print a renderable; a table fitted to the console's width (`more`: what has the columns left out)."""
     con.print(fit(item, con.width, more) if isinstance(item, Table) else item)
 
 
-def fit(table: Table, width: int, more: str = "mcuroof export --csv") -> Table:
+def fit(table: Table, width: int, more: str = MORE) -> Table:
     """The table with the droppable columns it cannot afford at this width left out (its caption
     names them); numeric columns never wrap nor shrink, text columns wrap."""
     cols = list(table.columns)
