@@ -70,9 +70,8 @@ def _nop(a, b, c, n):
     return 0
 
 
-def measure(fn, a, b, c, n, z=_nop):
-    # Grow the repeat count until one trial spans WIN us, then keep TRIALS trials; z: the
-    # harness alone (an empty function of fn's emitter where the caller has one)
+def measure(fn, a, b, c, n):
+    # Grow the repeat count until one trial spans WIN us, then keep TRIALS trials.
     r = 1
     t = _run(fn, a, b, c, n, r)
     while t < WIN and r < 1 << 24:
@@ -84,9 +83,9 @@ def measure(fn, a, b, c, n, z=_nop):
     ts.sort()
     # the harness's cost, as the kernel's time: the least of TRIALS runs (an interrupt landing
     # in one of only two runs moved small kernels' rates by 0.3 %)
-    ov = _run(z, a, b, c, n, r)
+    ov = _run(_nop, a, b, c, n, r)
     for i in range(TRIALS - 1):
-        ov = min(ov, _run(z, a, b, c, n, r))
+        ov = min(ov, _run(_nop, a, b, c, n, r))
     return ts[0], ts[TRIALS // 2], ov, r
 
 
