@@ -42,6 +42,7 @@ LAYERS = [
     spatial(12, "DEPTHWISE_CONV_2D", (3, 20, 96), (3, 20, 96), (3, 3), (1, 1)),  # row slots, 3 blocks of 32 channels
     spatial(8, "DEPTHWISE_CONV_2D", (4, 4, 3), (4, 4, 3), (3, 3), (1, 1)),     # under 4 channels: one at a time
     spatial(9, "CONV_2D", (4, 4, 20), (4, 4, 3), (3, 3), (1, 1)),             # K=180: two pixels a pass, K looped
+    spatial(20, "CONV_2D", (8, 5, 64), (8, 5, 9), (1, 1), (1, 1), "RELU"),     # blocks: 27 + 13 pixels, OC odd
     spatial(13, "DEPTHWISE_CONV_2D", (7, 7, 16), (7, 7, 16), (3, 3), (1, 1), "RELU"),  # planes: OW odd
     spatial(14, "DEPTHWISE_CONV_2D", (6, 10, 5), (6, 10, 5), (3, 3), (1, 1)),   # planes: OW even, C odd
     spatial(15, "DEPTHWISE_CONV_2D", (9, 10, 6), (5, 5, 6), (3, 3), (2, 2)),    # planes, strided, padded

@@ -159,6 +159,11 @@ def ldr_reg(rt: int, rn: int, rm: int) -> str:
     return data(0xF850 | rn, rt << 12 | rm)
 
 
+def strb_reg(rt: int, rn: int, rm: int) -> str:
+    """STRB.W Rt, [Rn, Rm]."""
+    return data(0xF800 | rn, rt << 12 | rm)
+
+
 def strd_imm(rt: int, rt2: int, rn: int, imm: int) -> str:
     """STRD Rt, Rt2, [Rn, #imm] (imm a multiple of 4 below 1024)."""
     return data(0xE9C0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
