@@ -93,6 +93,11 @@ CASES = [  # (encoder output, assembler source)
     (thumb2.vstrh_32_post(1, 5, 56), "vstrh.32 q1, [r5], #56"),
     (thumb2.vldrh_s32_gather(1, 14, 2), "vldrh.s32 q1, [lr, q2]"),
     (thumb2.vldrh_s32_gather(0, 3, 5), "vldrh.s32 q0, [r3, q5]"),
+    (thumb2.sxtab16(4, 4, 12), "sxtab16 r4, r4, r12"),
+    (thumb2.sxtab16(11, 11, 12, 8), "sxtab16 r11, r11, r12, ror #8"),
+    (thumb2.sxtab16(9, 3, 14, 24), "sxtab16 r9, r3, lr, ror #24"),
+    (thumb2.sxth(12, 4), "sxth.w r12, r4"),
+    (thumb2.sxth(14, 11), "sxth.w lr, r11"),
 ]
 
 

@@ -419,7 +419,7 @@ def script(job) -> str:
     else:
         src = source(job.layer.op, job.emitter, job.dtype)
     call = f"layer(k,{job.layer.index},'{job.emitter}','{job.dtype}','{tc}',{q},"
-    src = _FREE + _COLLECT + src.replace("#--\n", _COLLECT)
+    src = _FREE + (_FREE_DSP if job.dsp else "") + _COLLECT + src.replace("#--\n", _COLLECT)
     return src + "#--\n_j=" + call + cands + ")\n" + _companion_call(job, call)
 
 
@@ -429,6 +429,9 @@ def script(job) -> str:
 # heap made the next routine's compile fail (MemoryError) on a fresh board.
 _FREE = ("_g=globals()\nfor _n in ('k','dwpix','dwrun','srun','prun','cols','rq','srow','rows','apool','dot'):\n"
          " if _n in _g:del _g[_n]\n_g=None\n")
+# and on DSP cores layer_kernels_dsp's routines (kd, kr, kg; kp0, km0, ... one per tile shape)
+_FREE_DSP = ("_g=globals()\nfor _n in list(_g):\n"
+             " if _n in ('kd','kr','kg') or _n[:2] in ('kp','km') and _n[2:].isdigit():del _g[_n]\n_g=None\n")
 # A collection in a piece of its own after that, and between two routines' pieces: a routine
 # compiled right after another piece failed (MemoryError) where it compiled after a separate
 # gc.collect() piece (the previous piece's own buffers are free by then).

@@ -634,7 +634,7 @@ def _planes_groups(job):
 def source(job) -> str | None:
     """The DSP (or, on MVE cores, MVE) kernel of this job, or None (layer_kernels' Cortex-M0
     kernels run it)."""
-    from . import layer_kernels_mve
+    from . import layer_kernels_mve, layer_kernels_pool
 
     if layer_kernels_mve.applies(job):
         return layer_kernels_mve.source(job)
@@ -642,19 +642,19 @@ def source(job) -> str | None:
         return conv_source(job)
     if depthwise_applies(job):
         return _depthwise_dispatch(job)
-    return None
+    return layer_kernels_pool.source(job) if layer_kernels_pool.applies(job) else None
 
 
 def kernel_isa(job) -> str | None:
     """The extension this job's kernel uses, as source() picks it: "mve", "dsp", or None (the
     Cortex-M0 kernels; also where the core has no DSP extension)."""
-    from . import layer_kernels_mve
+    from . import layer_kernels_mve, layer_kernels_pool
 
     if not job.dsp:
         return None
     if layer_kernels_mve.applies(job) or (depthwise_applies(job) and layer_kernels_mve.depthwise_groups(job)):
         return "mve"
-    return "dsp" if conv_applies(job) or depthwise_applies(job) else None
+    return "dsp" if conv_applies(job) or depthwise_applies(job) or layer_kernels_pool.applies(job) else None
 
 
 def _depthwise_other(job) -> str:

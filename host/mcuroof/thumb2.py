@@ -285,3 +285,15 @@ def vldrh_s32_gather(qd: int, rn: int, qm: int) -> str:
     """VLDRH.S32 Qd, [Rn, Qm] (MVE): four halfwords from Rn + each lane of Qm (bytes),
     sign-extended."""
     return data(0xEC90 | rn, qd << 13 | 0x0F10 | qm << 1)
+
+
+# The average pool of layer_kernels_pool: four int8 channels summed into halfword pairs per word.
+def sxtab16(rd: int, rn: int, rm: int, ror: int = 0) -> str:
+    """SXTAB16 Rd, Rn, Rm, ROR #ror: bytes 0 and 2 of Rm rotated, sign-extended and added to
+    Rn's two halfwords (each wrapping on its own)."""
+    return data(0xFA20 | rn, 0xF080 | rd << 8 | (ror // 8) << 4 | rm)
+
+
+def sxth(rd: int, rm: int) -> str:
+    """SXTH.W Rd, Rm: the low halfword of Rm, sign-extended."""
+    return data(0xFA0F, 0xF080 | rd << 8 | rm)
