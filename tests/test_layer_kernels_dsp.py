@@ -53,6 +53,8 @@ LAYERS = [
     dense(6, 10, 3),
     dense(10, 200, 5, "RELU"),
     dense(7, 16, 1, "RELU"),                                                   # one output channel
+    dense(21, 64, 12),                                                         # 7 channels a pass, the last overlapping
+    dense(22, 256, 9, "RELU"),
 ]
 
 

@@ -60,6 +60,7 @@ CASES = [  # (encoder output, assembler source)
     (thumb2.ldr_reg(8, 1, 9), "ldr.w r8, [r1, r9]"),
     (thumb2.strb_reg(14, 2, 9), "strb.w lr, [r2, r9]"),
     (thumb2.strb_reg(5, 7, 8), "strb.w r5, [r7, r8]"),
+    (thumb2.cmp_reg(0, 14), "cmp.w r0, lr"),
     (thumb2.str_post(12, 1, 4), "str r12, [r1], #4"),
     (thumb2.vldrb_post(4, 1, 16), "vldrb.u8 q4, [r1], #16"),
     (thumb2.vldrb_post(7, 11, 16), "vldrb.u8 q7, [r11], #16"),

@@ -164,6 +164,11 @@ def strb_reg(rt: int, rn: int, rm: int) -> str:
     return data(0xF800 | rn, rt << 12 | rm)
 
 
+def cmp_reg(rn: int, rm: int) -> str:
+    """CMP.W Rn, Rm (any registers but sp, pc)."""
+    return data(0xEBB0 | rn, 0x0F00 | rm)
+
+
 def strd_imm(rt: int, rt2: int, rn: int, imm: int) -> str:
     """STRD Rt, Rt2, [Rn, #imm] (imm a multiple of 4 below 1024)."""
     return data(0xE9C0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
