@@ -26,6 +26,10 @@ a channel at a time, its input widened once per call into a zero-padded int16 pl
 stack, its 9 weights packed in 6 registers as halfword pairs along the row; each output row
 swept two pixels a pass, per kernel row one LDRD and SMLAD, SMLATB, SMLABT, SMLAD (6 MACs),
 requantized and stored in the pass: ~24 instructions per 18 MACs (stride 2: one more load).
+Depthwise 3x3, stride 2 (`depthwise_direct_source`, a kernel per tile shape): no plane; the
+int8 input read in place a channel at a time (LDRSB, PKHBT into a pair, SMLAD, LDRSB, SMLAxB:
+5 instructions per kernel row and pixel), taps on padding left out: a stride-2 input serves
+~2.25 MACs, too few to pay for widening it into a plane (2 instructions an input).
 On MVE cores the tiles of 4 output rows or more run layer_kernels_mve's depthwise kernel.
 Other depthwise layers (`depthwise_rows_source`, strided ones): input rows widened once per call into a ring of KH
 zero-padded row slots on the stack, weights widened once per call; per pixel and 4 channels a
@@ -675,14 +679,115 @@ def depthwise_planes_source(job, ps, name: str) -> str:
 
 def _planes_groups(job):
     """The job's tiles by (C, V, OW), those the plane kernel takes: {key: [params]}."""
-    _, oh, ow, _ = job.layer.output
-    if job.layer.stride[0] == 2 and oh * ow < 16:
-        return {}   # VWW's 3x3 outputs: the per-channel setup outweighs the pairs (8.3x against 7.5x)
     groups = {}
     for tl in job.tiles:
         p = tl.params
         groups.setdefault((p[2], p[1], p[4]), []).append(p)
     return {key: ps for key, ps in groups.items() if _planes_shape(ps)}
+
+
+# Depthwise 3x3, stride 2, read in place (`depthwise_direct_source`, a kernel per tile shape):
+# no plane. A channel at a time, its 9 weights packed in 5 registers (A_j = (w[j][0], w[j][1])
+# in r2-r4, (w[0][2], w[1][2]) in r5, w[2][2] in r6), bias in r7, M in r8; each output row
+# unrolled, per pixel and kernel row: LDRSB x1, PKHBT (x0, x1), SMLAD A_j, LDRSB x2, SMLAxB w2
+# (x2 is the next pixel's x0, kept in r9 + j): 5 instructions per 3 MACs, then MUL, SSAT/USAT,
+# STRB. Taps on padding (kernel rows above or below the input, columns left or right of it)
+# are left out, not multiplied. Frame: P, X, W, O, channels left, W + c, the bias pointer, the
+# rows' end, O + c, X + c.
+Q_END, Q_OUT, Q_IN = 28, 32, 36
+Q_FRAME = 40
+
+
+def _direct_applies(p) -> bool:
+    """Tile p (params) fits the in-place kernel: 3x3, stride 2, offsets in reach."""
+    h, v, c, oh, ow = p[:5]
+    return (p[6:10] == (3, 3, 2, 2) and p[10] <= 1 and p[11] <= 1
+            and 3 * v * c <= 4095 and 8 * c <= 4095 and ow * c <= 4095 and oh * ow <= 1024)
+
+
+def _direct_rows(p):
+    """[(ja, jb, n)]: runs of n output rows whose kernel rows ja <= j < jb fall inside the input."""
+    h, oh, pt = p[0], p[3], p[10]
+    runs = []
+    for oy in range(p[3]):
+        y0 = 2 * oy - pt
+        span = (max(0, -y0), min(3, h - y0))
+        if runs and tuple(runs[-1][:2]) == span:
+            runs[-1][2] += 1
+        else:
+            runs.append([*span, 1])
+    return [tuple(r) for r in runs]
+
+
+def _grow(rd: int, imm: int) -> str:
+    """rd += imm (r12 scratch above 4095)."""
+    return t.addw(rd, rd, imm) if imm < 4096 else f" movw(r12,{imm})\n" + t.add_lsl(rd, rd, 12, 0)
+
+
+def _direct_row(p, ja: int, jb: int, s: int, lo: int) -> str:
+    """One output row: r0 = its input row y0 (X + c + y0*V*C), r1 = its first output."""
+    v, c, ow, pl = p[1], p[2], p[4], p[11]
+    code = "".join(t.ldrsb_imm(9 + j, 0, j * v * c) for j in range(ja, jb) if pl == 0)
+    sat = t.usat(LR, 7, LR, s) if lo == 0 else t.ssat(LR, 8, LR, s)
+    for k in range(ow):
+        x0 = 2 * k - pl
+        acc = 7
+        for j in range(ja, jb):
+            base, cj = j * v * c, 9 + j
+            v0, v1, v2 = 0 <= x0 < v, x0 + 1 < v, x0 + 2 < v
+            if v1:
+                code += t.ldrsb_imm(12, 0, base + (x0 + 1) * c)
+                code += (t.pkhbt(12, cj, 12) + t.smlad(LR, 2 + j, 12, acc) if v0
+                         else t.smlatb(LR, 2 + j, 12, acc))
+            elif v0:
+                code += t.smlabb(LR, 2 + j, cj, acc)
+            else:
+                continue
+            acc = LR
+            if v2:
+                code += t.ldrsb_imm(cj, 0, base + (x0 + 2) * c)
+                code += (t.smlatb if j == 1 else t.smlabb)(LR, 6 if j == 2 else 5, cj, LR)
+        code += t.mul(LR, acc, 8) + sat + t.strb_imm(LR, 1, k * c)
+    return code + _grow(0, 2 * v * c) + _grow(1, ow * c)
+
+
+def depthwise_direct_source(job, p, name: str) -> str:
+    _, m, s, lo = _constants(job)
+    v, c, ow, pt = p[1], p[2], p[4], p[10]
+    weights = (t.ldr_imm(12, SP, 20)
+               + "".join(t.ldrsb_imm(2 + j, 12, 3 * j * c) + t.ldrsb_imm(LR, 12, (3 * j + 1) * c) + t.pkhbt(2 + j, 2 + j, LR)
+                         for j in range(3))
+               + t.ldrsb_imm(5, 12, 2 * c) + t.ldrsb_imm(LR, 12, 5 * c) + t.pkhbt(5, 5, LR) + t.ldrsb_imm(6, 12, 8 * c)
+               + t.addw(12, 12, 1) + t.str_imm(12, SP, 20)
+               + t.ldr_imm(12, SP, 24) + t.ldr_post(7, 12, 4) + t.str_imm(12, SP, 24))
+    start = (t.ldr_imm(0, SP, Q_IN) + t.addw(12, 0, 1) + t.str_imm(12, SP, Q_IN)
+             + (t.subw(0, 0, v * c) if pt else "")
+             + t.ldr_imm(1, SP, Q_OUT) + t.addw(12, 1, 1) + t.str_imm(12, SP, Q_OUT))
+    rows = ""
+    for i, (ja, jb, n) in enumerate(_direct_rows(p)):
+        row = _direct_row(p, ja, jb, s, lo)
+        if n == 1 or n * ow <= 40:   # unrolled up to ~750 instructions (larger ones ran out of heap compiling)
+            rows += row * n
+        else:
+            rows += (f" movw(r12,{n * ow * c})\n" + t.add_lsl(12, 12, 1, 0) + t.str_imm(12, SP, Q_END)
+                     + f" label(R{i})\n" + row + t.ldr_imm(12, SP, Q_END) + t.cmp_w(1, 12) + f" blt_w(R{i})\n")
+    return (f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n" + t.subw(SP, SP, Q_FRAME)
+            + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
+            + t.str_imm(1, SP, 20) + t.str_imm(2, SP, Q_OUT) + t.str_imm(0, SP, Q_IN)
+            + " add(r3,64)\n" + t.str_imm(3, SP, 24) + f" movw(r4,{c})\n" + t.str_imm(4, SP, 16) + f" movw(r8,{m})\n"
+            + " label(CH)\n" + weights + start + rows
+            + t.ldr_imm(4, SP, 16) + " sub(r4,1)\n" + t.str_imm(4, SP, 16) + " bne_w(CH)\n"
+            + t.addw(SP, SP, Q_FRAME) + " pop({r8,r9,r10,r11})\n")
+
+
+def _direct_tiles(job):
+    """The job's tile shapes that the in-place stride-2 kernel takes (params, first seen first)."""
+    seen = []
+    for tl in job.tiles:
+        p = tuple(tl.params[:12])
+        if _direct_applies(p) and p not in seen:
+            seen.append(p)
+    return seen
 
 
 def source(job) -> str | None:
@@ -722,23 +827,40 @@ def _depthwise_other(job) -> str:
             + "#--\ndef k(X,W,O,P):\n if P[2]&3:\n  kg(X,W,O,P)\n else:\n  kr(X,W,O,P)\n")
 
 
+def _test(p, ps) -> str:
+    """The shortest test of P that tells tile shape p from the shapes ps of the other tiles."""
+    fields = []
+    for i in (3, 0, 4, 1, 2, 10, 11):
+        fields.append(i)
+        if not any(all(q[j] == p[j] for j in fields) for q in ps if q != p):
+            break
+    return " and ".join(f"P[{i}]=={p[i]}" for i in fields)
+
+
 def _depthwise_dispatch(job) -> str:
-    """The plane kernels for the tile shapes they take (one per C, V, OW), the other depthwise
-    kernels (as kd) for the rest; k picks by P."""
+    """The MVE kernels, the in-place stride-2 kernels (one per tile shape) and the plane
+    kernels (one per C, V, OW) for the tile shapes they take, the other depthwise kernels (as
+    kd) for the rest; k picks by P."""
     from . import layer_kernels_mve
 
-    groups = _planes_groups(job)
     mve = layer_kernels_mve.depthwise_groups(job)
-    if not groups and not mve:
-        return _depthwise_other(job)
     whole = {key for key, ps in mve.items() if min(q[3] for q in ps) >= 4}   # no tile left to the DSP
-    groups = {key: ps for key, ps in groups.items() if key not in whole}
+    shapes = {tuple(tl.params[:12]) for tl in job.tiles}
+    direct = [p for p in _direct_tiles(job) if (p[2], p[1], p[4]) not in whole]
+    groups = {key: [q for q in ps if tuple(q[:12]) not in direct] for key, ps in _planes_groups(job).items()
+              if key not in whole}
+    groups = {key: ps for key, ps in groups.items() if ps}
+    if not groups and not mve and not direct:
+        return _depthwise_other(job)
     code = "".join(layer_kernels_mve.depthwise_source(job, ps, f"km{i}") + "#--\n" for i, ps in enumerate(mve.values()))
+    code += "".join(depthwise_direct_source(job, p, f"kq{i}") + "#--\n" for i, p in enumerate(direct))
     code += "".join(depthwise_planes_source(job, ps, f"kp{i}") + "#--\n" for i, ps in enumerate(groups.values()))
-    rest = bool({(tl.params[2], tl.params[1], tl.params[4]) for tl in job.tiles} - set(groups) - whole)
+    taken = set(direct) | {tuple(q[:12]) for ps in groups.values() for q in ps}
+    rest = {p for p in shapes - taken if (p[2], p[1], p[4]) not in whole}
     if rest:
         code += _depthwise_other(job).replace("def k(", "def kd(") + "#--\n"
     tests = ([(f"P[2]=={c} and P[1]=={v} and P[4]=={ow} and P[3]>=4", f"km{i}") for i, (c, v, ow) in enumerate(mve)]
+             + [(_test(p, shapes), f"kq{i}") for i, p in enumerate(direct)]
              + [(f"P[2]=={c} and P[1]=={v} and P[4]=={ow}", f"kp{i}") for i, (c, v, ow) in enumerate(groups)])
     code += "def k(X,W,O,P):\n" + "".join(f" {'if' if i == 0 else 'elif'} {cond}:\n  {name}(X,W,O,P)\n"
                                           for i, (cond, name) in enumerate(tests))
