@@ -99,8 +99,6 @@ CASES = [  # (encoder output, assembler source)
     (thumb2.sxtab16(9, 3, 14, 24), "sxtab16 r9, r3, lr, ror #24"),
     (thumb2.sxth(12, 4), "sxth.w r12, r4"),
     (thumb2.sxth(14, 11), "sxth.w lr, r11"),
-    (thumb2.cmp_w(1, 12), "cmp.w r1, r12"),
-    (thumb2.cmp_w(9, 14), "cmp.w r9, lr"),
 ]
 
 

@@ -770,7 +770,7 @@ def depthwise_direct_source(job, p, name: str) -> str:
             rows += row * n
         else:
             rows += (f" movw(r12,{n * ow * c})\n" + t.add_lsl(12, 12, 1, 0) + t.str_imm(12, SP, Q_END)
-                     + f" label(R{i})\n" + row + t.ldr_imm(12, SP, Q_END) + t.cmp_w(1, 12) + f" blt_w(R{i})\n")
+                     + f" label(R{i})\n" + row + t.ldr_imm(12, SP, Q_END) + t.cmp_reg(1, 12) + f" blt_w(R{i})\n")
     return (f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n" + t.subw(SP, SP, Q_FRAME)
             + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
             + t.str_imm(1, SP, 20) + t.str_imm(2, SP, Q_OUT) + t.str_imm(0, SP, Q_IN)

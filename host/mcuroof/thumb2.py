@@ -302,9 +302,3 @@ def sxtab16(rd: int, rn: int, rm: int, ror: int = 0) -> str:
 def sxth(rd: int, rm: int) -> str:
     """SXTH.W Rd, Rm: the low halfword of Rm, sign-extended."""
     return data(0xFA0F, 0xF080 | rd << 8 | rm)
-
-
-# The depthwise kernels of layer_kernels_dsp.
-def cmp_w(rn: int, rm: int) -> str:
-    """CMP.W Rn, Rm (any registers; the inline assembler's cmp takes r0-r7 only)."""
-    return data(0xEBB0 | rn, 0x0F00 | rm)
