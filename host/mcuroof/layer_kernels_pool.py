@@ -36,7 +36,8 @@ def _jump(label: str) -> str:
 
 def _window() -> str:
     """The pixel's clipped window: its first input byte, rows, columns, the bytes from a row's
-    last column to the next row's first (SKIP), the divisor's m and the MLA's addend B."""
+    last column to the next row's first (SKIP), the divisor's m and the MLA's addend B. A
+    window of whole input rows (SKIP 0: a global pool) is one row of all its pixels."""
     return (t.ldr_imm(0, SP, F_P) + dsp._window(0) + t.str_imm(7, SP, F_H) + t.str_imm(4, SP, F_START)
             + dsp._window(1) + t.str_imm(7, SP, F_W)
             + t.ldr_imm(5, SP, F_START) + " ldr(r6,[r0,4])\n mul(r5,r6)\n add(r5,r5,r4)\n ldr(r6,[r0,8])\n"
@@ -45,7 +46,9 @@ def _window() -> str:
             + t.ldr_imm(5, SP, F_H) + " mul(r5,r7)\n"                                           # n
             " movw(r6,0xffff)\n movt(r6,0xff)\n add(r6,r6,r5)\n udiv(r6,r6,r5)\n"              # m
             + t.str_imm(6, SP, F_M) + " mul(r5,r6)\n lsl(r5,r5,7)\n movw(r7,0)\n movt(r7,0x8000)\n"
-            " add(r5,r5,r7)\n" + t.str_imm(5, SP, F_B) + " mov(r4,0)\n" + t.str_imm(4, SP, F_C))
+            " add(r5,r5,r7)\n" + t.str_imm(5, SP, F_B) + " mov(r4,0)\n" + t.str_imm(4, SP, F_C)
+            + t.ldr_imm(5, SP, F_SKIP) + " cmp(r5,0)\n bne(FL)\n" + t.ldr_imm(5, SP, F_H) + t.ldr_imm(6, SP, F_W)
+            + " mul(r5,r6)\n" + t.str_imm(5, SP, F_W) + " mov(r5,1)\n" + t.str_imm(5, SP, F_H) + " label(FL)\n")
 
 
 def _loops(name: str, accs, step: str) -> str:
