@@ -813,7 +813,9 @@ def kernel_isa(job) -> str | None:
         return None
     if layer_kernels_mve.applies(job) or (depthwise_applies(job) and layer_kernels_mve.depthwise_groups(job)):
         return "mve"
-    return "dsp" if conv_applies(job) or depthwise_applies(job) or layer_kernels_pool.applies(job) else None
+    if layer_kernels_pool.applies(job):
+        return layer_kernels_pool.isa(job)
+    return "dsp" if conv_applies(job) or depthwise_applies(job) else None
 
 
 def _depthwise_other(job) -> str:

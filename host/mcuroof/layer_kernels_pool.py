@@ -1,5 +1,6 @@
-"""int8 asm_thumb average pool for cores with the DSP extension (Armv7E-M, Armv8-M): the whole
-tile in one assembler call, `k(X, W, O, P)` of layer_kernels' contract and P layout (W unused).
+"""int8 asm_thumb average pool for cores with the DSP extension (Armv7E-M, Armv8-M) and, on the
+Cortex-M55, MVE: the whole tile in one assembler call, `k(X, W, O, P)` of layer_kernels'
+contract and P layout (W unused).
 
 Per output pixel, the window clipped at the input's edges (as layers.py's reference), then
 blocks of up to 16 channels: per window pixel and 4 channels one LDR and two SXTAB16 add the
@@ -9,7 +10,9 @@ division is apool's multiply-shift, floor(a / n) = (a * ceil(2**24 / n)) >> 24 f
 128 * n, done as one MLA: t = sum * m + (128 * n * m - 2**31) is a * m - 2**31 (mod 2**32),
 whose arithmetic shift by 24 is floor(sum / n). Channels not a multiple of 4: the last group
 of 4 overlaps the one before (the same values stored twice); tiles of under 4 channels a
-channel at a time (LDRSB, 32-bit sum).
+channel at a time (LDRSB, 32-bit sum). With MVE, blocks of up to 32 channels go first, 8 a
+vector (`_vectors`: 2 instructions per 8 inputs), the last 8 overlapping; tiles of under 8
+channels take the DSP blocks.
 """
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ SP, LR = dsp.SP, dsp.LR
 # frame: P, X, W, O as the other DSP kernels, oy and ox where layer_kernels_dsp._window reads them
 F_P, F_X, F_O, F_OY, F_OX = 0, 4, 12, 16, 20
 F_START, F_H, F_W, F_SKIP, F_M, F_B, F_OUT, F_C = 24, 28, 32, 36, 40, 44, 48, 52
-FRAME = 64
+F_OFFS = 64           # MVE: the scatter offsets, 4 words
+FRAME = 80
 ACCS = ((4, 5), (6, 7), (8, 9), (10, 11))   # halfword pairs [c0, c2], [c1, c3] of each group of 4
 
 
@@ -51,12 +55,13 @@ def _window() -> str:
             + " mul(r5,r6)\n" + t.str_imm(5, SP, F_W) + " mov(r5,1)\n" + t.str_imm(5, SP, F_H) + " label(FL)\n")
 
 
-def _loops(name: str, accs, step: str) -> str:
+def _loops(name: str, zero: str, step: str) -> str:
     """The window's rows and columns from the block's first input (r0 = C, the column step):
-    `step` adds a column's bytes into `accs`."""
+    `zero` clears the accumulators, `step` adds a column's bytes into them. Then r1 = the
+    block's first output, r2 = m, r3 = B."""
     return (t.ldr_imm(0, SP, F_P) + " ldr(r0,[r0,8])\n" + t.ldr_imm(1, SP, F_START) + t.ldr_imm(12, SP, F_C)
             + t.add_lsl(1, 1, 12, 0) + t.ldr_imm(3, SP, F_H) + t.ldr_imm(LR, SP, F_SKIP)
-            + "".join(f" movw(r{a},0)\n" for a in accs)
+            + zero
             + f" label(R{name})\n" + t.ldr_imm(2, SP, F_W) + f" label(C{name})\n" + step
             + f" add(r1,r1,r0)\n sub(r2,1)\n bne_w(C{name})\n"
             + t.add_lsl(1, 1, LR, 0) + f" sub(r3,1)\n bne_w(R{name})\n"
@@ -77,21 +82,39 @@ def _groups(g: int) -> str:
     store = "".join(_divide(t.sxth(12, e), 4 * i) + _divide(t.sxth(12, o), 4 * i + 1)
                     + _divide(t.asr_imm(12, e, 16), 4 * i + 2) + _divide(t.asr_imm(12, o, 16), 4 * i + 3)
                     for i, (e, o) in enumerate(accs))
-    return (f" label(Q{g})\n" + _loops(str(g), [a for pair in accs for a in pair], step) + store
+    return (f" label(Q{g})\n" + _loops(str(g), "".join(f" movw(r{a},0)\n" for pair in accs for a in pair), step) + store
             + t.ldr_imm(4, SP, F_C) + f" add(r4,{4 * g})\n" + t.str_imm(4, SP, F_C) + _jump("NX"))
 
 
 def _single() -> str:
     """One channel (tiles of under 4 channels): LDRSB and a 32-bit sum, then c += 1."""
     step = t.ldrsb_imm(12, 1, 0) + t.add_lsl(4, 4, 12, 0)
-    return (" label(Q0)\n" + _loops("0", [4], step) + _divide(" mov(r12,r4)\n", 0)
+    return (" label(Q0)\n" + _loops("0", " movw(r4,0)\n", step) + _divide(" mov(r12,r4)\n", 0)
             + t.ldr_imm(4, SP, F_C) + " add(r4,1)\n" + t.str_imm(4, SP, F_C) + _jump("NX"))
 
 
+def _vectors(g: int) -> str:
+    """MVE: a block of g groups of 8 channels (q0..q3): per column VLDRB.S16 and VADD.I16 a
+    group; then per group its even and odd channels widened to words (VMOVLB/VMOVLT), divided
+    (VMLA.S32 by m onto B, VSHR.S32 24) and stored by VSTRB.32 at offsets 0, 2, 4, 6 (q6)."""
+    step = "".join(t.vldrb_s16(4, 1, 8 * i) + t.vadd_i16(i, i, 4) for i in range(g))
+    half = lambda q, top, rn: (t.vmovl_s16(4, q, top) + t.vdup_32(5, 3) + t.vmla_s32(5, 4, 2)
+                               + t.vshr_s32(5, 5, 24) + t.vstrb_32_scatter(5, rn, 6))
+    store = "".join(half(i, False, 1) + t.addw(12, 1, 1) + half(i, True, 12) + " add(r1,8)\n" for i in range(g))
+    zero = " movw(r12,0)\n" + "".join(t.vdup_32(i, 12) for i in range(g))
+    return (f" label(V{g})\n" + _loops(f"V{g}", zero, step) + store
+            + t.ldr_imm(4, SP, F_C) + f" add(r4,{8 * g})\n" + t.str_imm(4, SP, F_C) + _jump("NX"))
+
+
+# MVE: the next block by the channels left: 32 or more, 24, 16, 8; 1 to 7 left: the last 8
+# channels again (C >= 8), else on to the DSP blocks
+_VDISPATCH = (" cmp(r6,32)\n bge_w(V4)\n cmp(r6,24)\n bge_w(V3)\n cmp(r6,16)\n bge_w(V2)\n cmp(r6,8)\n"
+              " bge_w(V1)\n cmp(r6,0)\n beq_w(PE)\n cmp(r5,8)\n blt_w(ND)\n mov(r4,r5)\n sub(r4,8)\n"
+              + t.str_imm(4, SP, F_C) + _jump("V1") + " label(ND)\n")
 # the next block of the pixel by the channels left: 16 or more, 12, 8, 4; 1 to 3 left: the last
 # 4 channels again (C >= 4) or one channel at a time
-_DISPATCH = (" label(NX)\n" + t.ldr_imm(0, SP, F_P) + " ldr(r5,[r0,8])\n" + t.ldr_imm(4, SP, F_C)
-             + " sub(r6,r5,r4)\n cmp(r6,16)\n bge_w(Q4)\n cmp(r6,12)\n bge_w(Q3)\n cmp(r6,8)\n bge_w(Q2)\n"
+_HEAD = " label(NX)\n" + t.ldr_imm(0, SP, F_P) + " ldr(r5,[r0,8])\n" + t.ldr_imm(4, SP, F_C) + " sub(r6,r5,r4)\n"
+_DISPATCH = (" cmp(r6,16)\n bge_w(Q4)\n cmp(r6,12)\n bge_w(Q3)\n cmp(r6,8)\n bge_w(Q2)\n"
              " cmp(r6,4)\n bge_w(Q1)\n cmp(r6,0)\n beq_w(PE)\n cmp(r5,4)\n blt_w(Q0)\n sub(r4,r5,4)\n"
              + t.str_imm(4, SP, F_C) + _jump("Q1"))
 # the pixel done: its output address steps by C, then the next column, or the next row
@@ -101,10 +124,22 @@ _NEXT = (" label(PE)\n" + t.ldr_imm(4, SP, F_OUT) + " add(r4,r4,r5)\n" + t.str_i
          + t.str_imm(4, SP, F_OX) + t.ldr_imm(6, SP, F_OY) + " ldr(r5,[r0,12])\n cmp(r6,r5)\n blt_w(PIX)\n bge_w(END)\n")
 
 
+def isa(job) -> str:
+    """The extension this job's kernel uses: MVE blocks (8 channels a vector) where the core has
+    it, else the DSP ones."""
+    return "mve" if getattr(job, "mve", False) else "dsp"
+
+
 def source(job) -> str:
-    return ("@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n" + t.subw(SP, SP, FRAME)
+    mve = isa(job) == "mve"
+    # MVE: q4-q7 are callee-saved; the scatter offsets 0, 2, 4, 6 to q6 through the frame
+    offsets = ("".join(f" mov(r5,{2 * i})\n" + t.str_imm(5, SP, F_OFFS + 4 * i) for i in range(4))
+               + t.addw(5, SP, F_OFFS) + t.vldr_q(6, 5, 32))
+    return ("@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+            + (t.VPUSH_D8_D15 if mve else "") + t.subw(SP, SP, FRAME) + (offsets if mve else "")
             + t.str_imm(3, SP, F_P) + t.str_imm(0, SP, F_X) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, F_O)
             + t.str_imm(2, SP, F_OUT) + " mov(r4,0)\n" + t.str_imm(4, SP, F_OY) + t.str_imm(4, SP, F_OX)
-            + " label(PIX)\n" + _window() + _DISPATCH + _NEXT
+            + " label(PIX)\n" + _window() + _HEAD + (_VDISPATCH if mve else "") + _DISPATCH + _NEXT
             + "".join(_groups(g) for g in (4, 3, 2, 1)) + _single()
-            + " label(END)\n" + t.addw(SP, SP, FRAME) + " pop({r8,r9,r10,r11})\n")
+            + ("".join(_vectors(g) for g in (4, 3, 2, 1)) if mve else "")
+            + " label(END)\n" + t.addw(SP, SP, FRAME) + (t.VPOP_D8_D15 if mve else "") + " pop({r8,r9,r10,r11})\n")

@@ -302,3 +302,20 @@ def sxtab16(rd: int, rn: int, rm: int, ror: int = 0) -> str:
 def sxth(rd: int, rm: int) -> str:
     """SXTH.W Rd, Rm: the low halfword of Rm, sign-extended."""
     return data(0xFA0F, 0xF080 | rd << 8 | rm)
+
+
+def vldrb_s16(qd: int, rn: int, imm: int) -> str:
+    """VLDRB.S16 Qd, [Rn, #imm] (MVE): eight bytes sign-extended to halfword lanes (r0-r7,
+    0 <= imm < 128)."""
+    return data(0xED90 | rn, qd << 13 | 0x0E80 | imm)
+
+
+def vadd_i16(qd: int, qn: int, qm: int) -> str:
+    """VADD.I16 Qd, Qn, Qm (MVE): eight halfword lanes added (wrapping)."""
+    return data(0xEF10 | qn << 1, qd << 13 | 0x0840 | qm << 1)
+
+
+def vmovl_s16(qd: int, qm: int, top: bool = False) -> str:
+    """VMOVLB.S16 (VMOVLT.S16 where `top`) Qd, Qm (MVE): the even (odd) halfword lanes of Qm
+    sign-extended to four word lanes."""
+    return data(0xEEB0, qd << 13 | (0x1000 if top else 0) | 0x0F40 | qm << 1)
