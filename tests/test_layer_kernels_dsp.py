@@ -50,6 +50,8 @@ LAYERS = [
     spatial(16, "DEPTHWISE_CONV_2D", (5, 5, 3), (3, 3, 3), (3, 3), (2, 2), "RELU"),  # strided, C=3
     spatial(20, "DEPTHWISE_CONV_2D", (6, 6, 16), (3, 3, 16), (3, 3), (2, 2), "RELU"),  # strided in place, 3x3 out
     spatial(21, "DEPTHWISE_CONV_2D", (13, 22, 4), (7, 11, 4), (3, 3), (2, 2)),  # strided in place, rows looped
+    spatial(22, "DEPTHWISE_CONV_2D", (3, 3, 16), (3, 3, 16), (3, 3), (1, 1), "RELU"),  # planes, 3x3 out: rows skipped
+    spatial(23, "DEPTHWISE_CONV_2D", (1, 5, 8), (1, 5, 8), (3, 3), (1, 1)),     # planes, one row: kernel row 1 only
     spatial(17, "DEPTHWISE_CONV_2D", (6, 5, 8), (6, 5, 8), (3, 2), (1, 1)),     # 3x2: row slots
     spatial(18, "DEPTHWISE_CONV_2D", (5, 4, 6), (3, 2, 6), (2, 3), (2, 2), "RELU"),  # 2x3 strided, C=6: per tap
     dense(6, 10, 3),

@@ -25,7 +25,8 @@ Depthwise 3x3, stride 1 or 2 (`depthwise_planes_source`, a kernel per tile shape
 a channel at a time, its input widened once per call into a zero-padded int16 plane on the
 stack, its 9 weights packed in 6 registers as halfword pairs along the row; each output row
 swept two pixels a pass, per kernel row one LDRD and SMLAD, SMLATB, SMLABT, SMLAD (6 MACs),
-requantized and stored in the pass: ~24 instructions per 18 MACs (stride 2: one more load).
+requantized and stored in the pass: ~24 instructions per 18 MACs (stride 2: one more load);
+kernel rows on the top or bottom padding left out.
 Depthwise 3x3, stride 2 (`depthwise_direct_source`, a kernel per tile shape): no plane; the
 int8 input read in place a channel at a time (LDRSB, PKHBT into a pair, SMLAD, LDRSB, SMLAxB:
 5 instructions per kernel row and pixel), taps on padding left out: a stride-2 input serves
@@ -601,7 +602,9 @@ def depthwise_rows_source(job) -> str:
 # w[j][1]) and B_j = (w[j][1], w[j][2]), and every output row swept two pixels a pass: per
 # kernel row one LDRD fetches x0..x3 and SMLAD A.(x0,x1), SMLATB w2.x2 (pixel 0), SMLABT w0.x1,
 # SMLAD B.(x2,x3) (pixel 1): 5 instructions per 6 MACs, the weights reused from registers.
-# C, V and OW are rendered (a kernel per tile shape, the row unrolled); H and OH read from P.
+# A kernel per tile shape, the row unrolled: kernel rows that fall on the padding above or below
+# the input are left out (the first and last output rows), not multiplied as zeros; short runs of
+# rows and small planes' widening are unrolled.
 P_BIAS = 32
 STRIDES = (1, 2)
 
@@ -620,12 +623,13 @@ def _planes_shape(ps):
     return lp, frame
 
 
-def _planes_pass(k: int, lp: int, c: int, s: int, lo: int, pair: bool, st: int) -> str:
+def _planes_pass(k: int, lp: int, c: int, s: int, lo: int, pair: bool, st: int, rows=range(3)) -> str:
     """Output pixels 2k and 2k+1 of the row (only 2k where not `pair`): r0 = the row's plane
     line, r1 = its first output, weights A_j, B_j in r6 + 2j, r7 + 2j, M in r3. Stride 2:
-    pixel 2k+1 is A.(x2,x3) + w2.x4 (one more load)."""
+    pixel 2k+1 is A.(x2,x3) + w2.x4 (one more load). Only the kernel rows `rows` (the others
+    fall on the padding above or below the input)."""
     code = t.ldrd_imm(12, LR, SP, P_BIAS)
-    for j in range(3):
+    for j in rows:
         at = 2 * lp * j + 4 * st * k
         code += t.ldrd_imm(4, 5, 0, at) + t.smlad(12, 6 + 2 * j, 4, 12) + t.smlatb(12, 7 + 2 * j, 5, 12)
         if pair and st == 1:
@@ -647,6 +651,7 @@ def depthwise_planes_source(job, ps, name: str) -> str:
     lp, frame = _planes_shape(ps)
     p = ps[0]
     c, v, ow, st, pt, pl = p[2], p[1], p[4], p[8], p[10], p[11]
+    h_rows, cols = min(p[0], st * p[3] + 3 - st - pt), min(v, st * (ow - 1) + 3 - pl)   # input rows, columns read
     big = frame > 4095
     grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
     shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
@@ -657,18 +662,25 @@ def depthwise_planes_source(job, ps, name: str) -> str:
              + " cmp(r2,r5)\n ble(WA)\n mov(r2,r5)\n label(WA)\n"                      # rows: min(H, ST*OH + 3 - ST - PT)
              + t.ldr_imm(1, SP, 4) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)       # X + c
              + t.addw(3, SP, 64 + 2 * (pt * lp + pl)) + " label(WR)\n"
-             + "".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * x) for x in range(min(v, st * (ow - 1) + 3 - pl)))
+             + "".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * x) for x in range(cols))
              + _add(1, v * c) + t.addw(3, 3, 2 * lp) + " sub(r2,1)\n bne_w(WR)\n")
+    if h_rows * cols <= 160:   # unrolled: no count, the plane's offsets rendered
+        widen = (t.ldr_imm(1, SP, 4) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0) + t.addw(3, SP, 64 + 2 * (pt * lp + pl))
+                 + "".join("".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * (y * lp + x)) for x in range(cols))
+                           + _add(1, v * c) for y in range(h_rows)))
     weights = (t.ldr_imm(1, SP, 8) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)
                + "".join(t.ldrsb_imm(4, 1, 3 * j * c) + t.ldrsb_imm(5, 1, (3 * j + 1) * c) + t.ldrsb_imm(12, 1, (3 * j + 2) * c)
                          + t.pkhbt(6 + 2 * j, 4, 5) + t.pkhbt(7 + 2 * j, 5, 12) for j in range(3))
                + t.ldr_imm(0, SP, 0) + t.ldr_imm(5, SP, 16) + t.add_lsl(0, 0, 5, 2) + t.ldr_imm(4, 0, 64)
                + t.str_imm(4, SP, P_BIAS) + t.str_imm(4, SP, P_BIAS + 4))
-    row = ("".join(_planes_pass(k, lp, c, s, lo, True, st) for k in range(ow // 2))
-           + (_planes_pass(ow // 2, lp, c, s, lo, False, st) if ow % 2 else ""))
-    lines = (t.ldr_imm(0, SP, 0) + " ldr(r2,[r0,12])\n" + t.ldr_imm(1, SP, 12) + t.add_lsl(1, 1, 5, 0)
-             + t.addw(0, SP, 64) + f" movw(r3,{m})\n label(LN)\n" + row
-             + t.addw(0, 0, 2 * lp * st) + _add(1, ow * c) + " sub(r2,1)\n bne_w(LN)\n")
+    def row(ja, jb):
+        return ("".join(_planes_pass(k, lp, c, s, lo, True, st, range(ja, jb)) for k in range(ow // 2))
+                + (_planes_pass(ow // 2, lp, c, s, lo, False, st, range(ja, jb)) if ow % 2 else "")
+                + t.addw(0, 0, 2 * lp * st) + _add(1, ow * c))
+    lines = t.ldr_imm(1, SP, 12) + t.add_lsl(1, 1, 5, 0) + t.addw(0, SP, 64) + f" movw(r3,{m})\n"
+    for i, (ja, jb, n) in enumerate(_row_runs(p)):
+        lines += (row(ja, jb) * n if n == 1 or n * ow <= 24
+                  else f" movw(r2,{n})\n label(LN{i})\n" + row(ja, jb) + f" sub(r2,1)\n bne_w(LN{i})\n")
     return (f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n" + grow
             + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
             + zero + " mov(r4,0)\n" + t.str_imm(4, SP, 16)
@@ -677,13 +689,14 @@ def depthwise_planes_source(job, ps, name: str) -> str:
             + shrink + " pop({r8,r9,r10,r11})\n")
 
 
-def _planes_groups(job):
-    """The job's tiles by (C, V, OW), those the plane kernel takes: {key: [params]}."""
-    groups = {}
+def _planes_tiles(job):
+    """The job's tile shapes that the plane kernel takes (params, first seen first)."""
+    seen = []
     for tl in job.tiles:
-        p = tl.params
-        groups.setdefault((p[2], p[1], p[4]), []).append(p)
-    return {key: ps for key, ps in groups.items() if _planes_shape(ps)}
+        p = tuple(tl.params[:12])
+        if p not in seen and _planes_shape([p]):
+            seen.append(p)
+    return seen
 
 
 # Depthwise 3x3, stride 2, read in place (`depthwise_direct_source`, a kernel per tile shape):
@@ -705,12 +718,12 @@ def _direct_applies(p) -> bool:
             and 3 * v * c <= 4095 and 8 * c <= 4095 and ow * c <= 4095 and oh * ow <= 1024)
 
 
-def _direct_rows(p):
+def _row_runs(p):
     """[(ja, jb, n)]: runs of n output rows whose kernel rows ja <= j < jb fall inside the input."""
-    h, oh, pt = p[0], p[3], p[10]
+    h, oh, st, pt = p[0], p[3], p[8], p[10]
     runs = []
     for oy in range(p[3]):
-        y0 = 2 * oy - pt
+        y0 = st * oy - pt
         span = (max(0, -y0), min(3, h - y0))
         if runs and tuple(runs[-1][:2]) == span:
             runs[-1][2] += 1
@@ -764,7 +777,7 @@ def depthwise_direct_source(job, p, name: str) -> str:
              + (t.subw(0, 0, v * c) if pt else "")
              + t.ldr_imm(1, SP, Q_OUT) + t.addw(12, 1, 1) + t.str_imm(12, SP, Q_OUT))
     rows = ""
-    for i, (ja, jb, n) in enumerate(_direct_rows(p)):
+    for i, (ja, jb, n) in enumerate(_row_runs(p)):
         row = _direct_row(p, ja, jb, s, lo)
         if n == 1 or n * ow <= 40:   # unrolled up to ~750 instructions (larger ones ran out of heap compiling)
             rows += row * n
@@ -840,8 +853,8 @@ def _test(p, ps) -> str:
 
 
 def _depthwise_dispatch(job) -> str:
-    """The MVE kernels, the in-place stride-2 kernels (one per tile shape) and the plane
-    kernels (one per C, V, OW) for the tile shapes they take, the other depthwise kernels (as
+    """The MVE kernels, the in-place stride-2 kernels and the plane kernels (one per tile
+    shape) for the tile shapes they take, the other depthwise kernels (as
     kd) for the rest; k picks by P."""
     from . import layer_kernels_mve
 
@@ -849,21 +862,19 @@ def _depthwise_dispatch(job) -> str:
     whole = {key for key, ps in mve.items() if min(q[3] for q in ps) >= 4}   # no tile left to the DSP
     shapes = {tuple(tl.params[:12]) for tl in job.tiles}
     direct = [p for p in _direct_tiles(job) if (p[2], p[1], p[4]) not in whole]
-    groups = {key: [q for q in ps if tuple(q[:12]) not in direct] for key, ps in _planes_groups(job).items()
-              if key not in whole}
-    groups = {key: ps for key, ps in groups.items() if ps}
-    if not groups and not mve and not direct:
+    planes = [p for p in _planes_tiles(job) if (p[2], p[1], p[4]) not in whole and p not in direct]
+    if not planes and not mve and not direct:
         return _depthwise_other(job)
     code = "".join(layer_kernels_mve.depthwise_source(job, ps, f"km{i}") + "#--\n" for i, ps in enumerate(mve.values()))
     code += "".join(depthwise_direct_source(job, p, f"kq{i}") + "#--\n" for i, p in enumerate(direct))
-    code += "".join(depthwise_planes_source(job, ps, f"kp{i}") + "#--\n" for i, ps in enumerate(groups.values()))
-    taken = set(direct) | {tuple(q[:12]) for ps in groups.values() for q in ps}
+    code += "".join(depthwise_planes_source(job, [p], f"kp{i}") + "#--\n" for i, p in enumerate(planes))
+    taken = set(direct) | set(planes)
     rest = {p for p in shapes - taken if (p[2], p[1], p[4]) not in whole}
     if rest:
         code += _depthwise_other(job).replace("def k(", "def kd(") + "#--\n"
     tests = ([(f"P[2]=={c} and P[1]=={v} and P[4]=={ow} and P[3]>=4", f"km{i}") for i, (c, v, ow) in enumerate(mve)]
              + [(_test(p, shapes), f"kq{i}") for i, p in enumerate(direct)]
-             + [(f"P[2]=={c} and P[1]=={v} and P[4]=={ow}", f"kp{i}") for i, (c, v, ow) in enumerate(groups)])
+             + [(_test(p, shapes), f"kp{i}") for i, p in enumerate(planes)])
     code += "def k(X,W,O,P):\n" + "".join(f" {'if' if i == 0 else 'elif'} {cond}:\n  {name}(X,W,O,P)\n"
                                           for i, (cond, name) in enumerate(tests))
     return code + (" else:\n  kd(X,W,O,P)\n" if rest else "")
