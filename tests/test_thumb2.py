@@ -99,6 +99,8 @@ CASES = [  # (encoder output, assembler source)
     (thumb2.sxtab16(9, 3, 14, 24), "sxtab16 r9, r3, lr, ror #24"),
     (thumb2.sxth(12, 4), "sxth.w r12, r4"),
     (thumb2.sxth(14, 11), "sxth.w lr, r11"),
+    (thumb2.sub_reg(0, 0, 12), "sub.w r0, r0, r12"),
+    (thumb2.sub_reg(9, 14, 3), "sub.w r9, lr, r3"),
     (thumb2.vldrb_s16(0, 1, 0), "vldrb.s16 q0, [r1]"),
     (thumb2.vldrb_s16(3, 7, 120), "vldrb.s16 q3, [r7, #120]"),
     (thumb2.vadd_i16(0, 0, 4), "vadd.i16 q0, q0, q4"),

@@ -607,6 +607,9 @@ def depthwise_rows_source(job) -> str:
 # rows and small planes' widening are unrolled.
 P_BIAS = 32
 STRIDES = (1, 2)
+# The plane and in-place kernels multiply each weight and the bias by M once per channel instead
+# of every output by M: the same sum (modulo 2^32, as MUL), exact while w*M fits a halfword.
+FOLD_M = 256
 
 
 def _planes_shape(ps):
@@ -625,7 +628,7 @@ def _planes_shape(ps):
 
 def _planes_pass(k: int, lp: int, c: int, s: int, lo: int, pair: bool, st: int, rows=range(3)) -> str:
     """Output pixels 2k and 2k+1 of the row (only 2k where not `pair`): r0 = the row's plane
-    line, r1 = its first output, weights A_j, B_j in r6 + 2j, r7 + 2j, M in r3. Stride 2:
+    line, r1 = its first output, weights A_j, B_j (times M) in r6 + 2j, r7 + 2j. Stride 2:
     pixel 2k+1 is A.(x2,x3) + w2.x4 (one more load). Only the kernel rows `rows` (the others
     fall on the padding above or below the input)."""
     code = t.ldrd_imm(12, LR, SP, P_BIAS)
@@ -638,7 +641,7 @@ def _planes_pass(k: int, lp: int, c: int, s: int, lo: int, pair: bool, st: int, 
             code += t.smlad(LR, 6 + 2 * j, 5, LR) + t.ldr_imm(4, 0, at + 8) + t.smlatb(LR, 7 + 2 * j, 4, LR)
     accs = (12, LR) if pair else (12,)
     sat = (lambda a: t.usat(a, 7, a, s)) if lo == 0 else (lambda a: t.ssat(a, 8, a, s))
-    return (code + "".join(t.mul(a, a, 3) + sat(a) for a in accs)
+    return (code + "".join(sat(a) for a in accs)
             + "".join(t.strb_imm(a, 1, (2 * k + i) * c) for i, a in enumerate(accs)))
 
 
@@ -668,16 +671,16 @@ def depthwise_planes_source(job, ps, name: str) -> str:
         widen = (t.ldr_imm(1, SP, 4) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0) + t.addw(3, SP, 64 + 2 * (pt * lp + pl))
                  + "".join("".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * (y * lp + x)) for x in range(cols))
                            + _add(1, v * c) for y in range(h_rows)))
-    weights = (t.ldr_imm(1, SP, 8) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)
-               + "".join(t.ldrsb_imm(4, 1, 3 * j * c) + t.ldrsb_imm(5, 1, (3 * j + 1) * c) + t.ldrsb_imm(12, 1, (3 * j + 2) * c)
+    weights = (t.ldr_imm(1, SP, 8) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0) + f" movw(r2,{m})\n"
+               + "".join(_scaled(4, 3 * j * c, 1, 2) + _scaled(5, (3 * j + 1) * c, 1, 2) + _scaled(12, (3 * j + 2) * c, 1, 2)
                          + t.pkhbt(6 + 2 * j, 4, 5) + t.pkhbt(7 + 2 * j, 5, 12) for j in range(3))
-               + t.ldr_imm(0, SP, 0) + t.ldr_imm(5, SP, 16) + t.add_lsl(0, 0, 5, 2) + t.ldr_imm(4, 0, 64)
+               + t.ldr_imm(0, SP, 0) + t.ldr_imm(5, SP, 16) + t.add_lsl(0, 0, 5, 2) + t.ldr_imm(4, 0, 64) + t.mul(4, 4, 2)
                + t.str_imm(4, SP, P_BIAS) + t.str_imm(4, SP, P_BIAS + 4))
     def row(ja, jb):
         return ("".join(_planes_pass(k, lp, c, s, lo, True, st, range(ja, jb)) for k in range(ow // 2))
                 + (_planes_pass(ow // 2, lp, c, s, lo, False, st, range(ja, jb)) if ow % 2 else "")
                 + t.addw(0, 0, 2 * lp * st) + _add(1, ow * c))
-    lines = t.ldr_imm(1, SP, 12) + t.add_lsl(1, 1, 5, 0) + t.addw(0, SP, 64) + f" movw(r3,{m})\n"
+    lines = t.ldr_imm(1, SP, 12) + t.add_lsl(1, 1, 5, 0) + t.addw(0, SP, 64)
     for i, (ja, jb, n) in enumerate(_row_runs(p)):
         lines += (row(ja, jb) * n if n == 1 or n * ow <= 24
                   else f" movw(r2,{n})\n label(LN{i})\n" + row(ja, jb) + f" sub(r2,1)\n bne_w(LN{i})\n")
@@ -700,15 +703,18 @@ def _planes_tiles(job):
 
 
 # Depthwise 3x3, stride 2, read in place (`depthwise_direct_source`, a kernel per tile shape):
-# no plane. A channel at a time, its 9 weights packed in 5 registers (A_j = (w[j][0], w[j][1])
-# in r2-r4, (w[0][2], w[1][2]) in r5, w[2][2] in r6), bias in r7, M in r8; each output row
-# unrolled, per pixel and kernel row: LDRSB x1, PKHBT (x0, x1), SMLAD A_j, LDRSB x2, SMLAxB w2
-# (x2 is the next pixel's x0, kept in r9 + j): 5 instructions per 3 MACs, then MUL, SSAT/USAT,
-# STRB. Taps on padding (kernel rows above or below the input, columns left or right of it)
-# are left out, not multiplied. Frame: P, X, W, O, channels left, W + c, the bias pointer, the
-# rows' end, O + c, X + c.
-Q_END, Q_OUT, Q_IN = 28, 32, 36
-Q_FRAME = 40
+# no plane. A channel at a time; kernel rows 0 and 1 meet input rows that no other output row
+# reads, so they are paired vertically: VW_i = (w[0][i], w[1][i]) in r2-r4 against the column
+# pair (x[y0][x], x[y0+1][x]) (2 LDRSB + PKHBT, the third column's pair kept in r9 as the next
+# pixel's first), kernel row 2 horizontally: A_2 = (w[2][0], w[2][1]) in r5 against (x0, x1)
+# (x1 loaded, x0 kept in r10 from the previous pixel), w[2][2] in r6. Per pixel 14 instructions
+# for 9 MACs, then SSAT/USAT and STRB (weights and bias times M); the bias (r7) starts the sum. Taps on
+# padding (kernel rows above or below the input, columns left or right of it) are left out:
+# rows without the pair take their taps one at a time (SMLAxB). Frame: P, X, W, O, the channels'
+# end, W + c, the bias pointer, the rows' end.
+Q_END, Q_CEND = 28, 16
+Q_FRAME = 32
+_VW = ((2, "b"), (3, "b"), (4, "b")), ((2, "t"), (3, "t"), (4, "t")), ((5, "b"), (5, "t"), (6, "b"))  # w[j][i]
 
 
 def _direct_applies(p) -> bool:
@@ -737,59 +743,94 @@ def _grow(rd: int, imm: int) -> str:
     return t.addw(rd, rd, imm) if imm < 4096 else f" movw(r12,{imm})\n" + t.add_lsl(rd, rd, 12, 0)
 
 
-def _direct_row(p, ja: int, jb: int, s: int, lo: int) -> str:
-    """One output row: r0 = its input row y0 (X + c + y0*V*C), r1 = its first output."""
+def _tap(rd: int, j: int, i: int, rm: int, ra: int) -> str:
+    """rd = ra + w[j][i] * rm.lo, the weight from its packed register."""
+    reg, half = _VW[j][i]
+    return (t.smlatb if half == "t" else t.smlabb)(rd, reg, rm, ra)
+
+
+def _direct_row(p, ja: int, jb: int, s: int, lo: int, out0: int, in0: int = 0) -> str:
+    """One output row: its input row y0 (X + c + y0*V*C) at r0 + in0, outputs at r1 + out0."""
     v, c, ow, pl = p[1], p[2], p[4], p[11]
-    code = "".join(t.ldrsb_imm(9 + j, 0, j * v * c) for j in range(ja, jb) if pl == 0)
-    sat = t.usat(LR, 7, LR, s) if lo == 0 else t.ssat(LR, 8, LR, s)
+    vc = v * c
+    pair = ja == 0 and jb >= 2
+    singles = [j for j in range(ja, jb) if not (pair and j < 2)]
+    carry = {j: 10 if j == 2 or (not pair and j == singles[-1] and len(singles) == 2) else 9 for j in singles}
+    code = ""
+    if pl == 0:
+        if pair:
+            code += t.ldrsb_imm(9, 0, in0) + t.ldrsb_imm(12, 0, in0 + vc) + t.pkhbt(9, 9, 12)
+        code += "".join(t.ldrsb_imm(carry[j], 0, in0 + j * vc) for j in singles)
     for k in range(ow):
         x0 = 2 * k - pl
+        valid = [0 <= x < v for x in (x0, x0 + 1, x0 + 2)]
         acc = 7
-        for j in range(ja, jb):
-            base, cj = j * v * c, 9 + j
-            v0, v1, v2 = 0 <= x0 < v, x0 + 1 < v, x0 + 2 < v
-            if v1:
-                code += t.ldrsb_imm(12, 0, base + (x0 + 1) * c)
-                code += (t.pkhbt(12, cj, 12) + t.smlad(LR, 2 + j, 12, acc) if v0
-                         else t.smlatb(LR, 2 + j, 12, acc))
-            elif v0:
-                code += t.smlabb(LR, 2 + j, cj, acc)
-            else:
-                continue
-            acc = LR
-            if v2:
-                code += t.ldrsb_imm(cj, 0, base + (x0 + 2) * c)
-                code += (t.smlatb if j == 1 else t.smlabb)(LR, 6 if j == 2 else 5, cj, LR)
-        code += t.mul(LR, acc, 8) + sat + t.strb_imm(LR, 1, k * c)
-    return code + _grow(0, 2 * v * c) + _grow(1, ow * c)
+        if pair:
+            for i, x in enumerate((x0, x0 + 1, x0 + 2)):
+                if not valid[i]:
+                    continue
+                if i == 0:
+                    code += t.smlad(LR, 2, 9, acc)
+                else:
+                    r = 11 if i == 1 else 9
+                    code += (t.ldrsb_imm(r, 0, in0 + x * c) + t.ldrsb_imm(12, 0, in0 + vc + x * c) + t.pkhbt(r, r, 12)
+                             + t.smlad(LR, 2 + i, r, acc))
+                acc = LR
+        for j in singles:
+            cj = carry[j]
+            if valid[0]:
+                code += _tap(LR, j, 0, cj, acc)
+                acc = LR
+            if valid[1]:
+                code += t.ldrsb_imm(11, 0, in0 + j * vc + (x0 + 1) * c) + _tap(LR, j, 1, 11, acc)
+                acc = LR
+            if valid[2]:
+                code += t.ldrsb_imm(cj, 0, in0 + j * vc + (x0 + 2) * c) + _tap(LR, j, 2, cj, LR)
+        code += (t.usat(LR, 7, acc, s) if lo == 0 else t.ssat(LR, 8, acc, s)) + t.strb_imm(LR, 1, out0 + k * c)
+    return code
+
+
+def _scaled(rd: int, at: int, rn: int = 12, rm: int = 8) -> str:
+    """rd = the weight byte at rn + at times M (in rm)."""
+    return t.ldrsb_imm(rd, rn, at) + t.mul(rd, rd, rm)
 
 
 def depthwise_direct_source(job, p, name: str) -> str:
     _, m, s, lo = _constants(job)
-    v, c, ow, pt = p[1], p[2], p[4], p[10]
+    v, c, oh, ow, pt = p[1], p[2], p[3], p[4], p[10]
     weights = (t.ldr_imm(12, SP, 20)
-               + "".join(t.ldrsb_imm(2 + j, 12, 3 * j * c) + t.ldrsb_imm(LR, 12, (3 * j + 1) * c) + t.pkhbt(2 + j, 2 + j, LR)
-                         for j in range(3))
-               + t.ldrsb_imm(5, 12, 2 * c) + t.ldrsb_imm(LR, 12, 5 * c) + t.pkhbt(5, 5, LR) + t.ldrsb_imm(6, 12, 8 * c)
+               + "".join(_scaled(2 + i, i * c) + _scaled(LR, (3 + i) * c) + t.pkhbt(2 + i, 2 + i, LR) for i in range(3))
+               + _scaled(5, 6 * c) + _scaled(LR, 7 * c) + t.pkhbt(5, 5, LR) + _scaled(6, 8 * c)
                + t.addw(12, 12, 1) + t.str_imm(12, SP, 20)
-               + t.ldr_imm(12, SP, 24) + t.ldr_post(7, 12, 4) + t.str_imm(12, SP, 24))
-    start = (t.ldr_imm(0, SP, Q_IN) + t.addw(12, 0, 1) + t.str_imm(12, SP, Q_IN)
-             + (t.subw(0, 0, v * c) if pt else "")
-             + t.ldr_imm(1, SP, Q_OUT) + t.addw(12, 1, 1) + t.str_imm(12, SP, Q_OUT))
-    rows = ""
+               + t.ldr_imm(12, SP, 24) + t.ldr_post(7, 12, 4) + t.mul(7, 7, 8) + t.str_imm(12, SP, 24))
+    rows, out0, moved, in0, moved_in = "", 0, 0, 0, 0   # offsets not yet added to r1, r0
     for i, (ja, jb, n) in enumerate(_row_runs(p)):
-        row = _direct_row(p, ja, jb, s, lo)
-        if n == 1 or n * ow <= 40:   # unrolled up to ~750 instructions (larger ones ran out of heap compiling)
-            rows += row * n
+        if n == 1 or n * ow <= 40:   # unrolled up to ~600 instructions (larger ones ran out of heap compiling)
+            for _ in range(n):
+                if out0 + ow * c > 4096:
+                    rows += _grow(1, out0)
+                    moved, out0 = moved + out0, 0
+                if in0 + 3 * v * c > 4096:
+                    rows += _grow(0, in0)
+                    moved_in, in0 = moved_in + in0, 0
+                rows += _direct_row(p, ja, jb, s, lo, out0, in0)
+                out0, in0 = out0 + ow * c, in0 + 2 * v * c
         else:
-            rows += (f" movw(r12,{n * ow * c})\n" + t.add_lsl(12, 12, 1, 0) + t.str_imm(12, SP, Q_END)
-                     + f" label(R{i})\n" + row + t.ldr_imm(12, SP, Q_END) + t.cmp_reg(1, 12) + f" blt_w(R{i})\n")
+            rows += (_grow(1, out0) + _grow(0, in0) + f" movw(r12,{n * ow * c})\n" + t.add_lsl(12, 12, 1, 0)
+                     + t.str_imm(12, SP, Q_END) + f" label(R{i})\n" + _direct_row(p, ja, jb, s, lo, 0)
+                     + _grow(0, 2 * v * c) + _grow(1, ow * c) + t.ldr_imm(12, SP, Q_END) + t.cmp_reg(1, 12) + f" blt_w(R{i})\n")
+            moved, out0, moved_in, in0 = moved + out0 + n * ow * c, 0, moved_in + in0 + n * 2 * v * c, 0
+    back_in, back_out = moved_in - 1, moved - 1     # to the next channel's X + c, O + c
+    rewind = (t.subw(0, 0, back_in) if 0 <= back_in < 4096 else f" movw(r12,{back_in})\n" + t.sub_reg(0, 0, 12)
+              if back_in >= 0 else t.addw(0, 0, -back_in))
+    rewind += t.subw(1, 1, back_out) if 0 <= back_out < 4096 else f" movw(r12,{back_out})\n" + t.sub_reg(1, 1, 12) if back_out >= 0 else t.addw(1, 1, -back_out)
     return (f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n" + t.subw(SP, SP, Q_FRAME)
             + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
-            + t.str_imm(1, SP, 20) + t.str_imm(2, SP, Q_OUT) + t.str_imm(0, SP, Q_IN)
-            + " add(r3,64)\n" + t.str_imm(3, SP, 24) + f" movw(r4,{c})\n" + t.str_imm(4, SP, 16) + f" movw(r8,{m})\n"
-            + " label(CH)\n" + weights + start + rows
-            + t.ldr_imm(4, SP, 16) + " sub(r4,1)\n" + t.str_imm(4, SP, 16) + " bne_w(CH)\n"
+            + t.str_imm(1, SP, 20) + " add(r3,64)\n" + t.str_imm(3, SP, 24)
+            + t.addw(4, 2, c) + t.str_imm(4, SP, Q_CEND) + f" movw(r8,{m})\n"
+            + " mov(r1,r2)\n" + (t.subw(0, 0, v * c) if pt else "")
+            + " label(CH)\n" + weights + rows + rewind
+            + t.ldr_imm(12, SP, Q_CEND) + t.cmp_reg(1, 12) + " blt_w(CH)\n"
             + t.addw(SP, SP, Q_FRAME) + " pop({r8,r9,r10,r11})\n")
 
 
@@ -861,8 +902,9 @@ def _depthwise_dispatch(job) -> str:
     mve = layer_kernels_mve.depthwise_groups(job)
     whole = {key for key, ps in mve.items() if min(q[3] for q in ps) >= 4}   # no tile left to the DSP
     shapes = {tuple(tl.params[:12]) for tl in job.tiles}
-    direct = [p for p in _direct_tiles(job) if (p[2], p[1], p[4]) not in whole]
-    planes = [p for p in _planes_tiles(job) if (p[2], p[1], p[4]) not in whole and p not in direct]
+    fold = _constants(job)[1] < FOLD_M
+    direct = [p for p in _direct_tiles(job) if (p[2], p[1], p[4]) not in whole] if fold else []
+    planes = [p for p in _planes_tiles(job) if (p[2], p[1], p[4]) not in whole and p not in direct] if fold else []
     if not planes and not mve and not direct:
         return _depthwise_other(job)
     code = "".join(layer_kernels_mve.depthwise_source(job, ps, f"km{i}") + "#--\n" for i, ps in enumerate(mve.values()))

@@ -319,3 +319,9 @@ def vmovl_s16(qd: int, qm: int, top: bool = False) -> str:
     """VMOVLB.S16 (VMOVLT.S16 where `top`) Qd, Qm (MVE): the even (odd) halfword lanes of Qm
     sign-extended to four word lanes."""
     return data(0xEEB0, qd << 13 | (0x1000 if top else 0) | 0x0F40 | qm << 1)
+
+
+# The depthwise kernels of layer_kernels_dsp.
+def sub_reg(rd: int, rn: int, rm: int) -> str:
+    """SUB.W Rd, Rn, Rm (any registers but sp, pc; flags unchanged)."""
+    return data(0xEBA0 | rn, rd << 8 | rm)
