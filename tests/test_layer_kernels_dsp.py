@@ -48,10 +48,12 @@ LAYERS = [
     spatial(15, "DEPTHWISE_CONV_2D", (9, 10, 6), (5, 5, 6), (3, 3), (2, 2)),    # planes, strided, padded
     spatial(19, "DEPTHWISE_CONV_2D", (8, 10, 4), (4, 5, 4), (3, 3), (2, 2), "RELU"),  # planes, strided, PT=PL=0
     spatial(16, "DEPTHWISE_CONV_2D", (5, 5, 3), (3, 3, 3), (3, 3), (2, 2), "RELU"),  # strided, C=3
-    spatial(20, "DEPTHWISE_CONV_2D", (6, 6, 16), (3, 3, 16), (3, 3), (2, 2), "RELU"),  # strided in place, 3x3 out
-    spatial(21, "DEPTHWISE_CONV_2D", (13, 22, 4), (7, 11, 4), (3, 3), (2, 2)),  # strided in place, rows looped
-    spatial(22, "DEPTHWISE_CONV_2D", (3, 3, 16), (3, 3, 16), (3, 3), (1, 1), "RELU"),  # planes, 3x3 out: rows skipped
-    spatial(23, "DEPTHWISE_CONV_2D", (1, 5, 8), (1, 5, 8), (3, 3), (1, 1)),     # planes, one row: kernel row 1 only
+    spatial(30, "DEPTHWISE_CONV_2D", (6, 6, 16), (3, 3, 16), (3, 3), (2, 2), "RELU"),  # strided in place, 3x3 out
+    spatial(31, "DEPTHWISE_CONV_2D", (13, 22, 4), (7, 11, 4), (3, 3), (2, 2)),  # strided in place, rows looped
+    spatial(32, "DEPTHWISE_CONV_2D", (3, 3, 16), (3, 3, 16), (3, 3), (1, 1), "RELU"),  # 3x3 in registers
+    spatial(34, "DEPTHWISE_CONV_2D", (3, 3, 8), (3, 3, 8), (3, 3), (1, 1)),    # 3x3 in registers, no ReLU
+    spatial(35, "DEPTHWISE_CONV_2D", (2, 3, 8), (2, 3, 8), (3, 3), (1, 1)),    # planes, 2 rows: both edges
+    spatial(33, "DEPTHWISE_CONV_2D", (1, 5, 8), (1, 5, 8), (3, 3), (1, 1)),     # planes, one row: kernel row 1 only
     spatial(17, "DEPTHWISE_CONV_2D", (6, 5, 8), (6, 5, 8), (3, 2), (1, 1)),     # 3x2: row slots
     spatial(18, "DEPTHWISE_CONV_2D", (5, 4, 6), (3, 2, 6), (2, 3), (2, 2), "RELU"),  # 2x3 strided, C=6: per tap
     dense(6, 10, 3),

@@ -883,6 +883,72 @@ def _depthwise_other(job) -> str:
             + "#--\ndef k(X,W,O,P):\n if P[2]&3:\n  kg(X,W,O,P)\n else:\n  kr(X,W,O,P)\n")
 
 
+# Depthwise 3x3, stride 1, on 3x3 inputs and outputs (VWW's last depthwise layer;
+# `depthwise_3x3_source`): a channel's whole input and weights in registers, as pairs along the
+# row: weights A_j = (w[j][0], w[j][1]) in r2-r4, B_j = (w[j][1], w[j][2]) in r5-r7 (times M),
+# inputs P_r = (x[r][0], x[r][1]) in r8-r10, Q_r = (x[r][1], x[r][2]) in r11, r12, lr. Output
+# (y, 0) is sum B_j.P_r, (y, 1) A_j.P_r + w[j][2]*x[r][2] (SMLATT B_j, Q_r), (y, 2) A_j.Q_r over
+# the kernel rows j whose input row r = y + j - 1 exists: 28 MAC instructions for the 49 MACs
+# that miss the padding, against ~75 to load, pair and scale a channel's weights and inputs and
+# store its 9 outputs. Frame: P, X, W, O, the channels' end, W + c, the bias pointer, X + c,
+# the bias times M, O + c.
+K3_FRAME = 40
+
+
+def _k3_applies(p) -> bool:
+    return tuple(p[:12]) == (3, 3, p[2], 3, 3, p[2], 3, 3, 1, 1, 1, 1) and 8 * p[2] <= 4095
+
+
+def _k3_outputs(c: int, s: int, lo: int, ys) -> str:
+    """Outputs of rows ys: r0 the sum (from the bias: at sp + 32, in r10 before row 2 of the
+    input is loaded, in r8 once row 0 is done with), then SSAT/USAT, STRB at r1."""
+    code = ""
+    for y in ys:
+        rows = [(j, y + j - 1) for j in range(3) if 0 <= y + j - 1 < 3]
+        if y == 2:
+            code += t.ldr_imm(8, SP, 32)   # input row 0 (r8) is done with
+        for x in range(3):
+            ra = (10, 0, 8)[y]
+            if y == 1:
+                code += t.ldr_imm(0, SP, 32)
+            for j, r in rows:
+                pr, qr = 8 + r, (11, 12, LR)[r]
+                if x == 0:
+                    code += t.smlad(0, 5 + j, pr, ra)
+                elif x == 1:
+                    code += t.smlad(0, 2 + j, pr, ra) + t.smlatt(0, 5 + j, qr, 0)
+                else:
+                    code += t.smlad(0, 2 + j, qr, ra)
+                ra = 0
+            code += (t.usat(0, 7, 0, s) if lo == 0 else t.ssat(0, 8, 0, s)) + t.strb_imm(0, 1, (3 * y + x) * c)
+    return code
+
+
+def depthwise_3x3_source(job, p, name: str) -> str:
+    _, m, s, lo = _constants(job)
+    c = p[2]
+
+    def row(r: int, tmp: int) -> str:
+        pr, qr = 8 + r, (11, 12, LR)[r]
+        return (t.ldrsb_imm(pr, 0, 3 * r * c) + t.ldrsb_imm(qr, 0, (3 * r + 1) * c) + t.ldrsb_imm(tmp, 0, (3 * r + 2) * c)
+                + t.pkhbt(pr, pr, qr) + t.pkhbt(qr, qr, tmp))
+    weights = (t.ldr_imm(8, SP, 20) + f" movw(r11,{m})\n"
+               + "".join(_scaled(2 + j, 3 * j * c, 8, 11) + _scaled(9, (3 * j + 1) * c, 8, 11) + _scaled(5 + j, (3 * j + 2) * c, 8, 11)
+                         + t.pkhbt(2 + j, 2 + j, 9) + t.pkhbt(5 + j, 9, 5 + j) for j in range(3))
+               + t.addw(8, 8, 1) + t.str_imm(8, SP, 20)
+               + t.ldr_imm(8, SP, 24) + t.ldr_post(9, 8, 4) + t.str_imm(8, SP, 24) + t.mul(9, 9, 11) + t.str_imm(9, SP, 32))
+    inputs = (t.ldr_imm(0, SP, 28) + t.addw(1, 0, 1) + t.str_imm(1, SP, 28) + row(0, 1) + row(1, 1)
+              + t.ldr_imm(1, SP, 36) + t.ldr_imm(10, SP, 32))
+    rest = t.ldr_imm(0, SP, 28) + t.subw(0, 0, 1) + row(2, 0)    # input row 2 after output row 0 (r10 held the bias)
+    return (f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n" + t.subw(SP, SP, K3_FRAME)
+            + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
+            + t.str_imm(1, SP, 20) + " add(r3,64)\n" + t.str_imm(3, SP, 24) + t.str_imm(0, SP, 28) + t.str_imm(2, SP, 36)
+            + t.addw(4, 2, c) + t.str_imm(4, SP, 16)
+            + " label(CH)\n" + weights + inputs + _k3_outputs(c, s, lo, (0,)) + rest + _k3_outputs(c, s, lo, (1, 2))
+            + " add(r1,1)\n" + t.str_imm(1, SP, 36) + t.ldr_imm(0, SP, 16) + " cmp(r1,r0)\n blt_w(CH)\n"
+            + t.addw(SP, SP, K3_FRAME) + " pop({r8,r9,r10,r11})\n")
+
+
 def _test(p, ps) -> str:
     """The shortest test of P that tells tile shape p from the shapes ps of the other tiles."""
     fields = []
@@ -904,18 +970,21 @@ def _depthwise_dispatch(job) -> str:
     shapes = {tuple(tl.params[:12]) for tl in job.tiles}
     fold = _constants(job)[1] < FOLD_M
     direct = [p for p in _direct_tiles(job) if (p[2], p[1], p[4]) not in whole] if fold else []
-    planes = [p for p in _planes_tiles(job) if (p[2], p[1], p[4]) not in whole and p not in direct] if fold else []
-    if not planes and not mve and not direct:
+    k3 = [p for p in dict.fromkeys(tuple(tl.params[:12]) for tl in job.tiles) if _k3_applies(p) and (p[2], p[1], p[4]) not in whole] if fold else []
+    planes = [p for p in _planes_tiles(job) if (p[2], p[1], p[4]) not in whole and p not in direct + k3] if fold else []
+    if not planes and not mve and not direct and not k3:
         return _depthwise_other(job)
     code = "".join(layer_kernels_mve.depthwise_source(job, ps, f"km{i}") + "#--\n" for i, ps in enumerate(mve.values()))
     code += "".join(depthwise_direct_source(job, p, f"kq{i}") + "#--\n" for i, p in enumerate(direct))
+    code += "".join(depthwise_3x3_source(job, p, f"k3{i}") + "#--\n" for i, p in enumerate(k3))
     code += "".join(depthwise_planes_source(job, [p], f"kp{i}") + "#--\n" for i, p in enumerate(planes))
-    taken = set(direct) | set(planes)
+    taken = set(direct) | set(planes) | set(k3)
     rest = {p for p in shapes - taken if (p[2], p[1], p[4]) not in whole}
     if rest:
         code += _depthwise_other(job).replace("def k(", "def kd(") + "#--\n"
     tests = ([(f"P[2]=={c} and P[1]=={v} and P[4]=={ow} and P[3]>=4", f"km{i}") for i, (c, v, ow) in enumerate(mve)]
              + [(_test(p, shapes), f"kq{i}") for i, p in enumerate(direct)]
+             + [(_test(p, shapes), f"k3{i}") for i, p in enumerate(k3)]
              + [(_test(p, shapes), f"kp{i}") for i, p in enumerate(planes)])
     code += "def k(X,W,O,P):\n" + "".join(f" {'if' if i == 0 else 'elif'} {cond}:\n  {name}(X,W,O,P)\n"
                                           for i, (cond, name) in enumerate(tests))
