@@ -127,6 +127,17 @@ def test_asm_thumb_that_ran_an_mve_kernel_says_so_not_that_there_is_none():
     assert "no sum across lanes" in dw
 
 
+def test_small_depthwise_channels_say_they_cannot_amortize_their_setup():
+    m7 = advice.Features(frozenset({"fpu", "dsp"}), M4.emitters)
+    dw = pt(5.1, emitter="asm_thumb", op="DEPTHWISE_CONV_2D", compute_roof="int8 asm_thumb smlad", kernel_isa="dsp",
+            output_shape=[1, 3, 3, 128], input_shapes=[[1, 6, 6, 128]], macc_executed=64 * 128)
+    text = advice.advise(dw, FLAT, m7)[1]
+    assert "too small to amortize the per-channel setup: a channel yields 9 outputs (64 MACs, 1.8 an input)" in text
+    big = {**dw, "output_shape": [1, 6, 6, 128], "input_shapes": [[1, 6, 6, 128]], "macc_executed": 256 * 128}
+    assert "too small" not in advice.advise(big, FLAT, m7)[1]
+    assert "too small" not in advice.advise({**dw, "op": "CONV_2D"}, FLAT, m7)[1]
+
+
 def test_above_and_macless():
     assert advice.advise(pt(0.5, above_roof=True), FLAT, M0)[0] == "above"
     assert advice.advise(pt(3.0, macc=0, bound="memory"), FLAT, M0)[1].startswith("moves bytes without MACs")

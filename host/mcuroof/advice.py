@@ -45,6 +45,7 @@ MVE_OVERHEAD = ("the assembler runs the whole tile with SMLAD, not MVE: mcuroof 
 # asm_thumb points whose kernel is MVE (layer_kernels_mve: the point's kernel_isa)
 MVE_KERNEL_OVERHEAD = ("the assembler already runs the whole tile with MVE: its loads, widening and "
                        "requantization are instructions the VMLADAVA ceiling does not count")
+SMALL_DEPTHWISE = 16      # outputs per channel under which a depthwise point says its channels are too small
 MVE_DEPTHWISE = "; a depthwise layer has no sum across lanes: VMLA does 4 MACs an instruction where VMLADAVA does 16"
 POSITION = {
     "above": "ABOVE ITS ROOF: an accounting error (MACC or bytes miscounted, or the roof under-measured); "
@@ -187,7 +188,22 @@ def _dsp_kernel(p: dict) -> bool:
 def _isa_overhead(p: dict) -> str:
     if p.get("kernel_isa") == "mve":
         return MVE_KERNEL_OVERHEAD + (MVE_DEPTHWISE if p["op"] == "DEPTHWISE_CONV_2D" else "")
-    return MVE_OVERHEAD if "vmladava" in (p.get("compute_roof") or "") else DSP_OVERHEAD
+    return (MVE_OVERHEAD if "vmladava" in (p.get("compute_roof") or "") else DSP_OVERHEAD) + _small_depthwise(p)
+
+
+def _small_depthwise(p: dict) -> str:
+    """A depthwise layer whose channels yield few outputs each: its per-channel work (the
+    channel's weights and inputs loaded, paired and scaled, its outputs requantized and stored)
+    is spread over few MACs, whatever the kernel."""
+    if p["op"] != "DEPTHWISE_CONV_2D" or not p.get("macc_executed") or len(p.get("output_shape", ())) != 4:
+        return ""
+    _, oh, ow, c = p["output_shape"]
+    h, w = p["input_shapes"][0][1:3]
+    if oh * ow > SMALL_DEPTHWISE:
+        return ""
+    return (f"; tile too small to amortize the per-channel setup: a channel yields {oh * ow} outputs "
+            f"({p['macc_executed'] / c:.0f} MACs, {p['macc_executed'] / (h * w * c):.2g} an input), and its 9 weights and "
+            f"{h * w} inputs are loaded, paired and scaled and its outputs stored for those few MACs")
 
 
 def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[str]:
