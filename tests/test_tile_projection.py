@@ -281,3 +281,46 @@ def test_cut_tiles_keep_two_channels_so_a_companion_exists():
     dw = model.builtin_network("kws-dscnn").layers[1]
     job = layers.plan_layer(dw, "float32", "bytecode", 3184, 4000)
     assert all(t.chans >= 2 for t in job.candidates) and job.companions == len(job.candidates)
+
+
+def test_a_column_cut_tile_with_every_channel_fits_a_per_row_cost_from_two_widths():
+    layer = conv()   # 5 x 4 output, 6 channels
+    job = layers.plan_layer(layer, "int8", "bytecode", layers.tile(layer, "int8", 1, 2, 6).heap_bytes(1), None)
+    first = job.candidates[0]
+    assert first.chans == 6 and first.cols < 4 and job.companions >= 1
+    comp = job.tiles[len(job.candidates)]
+    assert (comp.rows, comp.cols, comp.chans) == (first.rows, -(-first.cols // 2), 6)
+    f, b = 2e-3, 1e-5   # a cost per output row whatever its width, a cost per executed MAC
+
+    def run(cols):
+        t = layers.tile(layer, "int8", 1, cols, 6)
+        return t, f * t.rows + b * layers.executed_work(layer, t)
+    # whole layer: 5 rows, 2340 executed MACs: 0.01 + 0.0234
+    seconds, how = points.project(job, [run(2), run(1)])
+    assert (seconds, how) == (pytest.approx(0.0334), "rows")
+    assert points.call_share(job, [run(2), run(1)], seconds) == pytest.approx(0.01 / 0.0334)
+    # scaling the 2-column tile by executed work would count its per-row cost for every 2 columns
+    t, s = run(2)
+    assert s * 2340 / layers.executed_work(layer, t) > 1.3 * seconds
+    # a tile with every column is the layer's rows: scaled, no companion
+    assert layers.companion_shape(layer, layers.tile(layer, "int8", 2, 4, 6)) is None
+
+
+def test_a_point_whose_rows_are_mostly_call_cost_says_so():
+    p = {"projection": "rows", "call_share": 0.4, "headroom": 5.0, "advice": "below its compute roof (5x)"}
+    assert points.amortize_note(p)["advice"].startswith("rows too short to amortize the call: 40% ")
+    p = {"projection": "fit", "call_share": 0.4, "headroom": 5.0, "advice": "below"}
+    assert points.amortize_note(p)["advice"].startswith("tile too small to amortize the call: 40% ")
+    p = {"projection": "rows", "call_share": 0.1, "headroom": 5.0, "advice": "below"}
+    assert points.amortize_note(p)["advice"] == "below"   # 4.5 without the calls: not the reason
+
+
+def test_the_firmware_runs_the_column_companion_of_the_tile_it_ran(tmp_path, micropython):
+    layer = conv()
+    job = layers.plan_layer(layer, "int8", "bytecode", layers.tile(layer, "int8", 1, 2, 6).heap_bytes(1), None)
+    log = RawLog(tmp_path / "raw.jsonl")
+    recs = Collector(UnixLink(micropython), log).run_suite("layers", {"win_us": 1000, "trials": 3, "jobs": [job]})
+    log.close()
+    runs = [r for r in recs if r["t"] == "layer"]
+    assert [r["cand"] for r in runs] == [0, len(job.candidates)] and all(layers.verify(job, r) for r in runs)
+    assert points.point(job, runs, [], [])["projection"] == "rows"

@@ -440,13 +440,15 @@ _COLLECT = "#--\ngc.collect()\n#--\n"
 
 def _companion_call(job, call: str) -> str:
     """Run the companion of the candidate that ran (layers.Job.companions), numbered as in job.tiles."""
+    from .layers import companion_shape
+
     n = len(job.candidates)
     if not job.companions:
         return ""
     number, tiles, i = [], [], n
     for t in job.candidates:
         c = job.tiles[i] if i < len(job.tiles) else None
-        has = bool(c) and 1 < t.chans and (c.rows, c.cols, c.chans) == (t.rows, t.cols, -(-t.chans // 2))
+        has = bool(c) and (c.rows, c.cols, c.chans) == companion_shape(job.layer, t)
         number.append(i if has else -1)
         tiles.append(job.tiles[i] if has else None)
         i += has

@@ -109,10 +109,11 @@ def model_lines(result: dict) -> list[str]:
     tiled = [p for p in layer_points(result) if p["tile_fraction"] < 1]
     if tiled:
         fit = sum(p.get("projection") == "fit" for p in tiled)
+        rows = sum(p.get("projection") == "rows" for p in tiled)
         lone = [p for p in tiled if p.get("projection") == "tile"]
         lines.append(f"{len(tiled)} of {len(layer_points(result))} layer runs ran on a tile (memory or time budget); "
                      f"their time is projected to the whole layer by executed MACs, {fit} of them by a per-pixel "
-                     "+ per-MAC fit over two channel counts")
+                     f"+ per-MAC fit over two channel counts, {rows} by a per-row + per-MAC fit over two widths")
         if lone:
             names = ", ".join(f"{p['index']} {p['emitter']}" for p in lone)
             lines.append(f"{len(lone)} lone tile(s) without a fit (layers {names}): left out of whole-model totals")

@@ -14,7 +14,10 @@ can allocate (firmware/layers.py); the numpy reference here computes the same ti
 Where only tiles with fewer output channels fit, the job also carries `companions`: the same
 tiles with half the channels, run after the first. The kernels pay some costs once per pixel or
 tap for all channels, so time is not proportional to channels; two channel counts let
-points.project fit that cost apart from the per-MAC cost.
+points.project fit that cost apart from the per-MAC cost. Tiles that keep every channel of a
+spatial MAC layer but not every column have companions with half the columns: the kernels pay
+some costs once per row (the Python loop around the assembler or viper row), whatever its
+width, and two widths fit that cost apart from the per-MAC one.
 """
 from __future__ import annotations
 
@@ -66,7 +69,7 @@ class Job:
     emitter: str
     tiles: tuple[Tile, ...]  # candidates, largest first, then the companions
     why_tiled: str           # "", "memory" or "time"
-    companions: int = 0      # how many of `tiles` (at the end) are half-channel companions
+    companions: int = 0      # how many of `tiles` (at the end) are companions (half channels or columns)
     dsp: bool = False        # the core has SMLAD and SXTB16: layer_kernels_dsp's kernels where they apply
     mve: bool = False        # and MVE (VMLADAVA): layer_kernels_mve's where they apply
 
@@ -180,9 +183,19 @@ def _with_scratch(layer: Layer, dtype: str, emitter: str, t: Tile) -> Tile:
     return dataclasses.replace(t, nb=t.nb + extra) if extra else t
 
 
+def companion_shape(layer: Layer, t: Tile) -> tuple[int, int, int] | None:
+    """(rows, cols, chans) of t's companion: half its output channels (rounded up) where they
+    were cut; else, for a spatial MAC layer cut in its columns, half its columns; else None."""
+    _, cols, chans = _extent(layer)
+    if 1 < t.chans < chans:
+        return t.rows, t.cols, -(-t.chans // 2)
+    if layer.op in ("CONV_2D", "DEPTHWISE_CONV_2D") and t.chans == chans and 1 < t.cols < cols:
+        return t.rows, -(-t.cols // 2), t.chans
+    return None
+
+
 def _companion(layer: Layer, dtype: str, emitter: str, t: Tile) -> Tile:
-    """t with half its output channels (rounded up), same rows and columns."""
-    return _with_scratch(layer, dtype, emitter, tile(layer, dtype, t.rows, t.cols, -(-t.chans // 2)))
+    return _with_scratch(layer, dtype, emitter, tile(layer, dtype, *companion_shape(layer, t)))
 
 
 def _tile_work(layer: Layer, t: Tile) -> float:
@@ -218,7 +231,7 @@ def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: floa
         if t.heap_bytes(isz) <= 0.7 * picked[-1].heap_bytes(isz):
             picked.append(t)
     why = "" if picked[0] == full else ("memory" if full.heap_bytes(isz) > heap else "time")
-    comp = [_companion(layer, dtype, emitter, t) for t in picked if 1 < t.chans < chans]
+    comp = [_companion(layer, dtype, emitter, t) for t in picked if companion_shape(layer, t)]
     return Job(layer, dtype, emitter, tuple(picked + comp), why, len(comp))
 
 

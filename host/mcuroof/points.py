@@ -55,16 +55,43 @@ def project(job, timed: list[tuple]) -> tuple[float, str]:
     all channels and a per-MAC cost per channel: t = a * W / c + b * W, where W is the work a
     tile executes and c its channels. With the full channels, W / c scales like W and the tile
     scales by executed work ("scaled"); with fewer, two channel counts fit a and b ("fit");
-    with one only, the point is a tile that whole-model totals leave out ("tile")."""
+    with one only, the point is a tile that whole-model totals leave out ("tile"). A tile with
+    every channel but fewer columns than the layer, and its companion with half the columns,
+    fit a cost per output row (whatever its width) apart from the per-MAC cost ("rows")."""
     layer = job.layer
     full = layers_mod.full_tile(layer, job.dtype)
     work = layers_mod.executed_work(layer, full)
     t1, s1 = timed[0]
     w1 = layers_mod.executed_work(layer, t1)
+    if _row_pair(timed):
+        f, b = row_costs(layer, timed)
+        return f * full.rows + b * work, "rows"
     if t1.chans >= full.chans or len(timed) < 2 or timed[1][0].chans == t1.chans:
         return s1 * work / w1, "scaled" if t1.chans >= full.chans else "tile"
     a, b = costs(layer, timed)
     return a * work / full.chans + b * work, "fit"
+
+
+def _row_pair(timed: list[tuple]) -> bool:
+    """A tile and its half-column companion: same rows and channels, fewer columns."""
+    if len(timed) < 2:
+        return False
+    (t1, _), (t2, _) = timed[:2]
+    return (t2.rows, t2.chans) == (t1.rows, t1.chans) and t2.cols < t1.cols
+
+
+def row_costs(layer, timed: list[tuple]) -> tuple[float, float]:
+    """(f, b) of t = f * rows + b * W from a tile and its half-column companion (same rows):
+    f the cost of one output row whatever its width, b the per-MAC cost."""
+    (t1, s1), (t2, s2) = timed[:2]
+    w1, w2 = layers_mod.executed_work(layer, t1), layers_mod.executed_work(layer, t2)
+    b = (s1 - s2) / (w1 - w2)
+    fixed = s1 - b * w1
+    if fixed < 0:
+        return 0.0, s1 / w1
+    if b < 0:
+        return s1 / t1.rows, 0.0
+    return fixed / t1.rows, b
 
 
 def costs(layer, timed: list[tuple]) -> tuple[float, float]:
@@ -84,11 +111,15 @@ def costs(layer, timed: list[tuple]) -> tuple[float, float]:
 
 def call_share(job, timed: list[tuple], seconds: float) -> float | None:
     """The share of a fitted layer's time spent once per pixel (the calls and the Python loop
-    around them), whatever its channel count: what a tile too small cannot amortize."""
+    around them), whatever its channel count, or once per row ("rows"), whatever its width:
+    what a tile too small cannot amortize."""
+    full = layers_mod.full_tile(job.layer, job.dtype)
+    if _row_pair(timed):
+        f, _ = row_costs(job.layer, timed)
+        return min(1.0, f * full.rows / seconds)
     if len(timed) < 2 or timed[0][0].chans == timed[1][0].chans:
         return None
     a, _ = costs(job.layer, timed)
-    full = layers_mod.full_tile(job.layer, job.dtype)
     return min(1.0, a * layers_mod.executed_work(job.layer, full) / full.chans / seconds)
 
 
@@ -113,7 +144,7 @@ def point(job, recs: list[dict], roofs: list[dict], emitters: list[str], feature
          "tile_fraction": tile.fraction, "tile_reason": job.why_tiled, "projection": how,
          "tile_seconds": timed[0][1], "verified": verified,
          "heap_bytes": main.get("heap"), "tile_data_bytes": tile.data_bytes(layers_mod.DTYPES[job.dtype][1]),
-         "call_share": call_share(job, timed, seconds) if how == "fit" else None,
+         "call_share": call_share(job, timed, seconds) if how in ("fit", "rows") else None,
          "kernel_isa": layer_kernels_dsp.kernel_isa(job)}
     place(p, roofs, emitters, features)
     return amortize_note(p)
@@ -124,11 +155,17 @@ def amortize_note(p: dict) -> dict:
     cost its MAC loops would be within FAR_BELOW of the roof, but its tile's channels (the
     board's heap) are too few to amortize the call."""
     share, head = p.get("call_share"), p.get("headroom")
-    if share and head and head >= advice_mod.FAR_BELOW and head * (1 - share) < advice_mod.FAR_BELOW:
+    if not (share and head and head >= advice_mod.FAR_BELOW and head * (1 - share) < advice_mod.FAR_BELOW):
+        return p
+    alone = f"(its MAC loops alone: headroom {head * (1 - share):.2g}); "
+    if p.get("projection") == "rows":
+        p["advice"] = (f"rows too short to amortize the call: {share:.0%} of its time is spent once per "
+                       f"output row (the loop around the MAC loops, whatever the row's width), and its rows "
+                       f"hold few MACs " + alone + p["advice"])
+    else:
         p["advice"] = (f"tile too small to amortize the call: {share:.0%} of its time is spent once per "
                        f"pixel (calls and loops around the MAC loops), shared by the few channels a tile "
-                       f"holds in this heap (its MAC loops alone: headroom {head * (1 - share):.2g}); "
-                       + p["advice"])
+                       f"holds in this heap " + alone + p["advice"])
     return p
 
 

@@ -81,7 +81,7 @@ POINT = obj({"index": COUNT, "name": TEXT, "op": TEXT, "dtype": TEXT, "emitter":
              "tile_data_bytes": nullable(COUNT), "memory_roof": nullable(TEXT), "compute_roof": nullable(TEXT),
              "input_shapes": array(array(COUNT)), "output_shape": array(COUNT),
              "user": FLAG, "file": TEXT,
-             # the share of a fitted layer's time spent per pixel (calls, Python loops): points.call_share
+             # the share of a fitted layer's time spent per pixel ("fit") or per row ("rows"): points.call_share
              "call_share": nullable(_shape("number", "be a number in [0, 1]", minimum=0, maximum=1)),
              "kernel_isa": one_of("dsp", "mve", None)})  # user, file: a kernel of `mcuroof kernel FILE.py`
 
