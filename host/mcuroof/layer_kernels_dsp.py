@@ -44,6 +44,8 @@ into the kernel's stack frame, never stored widened).
 """
 from __future__ import annotations
 
+import itertools
+
 from . import thumb2 as t
 
 LR = 14
@@ -950,13 +952,13 @@ def depthwise_3x3_source(job, p, name: str) -> str:
 
 
 def _test(p, ps) -> str:
-    """The shortest test of P that tells tile shape p from the shapes ps of the other tiles."""
-    fields = []
-    for i in (3, 0, 4, 1, 2, 10, 11):
-        fields.append(i)
-        if not any(all(q[j] == p[j] for j in fields) for q in ps if q != p):
-            break
-    return " and ".join(f"P[{i}]=={p[i]}" for i in fields)
+    """The shortest test of P that tells tile shape p from the shapes ps of the other tiles
+    (each comparison costs the interpreter a few hundred instructions per call)."""
+    for n in range(1, 8):
+        for fields in itertools.combinations((2, 3, 0, 4, 1, 10, 11), n):
+            if not any(all(q[j] == p[j] for j in fields) for q in ps if q != p):
+                return " and ".join(f"P[{i}]=={p[i]}" for i in fields)
+    return "True"
 
 
 def _depthwise_dispatch(job) -> str:
@@ -982,10 +984,11 @@ def _depthwise_dispatch(job) -> str:
     rest = {p for p in shapes - taken if (p[2], p[1], p[4]) not in whole}
     if rest:
         code += _depthwise_other(job).replace("def k(", "def kd(") + "#--\n"
+    order = list(dict.fromkeys(tuple(tl.params[:12]) for tl in job.tiles))   # the first tile's test first
+    named = sorted([(p, f"kq{i}") for i, p in enumerate(direct)] + [(p, f"k3{i}") for i, p in enumerate(k3)]
+                   + [(p, f"kp{i}") for i, p in enumerate(planes)], key=lambda pn: order.index(pn[0]))
     tests = ([(f"P[2]=={c} and P[1]=={v} and P[4]=={ow} and P[3]>=4", f"km{i}") for i, (c, v, ow) in enumerate(mve)]
-             + [(_test(p, shapes), f"kq{i}") for i, p in enumerate(direct)]
-             + [(_test(p, shapes), f"k3{i}") for i, p in enumerate(k3)]
-             + [(_test(p, shapes), f"kp{i}") for i, p in enumerate(planes)])
+             + [(_test(p, shapes), name) for p, name in named])
     code += "def k(X,W,O,P):\n" + "".join(f" {'if' if i == 0 else 'elif'} {cond}:\n  {name}(X,W,O,P)\n"
                                           for i, (cond, name) in enumerate(tests))
     return code + (" else:\n  kd(X,W,O,P)\n" if rest else "")
