@@ -351,15 +351,19 @@ def _vdot(indent: int) -> str:
 
 def _vdepthwise() -> str:
     """Depthwise output channels of one pixel: input and weights C apart. A full 3x3 window (the
-    usual one) is nine terms at offsets set once per call; other windows go row by row."""
+    usual one) is nine terms at offsets set once per call; other windows go row by row, rows
+    of 3 or 2 taps (3x3 windows clipped by padding: all but the centre of a 3x3 output) in one
+    expression."""
     xo = ["0", "C", "C2", "VC", "VC+C", "VC+C2", "VC2", "VC2+C", "VC2+C2"]
     nine = "+".join(_vterm(f"X{j}", f"W{j}") for j in range(9))
     three = "+".join(_vterm(o, o) for o in ("0", "C", "C2"))
+    two = "+".join(_vterm(o, o) for o in ("0", "C"))
     return ("   n=kx1-kx0;m=ky1-ky0\n   i0=xa+((y0+ky0)*V+x0+kx0)*C;k0=wa+(ky0*KW+kx0)*C\n"
             "   for oc in range(OC):\n    " + _VBIAS + "    if n==3 and m==3 and KW==3:\n"
             "     p=ptr8(i0+oc);q=ptr8(k0+oc)\n     a+=" + nine + "\n"
             "    else:\n     i=i0+oc;k=k0+oc\n     for ky in range(m):\n" + _indent(
                 f"if n==3:\n p=ptr8(i);q=ptr8(k)\n a+={three}\n"
+                f"elif n==2:\n p=ptr8(i);q=ptr8(k)\n a+={two}\n"
                 f"else:\n for j in range(n):\n  p=ptr8(i+j*C);q=ptr8(k+j*C)\n  a+={_vterm('0', '0')}\n"
                 "i+=VC;k+=KC\n", 6)
             + _VFIN + "    out[o]=a;o+=1\n",
