@@ -73,9 +73,10 @@ def source(job) -> str:
 
 # Depthwise 3x3, stride 1 or 2: lanes are four output pixels of a column (oy..oy+3). Per channel the
 # input is widened once into a zero-padded int16 plane stored column by column (plane[x + PL]
-# [y + PT], LP halfwords a column), the 9 weights go to r4-r12, and each column of outputs is
-# swept four pixels a step: per tap VLDRH.S32 (the four rows' inputs) and VMLA.S32 by the
-# tap's weight (2 instructions per 4 MACs), then VMUL by M, VSHR by S, VMAX/VMIN clamp and a
+# [y + PT], LP halfwords a column), the 9 weights times M go to r4-r12 (and the bias times M to
+# q5: M folded in once per channel), and each column of outputs is swept four pixels a step: per
+# tap VLDRH.S32 (the four rows' inputs) and VMLA.S32 by the tap's weight (2 instructions per 4
+# MACs), then VSHR by S, VMAX/VMIN clamp and a
 # VSTRB.32 scatter to the four pixels' outputs (OW*C apart). A column whose height is not a
 # multiple of 4 ends with a step over its last four pixels (two of them stored twice). Where
 # four plane columns are within VLDRH's reach, columns go in pairs: 12 loads serve 18 VMLA.
@@ -116,11 +117,11 @@ def depthwise_groups(job) -> dict:
 
 def _dw_step(lp: int, s: int) -> str:
     """Four output pixels of the column: r0 = their plane (column ox, row oy), r1 = their
-    first output; bias in q5, M in r3, clamps in q6/q7, scatter offsets in q4."""
+    first output; bias in q5 and weights (times M), clamps in q6/q7, scatter offsets in q4."""
     return (t.vmov_q(0, 5)
             + "".join(t.vldrh_s32(1, 0, 2 * (kx * lp + ky)) + t.vmla_s32(0, 1, 4 + 3 * ky + kx)
                       for ky in range(3) for kx in range(3))
-            + t.vmul_i32(0, 0, 3) + t.vshr_s32(0, 0, s) + t.vmax_s32(0, 0, 6) + t.vmin_s32(0, 0, 7)
+            + t.vshr_s32(0, 0, s) + t.vmax_s32(0, 0, 6) + t.vmin_s32(0, 0, 7)
             + t.vstrb_32_scatter(0, 1, 4))
 
 
@@ -130,7 +131,7 @@ def _dw_step_strided(lp: int, s: int) -> str:
     return (t.vmov_q(0, 5)
             + "".join(t.addw(LR, 0, 2 * (kx * lp + ky)) + t.vldrh_s32_gather(1, LR, 2) + t.vmla_s32(0, 1, 4 + 3 * ky + kx)
                       for ky in range(3) for kx in range(3))
-            + t.vmul_i32(0, 0, 3) + t.vshr_s32(0, 0, s) + t.vmax_s32(0, 0, 6) + t.vmin_s32(0, 0, 7)
+            + t.vshr_s32(0, 0, s) + t.vmax_s32(0, 0, 6) + t.vmin_s32(0, 0, 7)
             + t.vstrb_32_scatter(0, 1, 4))
 
 
@@ -145,7 +146,7 @@ def _dw_step2(lp: int, s: int, c: int) -> str:
                 body += t.vmla_s32(0, 1, 4 + 3 * ky + cx)
             if cx >= 1:
                 body += t.vmla_s32(2, 1, 4 + 3 * ky + cx - 1)
-    return (body + "".join(t.vmul_i32(q, q, 3) + t.vshr_s32(q, q, s) + t.vmax_s32(q, q, 6) + t.vmin_s32(q, q, 7)
+    return (body + "".join(t.vshr_s32(q, q, s) + t.vmax_s32(q, q, 6) + t.vmin_s32(q, q, 7)
                            for q in (0, 2))
             + t.vstrb_32_scatter(0, 1, 4) + t.addw(1, 1, c) + t.vstrb_32_scatter(2, 1, 4))
 
@@ -196,10 +197,11 @@ def depthwise_source(job, ps, name: str) -> str:
              + dsp._add(1, 4 * v * c) + " add(r3,8)\n sub(r2,1)\n bne_w(WR)\n"
              + t.ldr_imm(2, SP, 56) + " cmp(r2,0)\n beq_w(WN)\n sub(r3,r3,r2)\n" + t.ldr_imm(2, SP, 60)
              + " sub(r1,r1,r2)\n" + block + " label(WN)\n")
-    weights = (t.ldr_imm(1, SP, 8) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)
-               + "".join(t.ldrsb_imm(4 + i, 1, i * c) for i in range(9))
-               + t.ldr_imm(0, SP, 0) + t.ldr_imm(2, SP, 16) + t.add_lsl(0, 0, 2, 2) + t.ldr_imm(2, 0, 64)
-               + t.vdup_32(5, 2) + f" movw(r3,{m})\n")
+    # M folded into the weights and the bias once per channel (32-bit lanes: exact for any M)
+    weights = (t.ldr_imm(1, SP, 8) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0) + f" movw(r3,{m})\n"
+               + "".join(t.ldrsb_imm(4 + i, 1, i * c) + t.mul(4 + i, 4 + i, 3) for i in range(9))
+               + t.ldr_imm(0, SP, 0) + t.ldr_imm(2, SP, 16) + t.add_lsl(0, 0, 2, 2) + t.ldr_imm(2, 0, 64) + t.mul(2, 2, 3)
+               + t.vdup_32(5, 2))
     step = _dw_step(lp, s) if st == 1 else _dw_step_strided(lp, s)
     pairs = ow // 2 if st == 1 and 2 * (3 * lp + 2) <= 254 else 0   # 4 plane columns within VLDRH's reach
     columns = (t.addw(0, SP, DW_FRAME_HEAD) + t.str_imm(0, SP, 24)
