@@ -651,12 +651,13 @@ def _planes_pass(k: int, lp: int, c: int, s: int, lo: int, pair: bool, st: int, 
 
 
 P_END = 48
+MAX_ROW = 64          # output pixels of an unrolled row (~1000-1200 instructions): compiling longer ones risks the heap
 
 
 def _pairs_fit(lp: int, ow: int, c: int, st: int) -> bool:
     """Two output rows a pass: stride 1, four plane lines in LDRD's reach, both rows' outputs in
     STRB's."""
-    return st == 1 and 6 * lp + 4 * (ow // 2) + 8 <= 1020 and 2 * ow * c <= 4095
+    return st == 1 and 6 * lp + 4 * (ow // 2) + 8 <= 1020 and 2 * ow * c <= 4095 and ow <= MAX_ROW
 
 
 def _row_pairs(p):
@@ -783,7 +784,7 @@ def _direct_applies(p) -> bool:
     """Tile p (params) fits the in-place kernel: 3x3, stride 2, offsets in reach."""
     h, v, c, oh, ow = p[:5]
     return (p[6:10] == (3, 3, 2, 2) and p[10] <= 1 and p[11] <= 1
-            and 3 * v * c <= 4095 and 8 * c <= 4095 and ow * c <= 4095 and oh * ow <= 1024)
+            and 3 * v * c <= 4095 and 8 * c <= 4095 and ow * c <= 4095 and ow <= MAX_ROW)
 
 
 def _row_runs(p):
