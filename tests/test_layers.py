@@ -257,6 +257,38 @@ def microbit_asm_network():
                    kernel=(1, 1), stride=(1, 1), macc=6 * 5 * 16 * 8)))
 
 
+def _unshifted(t):
+    """t with S = 0 in (acc * M) >> S: most outputs clamp at 127 or LO."""
+    p = list(t.params)
+    p[13] = 0
+    return dataclasses.replace(t, params=tuple(p))
+
+
+@needs_qemu
+def test_microbit_depthwise_clamps_like_the_reference(tmp_path):
+    """The default requantization keeps outputs under 127: here both clamps of dw_pixel work."""
+    from mcuroof.qemu import QemuLink
+
+    jobs, _ = layers.plan(microbit_asm_network(), ["int8"], ["asm_thumb"], heap=3000)
+    jobs = [dataclasses.replace(j, tiles=tuple(map(_unshifted, j.tiles)))
+            for j in jobs if j.layer.op == "DEPTHWISE_CONV_2D"]
+    for j in jobs:
+        out, lo = layers.reference_output(j.layer.op, "int8", j.tiles[0]), j.tiles[0].params[14]
+        assert (out == 127).sum() > out.size // 4 and (out == lo).sum() > out.size // 4
+        assert "data(2," in layer_kernels.script(j)
+    log = RawLog(tmp_path / "raw.jsonl")
+    link = QemuLink()
+    try:
+        recs = Collector(link, log).run_suite("layers", {"win_us": 1000, "trials": 2, "jobs": jobs})
+    finally:
+        link.close()
+        log.close()
+    by_key = {j.key: j for j in jobs}
+    runs = [r for r in recs if r["t"] == "layer"]
+    assert {kernels.record_key(r) for r in runs} == set(by_key)
+    assert [kernels.record_key(r) for r in runs if not layers.verify(by_key[kernels.record_key(r)], r)] == []
+
+
 @needs_qemu
 def test_asm_thumb_kernels_on_the_microbit_match_the_reference(tmp_path):
     from mcuroof.qemu import QemuLink

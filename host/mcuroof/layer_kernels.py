@@ -10,14 +10,16 @@ computes the same with numpy, and the firmware's checksum of O is compared with 
 Emitters: bytecode and native run the plain loops; viper the same on raw pointers (int8 only:
 viper has no float pointers); asm_thumb (int8 only: Cortex-M0 has no FPU) runs dense layers and
 1x1 convolutions a pixel per routine (ASM_ROWS; ASM_PRUN runs it over a row), depthwise layers
-a pixel's whole window per routine (ASM_DWPIX, then ASM_RQ; ASM_DWRUN runs both over a row's
-pixels), other convolutions a kernel row per routine (ASM_SROW; ASM_SRUN runs it and ASM_RQ
-over a row's pixels), average pools a pixel per call (ASM_POOL); ASM_DOT is left for 1x1
-convolutions with padding.
+every channel of a pixel per routine, the accumulator in a register (dw_pixel; dw_row runs it
+over the tile; both assembled on the host; kernels wider than 3: ASM_DWPIX, then ASM_RQ, per
+pixel, ASM_DWRUN over a row), other convolutions a kernel row per routine (ASM_SROW; ASM_SRUN
+runs it and ASM_RQ over a row's pixels), average pools a pixel per call (ASM_POOL); ASM_DOT is
+left for 1x1 convolutions with padding.
 """
 from __future__ import annotations
 
 from . import layer_kernels_dsp
+from .thumb1 import LR, PC, SP, Asm
 
 DTYPES = {"int8": ("b", 1, 1), "float32": ("f", 4, 0.125)}   # typecode, bytes, value scale
 PARAMS = ("H", "V", "C", "OH", "OW", "OC", "KH", "KW", "SH", "SW", "PT", "PL", "M", "S", "LO", "N")
@@ -156,13 +158,138 @@ ASM_DEPTHWISE = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4];i=16+2*
                  "  dwrun(P,X,W,O)\n  o+=OW*C\n P[0]=H;P[3]=OH;P[4]=OW;P[7]={KW}\n")
 
 
+ASM_DW_ROW = ("def k(X,W,O,P):\n V=P[1];C=P[2];OH=P[3];OW=P[4];i=16+C\n"
+              " if P[i+2*OW]!=65536+OW:cols(P,V,C,OW,i,-8)\n"
+              " P[1]=-{PT};P[6]=i*4;P[9]=id(dwpix);P[10]=V*C;P[11]=C*{KW}\n"
+              " dwrun(P,X,W,O)\n P[1]=V;P[3]=OH;P[4]=OW\n")
+
+
 def scratch_words(layer, emitter: str, dtype: str, tile_chans: int, tile_cols: int) -> int:
     """Words a tile's P carries after its biases for the kernels' own use: the int32
-    accumulator row of dwpix and srow (one per channel), and dwrun's and srun's column table
-    and its mark."""
+    accumulator row of dwpix and srow (one per channel; dw_row keeps its accumulator in a
+    register), and dwrun's and srun's column table and its mark."""
     if not uses_accumulators(layer, emitter, dtype):
         return 0
-    return tile_chans + 2 * tile_cols + 1
+    return (0 if dw_row_applies(layer) else tile_chans) + 2 * tile_cols + 1
+
+
+# The depthwise kernel for windows up to DW_MAX_KW wide, assembled on the host (thumb1.py: one
+# data() line per routine, which the micro:bit compiles where ~40 statements do not).
+# dw_pixel(P, X, W, out): every channel of one output pixel, the accumulator in a register
+# (started at the bias), (acc * M) >> S clamped to [LO, 127] and stored, without memory
+# accumulators. A kernel row is one block of code, its taps unrolled: tap k of a row reads
+# offset (k+1)*C from the window's start less C, in r3, r7, r0 (C, 2C, 3C). A window clipped at
+# the borders enters the blocks later (computed branches, ADD PC: rows skipped by lr, once per
+# channel; columns by r10, once per kernel row). r8, r9 step a kernel row in X and W; r11, r12
+# step back to the next channel's window. P holds what dw_row leaves it: P[15], P[5] the
+# window's X and W addresses less C, P[8] the column entry, P[7] the row entry. Per call the
+# stack holds what the channel loop reads once per channel (DW_FRAME, byte offsets).
+# dw_row(P, X, W, O): the P[9] pixels of one output row: the row's registers (r8-r12, kept
+# from the caller on the stack), then per pixel the window from the row's offsets (P[0], packed
+# input << 15 | weight offset, P[7] = rows) and its column's entry in the table at byte offset
+# P[6] of P (offsets packed alike, and -8 * its columns), then dw_pixel through its function
+# object (P[3] = id(dwpix); BLX r10), output at O + P[15] onwards.
+DW_FRAME = dict(BIAS=0, M=4, S=8, LO=12, OUT=16, WEND=20)
+DW_MAX_KW = 3
+
+
+def _dw_block_bytes(kw: int) -> int:
+    """Bytes of one kernel row's block: its column branch, KW taps, two row steps."""
+    return 2 * (3 + 4 * kw)
+
+
+def dw_pixel(kh: int, kw: int) -> Asm:
+    """The routine for one output pixel of a KH x KW depthwise kernel (KW <= DW_MAX_KW)."""
+    f = DW_FRAME
+    a = Asm()
+    a.ldr(4, 0, 28); a.mov(LR, 4)
+    a.ldr(4, 0, 32); a.mov(10, 4)
+    a.ldr(1, 0, 60); a.ldr(2, 0, 20); a.ldr(7, 0, 8)
+    a.adds(4, 2, 7)                                  # the last channel's end
+    a.subs(3, 3, 2); a.subi(3, 1)                    # output address less the next W address
+    a.push([3, 4])
+    a.ldr(4, 0, 48); a.ldr(5, 0, 52); a.ldr(6, 0, 56)
+    a.push([4, 5, 6])                                # M, S, LO
+    a.mov(4, 0); a.addi(4, 64); a.ldm(4, [6]); a.push([4])  # acc = first bias
+    a.mov(3, 7); a.adds(7, 3, 3); a.adds(0, 7, 3)
+    a.label("CH")
+    a.add(PC, LR)
+    for _ in range(kh):
+        a.add(PC, 10)
+        for off in (3, 7, 0)[kw - 1::-1]:
+            a.ldrsb(4, 1, off); a.ldrsb(5, 2, off); a.muls(4, 5); a.adds(6, 6, 4)
+        a.add(1, 8); a.add(2, 9)
+    a.add(1, 11); a.add(2, 12)
+    a.ldr(4, SP, f["M"]); a.muls(6, 4); a.ldr(4, SP, f["S"]); a.asrs(6, 4)
+    a.cmpi(6, 127); a.b("le", "A"); a.movs(6, 127)
+    a.label("A")
+    a.ldr(4, SP, f["LO"]); a.cmp(6, 4); a.b("ge", "B"); a.mov(6, 4)
+    a.label("B")
+    a.ldr(4, SP, f["OUT"]); a.strb_reg(6, 2, 4)
+    a.ldr(4, SP, f["BIAS"]); a.ldm(4, [6]); a.str(4, SP, f["BIAS"])
+    a.ldr(4, SP, f["WEND"]); a.cmp(2, 4); a.b("ne", "CH")
+    a.add_sp(4 * len(f))
+    return a
+
+
+def dw_row(kh: int, kw: int, sh: int) -> Asm:
+    """The tile routine: per output row its window rows, per pixel dw_pixel's entries."""
+    a = Asm()
+    rb = _dw_block_bytes(kw)
+    for i, h in enumerate((8, 9, 10, 11)):
+        a.mov(4 + i, h)
+    a.push([4, 5, 6, 7])
+    a.ldr(4, 0, 40); a.mov(8, 4); a.ldr(4, 0, 44); a.mov(9, 4)      # V*C, KW*C
+    a.mov(4, 0); a.mov(7, 3)
+    a.ldr(3, 4, 8); a.subs(5, 1, 3); a.subs(6, 2, 3)                 # X - C, W - C
+    a.ldr(0, 4, 36); a.ldr(0, 0, 8); a.addi(0, 1); a.str(0, 4, 36)   # dw_pixel's code
+    a.ldr(2, 4, 24); a.adds(2, 2, 4); a.str(2, 4, 40)                # column table
+    a.ldr(3, 4, 16); a.lsls(3, 3, 3); a.adds(3, 3, 2); a.str(3, 4, 44)  # ... its end
+    a.label("ROW")
+    a.ldr(0, 4, 4)                                                   # y0
+    a.negs(1, 0); a.b("pl", "T"); a.movs(1, 0)
+    a.label("T")                                                     # r1 = ky0
+    a.ldr(2, 4, 0); a.subs(2, 2, 0); a.cmpi(2, kh); a.b("le", "U"); a.movs(2, kh)
+    a.label("U")
+    a.subs(2, 2, 1)                                                  # r2 = rows
+    a.adds(0, 0, 1); a.mov(3, 8); a.muls(0, 3); a.lsls(0, 0, 15)
+    a.mov(3, 9); a.muls(3, 1); a.adds(0, 0, 3); a.str(0, 4, 16)      # the row's offsets
+    a.mov(3, 8); a.muls(3, 2); a.mov(1, 9); a.muls(1, 2); a.movs(0, 1)
+    a.subs(3, 0, 3); a.mov(11, 3); a.subs(1, 0, 1); a.mov(12, 1)
+    a.movs(1, rb); a.muls(1, 2); a.movs(3, kh * rb - 2); a.subs(3, 3, 1); a.str(3, 4, 28)  # row entry
+    a.ldr(0, 4, 40); a.str(0, 4, 24)
+    a.label("PX")
+    a.ldr(1, 4, 24); a.ldm(1, [0, 2]); a.str(1, 4, 24)
+    a.addi(2, 8 * kw - 2); a.str(2, 4, 32)                           # column entry
+    a.ldr(1, 4, 16); a.adds(0, 0, 1)
+    a.lsrs(2, 0, 15); a.lsls(0, 0, 17); a.lsrs(0, 0, 17)
+    a.adds(2, 2, 5); a.adds(0, 0, 6); a.str(2, 4, 60); a.str(0, 4, 20)
+    a.ldr(0, 4, 36); a.mov(10, 0)
+    a.mov(0, 4); a.mov(3, 7); a.blx(10)
+    a.ldr(0, 4, 8); a.adds(7, 7, 0)
+    a.ldr(1, 4, 24); a.ldr(0, 4, 44); a.cmp(1, 0); a.b("ne", "PX")
+    a.ldr(0, 4, 4); a.addi(0, sh); a.str(0, 4, 4)
+    a.ldr(0, 4, 12); a.subi(0, 1); a.str(0, 4, 12); a.b("gt", "ROW")
+    a.pop([4, 5, 6, 7])
+    for i, h in enumerate((8, 9, 10, 11)):
+        a.mov(h, 4 + i)
+    return a
+
+
+def dw_row_applies(layer) -> bool:
+    """dw_row for depthwise kernels up to DW_MAX_KW wide whose channel loop a branch spans."""
+    if layer.op != "DEPTHWISE_CONV_2D" or not layer.kernel:
+        return False
+    kh, kw = layer.kernel
+    if kw > DW_MAX_KW:
+        return False
+    if kh * _dw_block_bytes(kw) - 2 > 255:
+        return False
+    try:
+        dw_pixel(kh, kw).words()
+    except ValueError:
+        return False
+    return True
 
 
 # srow: one kernel row of a (not 1x1) convolution, P[11] inputs from P[15]'s offsets: each
@@ -256,8 +383,15 @@ def asm_smac_source(job) -> str:
 
 
 def asm_channels_source(job) -> str:
-    """The asm_thumb depthwise kernel: dwpix, rq, dwrun and cols compiled apart, then k."""
+    """The asm_thumb depthwise kernel: dw_row (as dwrun) and cols compiled apart, then k; for
+    kernels wider than DW_MAX_KW dwpix, rq, dwrun and cols, then k."""
     const = _layer_constants(job)
+    if dw_row_applies(job.layer):
+        kh, kw = const["KH"], const["KW"]
+        # the trailing split puts a collection before the call too (script()): without it the
+        # next pieces' compiles failed (MemoryError) on VWW 9 times in 29 layers, each re-run
+        return "#--\n".join((dw_pixel(kh, kw).source("dwpix"), dw_row(kh, kw, const["SH"]).source("dwrun"),
+                             ASM_COLS.format(**const), ASM_DW_ROW.format(**const), ""))
     return "#--\n".join((ASM_DWPIX, ASM_RQ, ASM_DWRUN, ASM_COLS.format(**const), ASM_DEPTHWISE.format(**const)))
 
 
