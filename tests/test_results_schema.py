@@ -105,3 +105,21 @@ def test_unknown_fields_are_kept_for_newer_readers(tmp_path):
     data["points"][0]["fit"] = {"verdict": "fits"}
     results.save(data, tmp_path / "results.json")
     assert results.load(tmp_path / "results.json")["points"][0]["fit"] == {"verdict": "fits"}
+
+
+def test_timing_noise_counts_records_whose_median_trial_was_much_slower():
+    from mcuroof import report, results
+
+    recs = [{"t": "mem", "us": 100, "med": 105}, {"t": "mac", "us": 100, "med": 111},
+            {"t": "layer", "us": 50, "med": 80}, {"t": "end", "records": 3}]
+    assert results.timing_noise(recs) == {"timed": 3, "noisy": 2}
+    line = report.checks_line({"checks": {"verified": 3, "timed": 3, "noisy": 2}})
+    assert "timing noise" in line and "2 of 3" in line
+    assert "noise" not in report.checks_line({"checks": {"verified": 3, "timed": 3, "noisy": 0}})
+
+
+def test_a_host_os_gets_more_trials_than_a_microcontroller():
+    from mcuroof import suites
+
+    assert suites.timing({"platform": "linux", "free": 1 << 26})["trials"] > suites.timing(
+        {"platform": "rp2", "free": 200000})["trials"]

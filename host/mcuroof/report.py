@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from . import layer_report, roofs as roofs_mod, user_report
+from . import layer_report, results as results_mod, roofs as roofs_mod, user_report
 from .units import si
 
 
@@ -81,6 +81,10 @@ def checks_line(result: dict) -> str:
         line += f"; {c['points_verified']} layer runs verified against the numpy reference"
         if c.get("points_failed"):
             line += f", [bold red]{c['points_failed']} FAILED (not plotted)[/]"
+    if c.get("noisy"):
+        line += (f"; [bold]timing noise[/]: {c['noisy']} of {c['timed']} measurements had a median trial over "
+                 f"{results_mod.NOISY - 1:.0%} slower than their fastest (the fastest is kept; a busy host "
+                 "or interrupts: rerun on a quiet machine to confirm)")
     return line
 
 

@@ -98,7 +98,7 @@ def build(board: dict, records: list[dict], reference: list[dict] | None = None,
               "sweeps": [{"emitter": em, "kernel": k, "dtype": ty, "points": [list(p) for p in pts]}
                          for (em, k, ty), pts in roofs_mod.series(mem).items()],
               "checks": {"verified": len(mem) + len(mac) + len(reg), "failed": len(bad),
-                         "failed_records": bad[:20]},
+                         "failed_records": bad[:20], **timing_noise(records)},
               "skipped": [r for r in records if r.get("t") == "skip" and r.get("suite") == "regions"],
               "points": []}
     if reference:
@@ -106,6 +106,17 @@ def build(board: dict, records: list[dict], reference: list[dict] | None = None,
         sweep = roofs_mod.series(mem).get((top["emitter"], top["kernel"], top["dtype"]), []) if top else []
         result["reference"] = reference_summary(reference, roofs, sweep)
     return result
+
+
+NOISY = 1.10   # a measurement whose median trial is this much slower than its fastest
+
+
+def timing_noise(records: list[dict]) -> dict:
+    """How many timed records (`timed`) had their median trial over NOISY x their fastest
+    (`noisy`): the fastest is kept, but many such mean a busy host or interrupts."""
+    timed = [r for r in records if isinstance(r.get("us"), (int, float)) and isinstance(r.get("med"), (int, float))
+             and r["us"] > 0]
+    return {"timed": len(timed), "noisy": sum(r["med"] > NOISY * r["us"] for r in timed)}
 
 
 def reference_summary(points: list[dict], roofs: list[dict], sweep: list[tuple[int, float]]) -> dict:

@@ -65,7 +65,8 @@ SWEEP = obj({"emitter": TEXT, "kernel": TEXT, "dtype": TEXT,
              "points": array(array(NON_NEGATIVE, minItems=2, maxItems=2))})
 
 CHECKS = obj({}, {"verified": COUNT, "failed": COUNT, "failed_records": array({"type": "object"}),
-                  "points_verified": COUNT, "points_failed": COUNT, "points_above_roof": COUNT})
+                  "points_verified": COUNT, "points_failed": COUNT, "points_above_roof": COUNT,
+                  "timed": COUNT, "noisy": COUNT})
 
 REFERENCE = obj({"kind": TEXT, "levels": array(obj(
     {"level": TEXT, "roof_bytes_per_s": POSITIVE, "reference_bytes_per_s": POSITIVE, "ratio": POSITIVE},
