@@ -78,3 +78,11 @@ def test_compare_report_in_chromium(browser, tmp_path):
         assert browser.execute_script(f"return document.getElementById('r{i}-roofline') !== null")
     SHOTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(SHOTS / "compare.png"))
+
+
+def test_the_facts_say_when_the_timing_was_noisy():
+    from mcuroof import html_report
+
+    quiet = html_report.facts({"board": {}, "checks": {"verified": 9, "timed": 9, "noisy": 0}})
+    noisy = html_report.facts({"board": {}, "checks": {"verified": 9, "timed": 9, "noisy": 4}})
+    assert "timing noise" not in quiet and "timing noise: 4 of 9" in noisy
