@@ -24,7 +24,7 @@ def assemble(tmp_path, src: str) -> list[int]:
 @pytest.mark.parametrize("kh,kw", SHAPES)
 @pytest.mark.parametrize("routine", ["pixel", "row"])
 def test_depthwise_routines_match_the_assembler(tmp_path, routine, kh, kw):
-    a = layer_kernels.dw_pixel(kh, kw) if routine == "pixel" else layer_kernels.dw_row(kh, kw, 2)
+    a = layer_kernels.dw_pixel(kh, kw) if routine == "pixel" else layer_kernels.dw_row(kh, kw, 2, 1)
     assert a.words() == assemble(tmp_path, a.gnu())
 
 

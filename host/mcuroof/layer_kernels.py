@@ -158,10 +158,8 @@ ASM_DEPTHWISE = ("def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4];i=16+2*
                  "  dwrun(P,X,W,O)\n  o+=OW*C\n P[0]=H;P[3]=OH;P[4]=OW;P[7]={KW}\n")
 
 
-ASM_DW_ROW = ("def k(X,W,O,P):\n V=P[1];C=P[2];OH=P[3];OW=P[4];i=16+C\n"
-              " if P[i+2*OW]!=65536+OW:cols(P,V,C,OW,i,-8)\n"
-              " P[1]=-{PT};P[6]=i*4;P[9]=id(dwpix);P[10]=V*C;P[11]=C*{KW}\n"
-              " dwrun(P,X,W,O)\n P[1]=V;P[3]=OH;P[4]=OW\n")
+ASM_DW_ROW = ("def k(X,W,O,P):\n if P[-1]!=65536+P[4]:cols(P,P[1],P[2],P[4],16+P[2],-8);"
+              "P[6]=64+4*P[2];P[9]=id(dwpix);P[10]=P[1]*P[2];P[11]=P[2]*{KW}\n dwrun(P,X,W,O)\n")
 
 
 def scratch_words(layer, emitter: str, dtype: str, tile_chans: int, tile_cols: int) -> int:
@@ -190,6 +188,7 @@ def scratch_words(layer, emitter: str, dtype: str, tile_chans: int, tile_cols: i
 # P[6] of P (offsets packed alike, and -8 * its columns), then dw_pixel through its function
 # object (P[3] = id(dwpix); BLX r10), output at O + P[15] onwards.
 DW_FRAME = dict(BIAS=0, M=4, S=8, LO=12, OUT=16, WEND=20)
+DW_ROW_FRAME = dict(ROWOFF=0, ENTRY=4, CODE=8, Y0=12, ROWS=16, TABLE=20, END=24)
 DW_MAX_KW = 3
 
 
@@ -232,8 +231,9 @@ def dw_pixel(kh: int, kw: int) -> Asm:
     return a
 
 
-def dw_row(kh: int, kw: int, sh: int) -> Asm:
+def dw_row(kh: int, kw: int, sh: int, pt: int) -> Asm:
     """The tile routine: per output row its window rows, per pixel dw_pixel's entries."""
+    f = DW_ROW_FRAME
     a = Asm()
     rb = _dw_block_bytes(kw)
     for i, h in enumerate((8, 9, 10, 11)):
@@ -242,34 +242,38 @@ def dw_row(kh: int, kw: int, sh: int) -> Asm:
     a.ldr(4, 0, 40); a.mov(8, 4); a.ldr(4, 0, 44); a.mov(9, 4)      # V*C, KW*C
     a.mov(4, 0); a.mov(7, 3)
     a.ldr(3, 4, 8); a.subs(5, 1, 3); a.subs(6, 2, 3)                 # X - C, W - C
-    a.ldr(0, 4, 36); a.ldr(0, 0, 8); a.addi(0, 1); a.str(0, 4, 36)   # dw_pixel's code
-    a.ldr(2, 4, 24); a.adds(2, 2, 4); a.str(2, 4, 40)                # column table
-    a.ldr(3, 4, 16); a.lsls(3, 3, 3); a.adds(3, 3, 2); a.str(3, 4, 44)  # ... its end
+    a.ldr(2, 4, 24); a.adds(2, 2, 4)                                 # column table
+    a.ldr(3, 4, 16); a.lsls(3, 3, 3); a.adds(3, 3, 2)                # ... its end
+    a.ldr(1, 4, 12); a.movs(0, pt); a.negs(0, 0)                     # output rows, y0
+    a.push([0, 1, 2, 3])
+    a.ldr(0, 4, 36); a.ldr(0, 0, 8); a.addi(0, 1); a.push([0])       # dw_pixel's code
+    a.sub_sp(8)
     a.label("ROW")
-    a.ldr(0, 4, 4)                                                   # y0
+    a.ldr(0, SP, f["Y0"])
     a.negs(1, 0); a.b("pl", "T"); a.movs(1, 0)
     a.label("T")                                                     # r1 = ky0
     a.ldr(2, 4, 0); a.subs(2, 2, 0); a.cmpi(2, kh); a.b("le", "U"); a.movs(2, kh)
     a.label("U")
     a.subs(2, 2, 1)                                                  # r2 = rows
     a.adds(0, 0, 1); a.mov(3, 8); a.muls(0, 3); a.lsls(0, 0, 15)
-    a.mov(3, 9); a.muls(3, 1); a.adds(0, 0, 3); a.str(0, 4, 16)      # the row's offsets
+    a.mov(3, 9); a.muls(3, 1); a.adds(0, 0, 3); a.str(0, SP, f["ROWOFF"])
     a.mov(3, 8); a.muls(3, 2); a.mov(1, 9); a.muls(1, 2); a.movs(0, 1)
     a.subs(3, 0, 3); a.mov(11, 3); a.subs(1, 0, 1); a.mov(12, 1)
     a.movs(1, rb); a.muls(1, 2); a.movs(3, kh * rb - 2); a.subs(3, 3, 1); a.str(3, 4, 28)  # row entry
-    a.ldr(0, 4, 40); a.str(0, 4, 24)
+    a.ldr(0, SP, f["TABLE"]); a.str(0, SP, f["ENTRY"])
     a.label("PX")
-    a.ldr(1, 4, 24); a.ldm(1, [0, 2]); a.str(1, 4, 24)
+    a.ldr(1, SP, f["ENTRY"]); a.ldm(1, [0, 2]); a.str(1, SP, f["ENTRY"])
     a.addi(2, 8 * kw - 2); a.str(2, 4, 32)                           # column entry
-    a.ldr(1, 4, 16); a.adds(0, 0, 1)
+    a.ldr(1, SP, f["ROWOFF"]); a.adds(0, 0, 1)
     a.lsrs(2, 0, 15); a.lsls(0, 0, 17); a.lsrs(0, 0, 17)
     a.adds(2, 2, 5); a.adds(0, 0, 6); a.str(2, 4, 60); a.str(0, 4, 20)
-    a.ldr(0, 4, 36); a.mov(10, 0)
+    a.ldr(0, SP, f["CODE"]); a.mov(10, 0)
     a.mov(0, 4); a.mov(3, 7); a.blx(10)
     a.ldr(0, 4, 8); a.adds(7, 7, 0)
-    a.ldr(1, 4, 24); a.ldr(0, 4, 44); a.cmp(1, 0); a.b("ne", "PX")
-    a.ldr(0, 4, 4); a.addi(0, sh); a.str(0, 4, 4)
-    a.ldr(0, 4, 12); a.subi(0, 1); a.str(0, 4, 12); a.b("gt", "ROW")
+    a.ldr(1, SP, f["ENTRY"]); a.ldr(0, SP, f["END"]); a.cmp(1, 0); a.b("ne", "PX")
+    a.ldr(0, SP, f["Y0"]); a.addi(0, sh); a.str(0, SP, f["Y0"])
+    a.ldr(0, SP, f["ROWS"]); a.subi(0, 1); a.str(0, SP, f["ROWS"]); a.b("gt", "ROW")
+    a.add_sp(4 * len(f))
     a.pop([4, 5, 6, 7])
     for i, h in enumerate((8, 9, 10, 11)):
         a.mov(h, 4 + i)
@@ -390,7 +394,7 @@ def asm_channels_source(job) -> str:
         kh, kw = const["KH"], const["KW"]
         # the trailing split puts a collection before the call too (script()): without it the
         # next pieces' compiles failed (MemoryError) on VWW 9 times in 29 layers, each re-run
-        return "#--\n".join((dw_pixel(kh, kw).source("dwpix"), dw_row(kh, kw, const["SH"]).source("dwrun"),
+        return "#--\n".join((dw_pixel(kh, kw).source("dwpix"), dw_row(kh, kw, const["SH"], const["PT"]).source("dwrun"),
                              ASM_COLS.format(**const), ASM_DW_ROW.format(**const), ""))
     return "#--\n".join((ASM_DWPIX, ASM_RQ, ASM_DWRUN, ASM_COLS.format(**const), ASM_DEPTHWISE.format(**const)))
 
