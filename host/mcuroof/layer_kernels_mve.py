@@ -79,14 +79,17 @@ def source(job) -> str:
 # MACs), then VSHR by S, VMAX/VMIN clamp and a
 # VSTRB.32 scatter to the four pixels' outputs (OW*C apart). A column whose height is not a
 # multiple of 4 ends with a step over its last four pixels (two of them stored twice). Where
-# four plane columns are within VLDRH's reach, columns go in pairs: 12 loads serve 18 VMLA.
+# four plane columns are within VLDRH's reach, columns go in pairs: 12 loads serve 18 VMLA;
+# where five are, in threes (15 loads, 27 VMLA; the third accumulator is q3, reloaded with the
+# widening's gather offsets per channel).
 # The widening gathers four input rows a step (VLDRB.S32 with row offsets, VSTRH.32 down the
 # column), its last block backed up like the columns' last step.
 # Frame: P, X, W, O, c, columns left, column plane, column output (0..28), the gather and
 # scatter offsets on their way to q3 and q4 (32), then the input rows widened (40), the
 # back-up of the last step in the plane and in O (48, 52) and of the widening's last block in
 # the plane and in X (56, 60), the plane (64).
-DW_FRAME_HEAD = 64
+DW_FRAME_HEAD = 80      # state, then (at 64) the widening's gather offsets, kept for q3's reload
+DW_GATHER = 64
 
 
 def _dw_shape(ps):
@@ -151,6 +154,20 @@ def _dw_step2(lp: int, s: int, c: int) -> str:
             + t.vstrb_32_scatter(0, 1, 4) + t.addw(1, 1, c) + t.vstrb_32_scatter(2, 1, 4))
 
 
+def _dw_step3(lp: int, s: int, c: int) -> str:
+    """Output columns ox..ox+2 at once, four pixels each: the 5 plane columns' 15 loads serve
+    27 VMLA; accumulators q0, q2, q3; r1 left at the third column's output."""
+    accs = (0, 2, 3)
+    body = "".join(t.vmov_q(q, 5) for q in accs)
+    for cx in range(5):
+        for ky in range(3):
+            body += t.vldrh_s32(1, 0, 2 * (cx * lp + ky))
+            body += "".join(t.vmla_s32(q, 1, 4 + 3 * ky + cx - o) for o, q in enumerate(accs) if 0 <= cx - o <= 2)
+    return (body + "".join(t.vshr_s32(q, q, s) + t.vmax_s32(q, q, 6) + t.vmin_s32(q, q, 7) for q in accs)
+            + t.vstrb_32_scatter(0, 1, 4) + t.addw(1, 1, c) + t.vstrb_32_scatter(2, 1, 4)
+            + t.addw(1, 1, c) + t.vstrb_32_scatter(3, 1, 4))
+
+
 def _dw_columns(step: str, lab: str, owc: int, back: int, st: int) -> str:
     """The column (pair) at the frame's plane and output addresses: its steps down OH, the
     last one backed up where OH % 4 != 0; r1 ends `back` bytes past a step's first output."""
@@ -171,8 +188,7 @@ def depthwise_source(job, ps, name: str) -> str:
     shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
     setup = (("".join(f" movw(r4,{4 * i})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
               + t.addw(4, SP, 32) + t.vldr_q(2, 4, 32) if st == 2 else "")              # rows 2 apart
-             + "".join(f" movw(r4,{i * v * c})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
-             + t.addw(4, SP, 32) + t.vldr_q(3, 4, 32)                                   # gather: 4 input rows
+             + "".join(f" movw(r4,{i * v * c})\n" + t.str_imm(4, SP, DW_GATHER + 4 * i) for i in range(4))   # gather: 4 input rows
              + "".join(f" movw(r4,{i * owc})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
              + t.addw(4, SP, 32) + t.vldr_q(4, 4, 32)                                   # scatter: 4 output rows
              # the widening's last block back-up: 4 - rows % 4 rows, rows = min(H, ST*OH + 3 - ST - PT) >= 4
@@ -191,7 +207,8 @@ def depthwise_source(job, ps, name: str) -> str:
     xs = min(v, st * (ow - 1) + 3 - pl)
     block = (" mov(r0,r1)\n mov(r5,r3)\n"
              + (t.addw(0, 0, c)).join(t.vldrb_s32_gather(0, 0, 3) + t.vstrh_32_post(0, 5, 2 * lp) for _ in range(xs)))
-    widen = (t.ldr_imm(2, SP, 40) + " lsr(r2,r2,2)\n"                                  # blocks of 4 input rows
+    widen = (t.addw(4, SP, DW_GATHER) + t.vldr_q(3, 4, 32)       # q3: the gather offsets (an accumulator of _dw_step3)
+             + t.ldr_imm(2, SP, 40) + " lsr(r2,r2,2)\n"                                  # blocks of 4 input rows
              + t.ldr_imm(1, SP, 4) + t.ldr_imm(5, SP, 16) + t.add_lsl(1, 1, 5, 0)       # X + c
              + t.addw(3, SP, DW_FRAME_HEAD + 2 * (pl * lp + pt)) + " label(WR)\n" + block
              + dsp._add(1, 4 * v * c) + " add(r3,8)\n sub(r2,1)\n bne_w(WR)\n"
@@ -203,17 +220,24 @@ def depthwise_source(job, ps, name: str) -> str:
                + t.ldr_imm(0, SP, 0) + t.ldr_imm(2, SP, 16) + t.add_lsl(0, 0, 2, 2) + t.ldr_imm(2, 0, 64) + t.mul(2, 2, 3)
                + t.vdup_32(5, 2))
     step = _dw_step(lp, s) if st == 1 else _dw_step_strided(lp, s)
-    pairs = ow // 2 if st == 1 and 2 * (3 * lp + 2) <= 254 else 0   # 4 plane columns within VLDRH's reach
+    triples = ow // 3 if st == 1 and 2 * (4 * lp + 2) <= 254 else 0   # 5 plane columns within VLDRH's reach
+    pairs = (ow - 3 * triples) // 2 if st == 1 and 2 * (3 * lp + 2) <= 254 else 0   # 4 plane columns
     columns = (t.addw(0, SP, DW_FRAME_HEAD) + t.str_imm(0, SP, 24)
                + t.ldr_imm(1, SP, 12) + t.ldr_imm(2, SP, 16) + " add(r1,r1,r2)\n" + t.str_imm(1, SP, 28))
+    if triples:
+        columns += (f" movw(r2,{triples})\n" + t.str_imm(2, SP, 20) + " label(CT)\n"
+                    + _dw_columns(_dw_step3(lp, s, c), "T", owc, 2 * c, st)
+                    + t.ldr_imm(0, SP, 24) + t.addw(0, 0, 6 * lp) + t.str_imm(0, SP, 24)
+                    + t.ldr_imm(1, SP, 28) + t.addw(1, 1, 3 * c) + t.str_imm(1, SP, 28)
+                    + t.ldr_imm(2, SP, 20) + " sub(r2,1)\n" + t.str_imm(2, SP, 20) + " bne_w(CT)\n")
     if pairs:
         columns += (f" movw(r2,{pairs})\n" + t.str_imm(2, SP, 20) + " label(CP)\n"
                     + _dw_columns(_dw_step2(lp, s, c), "P", owc, c, st)
                     + t.ldr_imm(0, SP, 24) + t.addw(0, 0, 4 * lp) + t.str_imm(0, SP, 24)
                     + t.ldr_imm(1, SP, 28) + t.addw(1, 1, 2 * c) + t.str_imm(1, SP, 28)
                     + t.ldr_imm(2, SP, 20) + " sub(r2,1)\n" + t.str_imm(2, SP, 20) + " bne_w(CP)\n")
-    if ow - 2 * pairs:
-        columns += (f" movw(r2,{ow - 2 * pairs})\n" + t.str_imm(2, SP, 20) + " label(COL)\n"
+    if ow - 3 * triples - 2 * pairs:
+        columns += (f" movw(r2,{ow - 3 * triples - 2 * pairs})\n" + t.str_imm(2, SP, 20) + " label(COL)\n"
                     + _dw_columns(step, "C", owc, 0, st)
                     + t.ldr_imm(0, SP, 24) + t.addw(0, 0, 2 * lp * st) + t.str_imm(0, SP, 24)
                     + t.ldr_imm(1, SP, 28) + t.addw(1, 1, c) + t.str_imm(1, SP, 28)
