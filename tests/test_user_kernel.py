@@ -125,11 +125,18 @@ def test_user_errors_are_one_line_each(tmp_path, capsys):
 
 
 def test_a_file_the_board_cannot_compile(tmp_path, capsys):
-    code, err = _run_file(tmp_path, "import micropython\n\n@micropython.asm_thumb\ndef f(r0):\n mov(r0, 1)\n\n"
+    code, err = _run_file(tmp_path, "import micropython\n\n@micropython.viper\ndef f(a: int) -> int:\n return a @ a\n\n"
                                     "def kernel_f():\n return (f, 1, 1, 1)\n", capsys)
     assert code == 2
     assert err.startswith("mcuroof: ") and "mine.py: the board could not load it (near line" in err
-    assert len(err.strip().splitlines()) == 1
+    assert "ViperTypeError" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_emitter_the_board_lacks_is_named_before_loading(tmp_path, capsys):
+    code, err = _run_file(tmp_path, "import micropython\n\n@micropython.asm_thumb\ndef f(r0):\n mov(r0, 1)\n\n"
+                                    "def kernel_f():\n return (f, 1, 1, 1)\n", capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "mine.py:3: @micropython.asm_thumb: this board's MicroPython" in err and "has no asm_thumb emitter" in err
 
 
 def test_roofs_of_another_board_are_refused(tmp_path, capsys):

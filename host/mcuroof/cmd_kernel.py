@@ -112,6 +112,12 @@ def _same_board(base: dict, path: Path, name: str, probe: dict) -> None:
 
 def _load_check(link, uf: user_kernel.UserFile, cfg: dict, probe: dict) -> None:
     """Load the file once with the harness: a file the board cannot compile fails here, in one line."""
+    lacking = uf.missing_emitter(probe["emitters"]) if probe.get("emitters") else None
+    if lacking:
+        em, line = lacking
+        version = ".".join(str(v) for v in probe.get("version", []))
+        raise UserError(f"{uf.path}:{line}: @micropython.{em}: this board's MicroPython {version} has no {em} "
+                        f"emitter (it has {', '.join(probe.get('emitters', [])) or 'none'})")
     prefix = firmware.prefix("user", cfg)
     try:
         link.run(prefix + uf.pieces, lambda line: None)

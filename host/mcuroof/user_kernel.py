@@ -31,6 +31,12 @@ class UserFile:
     pieces: list[str]       # top-level statements, grouped into pieces of under PIECE_CHARS
     lines: list[int]        # the first line of each piece in the file
     names: list[str]        # NAME of every kernel_NAME, in file order
+    emitters: dict = None   # emitter of each @micropython.EMITTER decorator: the line of its first use
+
+    def missing_emitter(self, board_emitters: list[str]) -> tuple[str, int] | None:
+        """(emitter, line) of the first decorator the board's MicroPython lacks, or None."""
+        lacking = [(line, em) for em, line in (self.emitters or {}).items() if em not in board_emitters]
+        return (min(lacking)[1], min(lacking)[0]) if lacking else None
 
     def kernels(self) -> list[Kernel]:
         """One unit per kernel: the whole file, then the call that runs that kernel."""
@@ -65,7 +71,18 @@ def parse(path: Path, text: str) -> UserFile:
         else:
             pieces.append(stmt)
             starts.append(first)
-    return UserFile(path, pieces, starts, names)
+    return UserFile(path, pieces, starts, names, _emitters(tree))
+
+
+def _emitters(tree: ast.Module) -> dict:
+    """The @micropython.EMITTER decorators of the file (at any depth), by first line."""
+    found = {}
+    for node in ast.walk(tree):
+        for d in getattr(node, "decorator_list", []):
+            if (isinstance(d, ast.Attribute) and isinstance(d.value, ast.Name) and d.value.id == "micropython"
+                    and d.attr in EMITTERS):
+                found[d.attr] = min(found.get(d.attr, d.lineno), d.lineno)
+    return found
 
 
 def _code_lines(text: str) -> set[int]:
