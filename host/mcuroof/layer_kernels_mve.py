@@ -81,7 +81,8 @@ def source(job) -> str:
 # multiple of 4 ends with a step over its last four pixels (two of them stored twice). Where
 # four plane columns are within VLDRH's reach, columns go in pairs: 12 loads serve 18 VMLA;
 # where five are, in threes (15 loads, 27 VMLA; the third accumulator is q3, reloaded with the
-# widening's gather offsets per channel).
+# widening's gather offsets per channel). Tall columns (LP over 41) reach the farther plane
+# columns from a second base, r3.
 # The widening gathers four input rows a step (VLDRB.S32 with row offsets, VSTRH.32 down the
 # column), its last block backed up like the columns' last step.
 # Frame: P, X, W, O, c, columns left, column plane, column output (0..28), the gather and
@@ -138,13 +139,25 @@ def _dw_step_strided(lp: int, s: int) -> str:
             + t.vstrb_32_scatter(0, 1, 4))
 
 
+def _bases(n: int, lp: int):
+    """How a step reaches n plane columns with VLDRH (offsets up to 254): the columns from r0,
+    the rest from r3 = r0 + 2*k0*LP; k0 or None where even two bases do not reach."""
+    k0 = next((k for k in range(n, 0, -1) if 2 * ((k - 1) * lp + 2) <= 254), None)
+    return k0 if k0 and (k0 == n or 2 * ((n - 1 - k0) * lp + 2) <= 254) else None
+
+
+def _col(cx: int, ky: int, lp: int, k0: int) -> tuple:
+    return (0, 2 * (cx * lp + ky)) if cx < k0 else (3, 2 * ((cx - k0) * lp + ky))
+
+
 def _dw_step2(lp: int, s: int, c: int) -> str:
     """Output columns ox and ox+1 at once, four pixels each: the 4 plane columns' 12 loads
     serve both (18 VMLA); accumulators q0 and q2; r1 left at the second column's output."""
-    body = t.vmov_q(0, 5) + t.vmov_q(2, 5)
+    k0 = _bases(4, lp)
+    body = t.vmov_q(0, 5) + t.vmov_q(2, 5) + (t.addw(3, 0, 2 * k0 * lp) if k0 < 4 else "")
     for cx in range(4):
         for ky in range(3):
-            body += t.vldrh_s32(1, 0, 2 * (cx * lp + ky))
+            body += t.vldrh_s32(1, *_col(cx, ky, lp, k0))
             if cx <= 2:
                 body += t.vmla_s32(0, 1, 4 + 3 * ky + cx)
             if cx >= 1:
@@ -158,10 +171,11 @@ def _dw_step3(lp: int, s: int, c: int) -> str:
     """Output columns ox..ox+2 at once, four pixels each: the 5 plane columns' 15 loads serve
     27 VMLA; accumulators q0, q2, q3; r1 left at the third column's output."""
     accs = (0, 2, 3)
-    body = "".join(t.vmov_q(q, 5) for q in accs)
+    k0 = _bases(5, lp)
+    body = "".join(t.vmov_q(q, 5) for q in accs) + (t.addw(3, 0, 2 * k0 * lp) if k0 < 5 else "")
     for cx in range(5):
         for ky in range(3):
-            body += t.vldrh_s32(1, 0, 2 * (cx * lp + ky))
+            body += t.vldrh_s32(1, *_col(cx, ky, lp, k0))
             body += "".join(t.vmla_s32(q, 1, 4 + 3 * ky + cx - o) for o, q in enumerate(accs) if 0 <= cx - o <= 2)
     return (body + "".join(t.vshr_s32(q, q, s) + t.vmax_s32(q, q, 6) + t.vmin_s32(q, q, 7) for q in accs)
             + t.vstrb_32_scatter(0, 1, 4) + t.addw(1, 1, c) + t.vstrb_32_scatter(2, 1, 4)
@@ -220,8 +234,8 @@ def depthwise_source(job, ps, name: str) -> str:
                + t.ldr_imm(0, SP, 0) + t.ldr_imm(2, SP, 16) + t.add_lsl(0, 0, 2, 2) + t.ldr_imm(2, 0, 64) + t.mul(2, 2, 3)
                + t.vdup_32(5, 2))
     step = _dw_step(lp, s) if st == 1 else _dw_step_strided(lp, s)
-    triples = ow // 3 if st == 1 and 2 * (4 * lp + 2) <= 254 else 0   # 5 plane columns within VLDRH's reach
-    pairs = (ow - 3 * triples) // 2 if st == 1 and 2 * (3 * lp + 2) <= 254 else 0   # 4 plane columns
+    triples = ow // 3 if st == 1 and _bases(5, lp) else 0   # 5 plane columns within VLDRH's reach (of r0 and r3)
+    pairs = (ow - 3 * triples) // 2 if st == 1 and _bases(4, lp) else 0   # 4 plane columns
     columns = (t.addw(0, SP, DW_FRAME_HEAD) + t.str_imm(0, SP, 24)
                + t.ldr_imm(1, SP, 12) + t.ldr_imm(2, SP, 16) + " add(r1,r1,r2)\n" + t.str_imm(1, SP, 28))
     if triples:
