@@ -182,11 +182,13 @@ def scratch_words(layer, emitter: str, dtype: str, tile_chans: int, tile_cols: i
 # step back to the next channel's window. P holds what dw_row leaves it: P[15], P[5] the
 # window's X and W addresses less C, P[8] the column entry, P[7] the row entry. Per call the
 # stack holds what the channel loop reads once per channel (DW_FRAME, byte offsets).
-# dw_row(P, X, W, O): the P[9] pixels of one output row: the row's registers (r8-r12, kept
-# from the caller on the stack), then per pixel the window from the row's offsets (P[0], packed
-# input << 15 | weight offset, P[7] = rows) and its column's entry in the table at byte offset
-# P[6] of P (offsets packed alike, and -8 * its columns), then dw_pixel through its function
-# object (P[3] = id(dwpix); BLX r10), output at O + P[15] onwards.
+# dw_row(P, X, W, O): the whole tile, one call from k: per output row (P[3] of them) the
+# window's rows clipped in assembler (H = P[0], y0 from -PT by SH) and the row's registers
+# (r8-r12; the caller's r8-r11 kept on the stack), per pixel its column's entry in the table at
+# byte offset P[6] of P (input << 15 | weight offset, packed as the row's, and -8 * its columns),
+# then dw_pixel through its function object (P[9] = id(dwpix); BLX r10), output from O onwards.
+# P[10], P[11] = V*C, KW*C (k sets them with the table, at the first call); its row state is
+# on the stack (DW_ROW_FRAME), so P keeps what k reads.
 DW_FRAME = dict(BIAS=0, M=4, S=8, LO=12, OUT=16, WEND=20)
 DW_ROW_FRAME = dict(ROWOFF=0, ENTRY=4, CODE=8, Y0=12, ROWS=16, TABLE=20, END=24)
 DW_MAX_KW = 3
