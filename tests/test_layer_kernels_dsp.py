@@ -54,6 +54,7 @@ LAYERS = [
     spatial(34, "DEPTHWISE_CONV_2D", (3, 3, 8), (3, 3, 8), (3, 3), (1, 1)),    # 3x3 in registers, no ReLU
     spatial(35, "DEPTHWISE_CONV_2D", (2, 3, 8), (2, 3, 8), (3, 3), (1, 1)),    # planes, 2 rows: both edges
     spatial(36, "DEPTHWISE_CONV_2D", (44, 5, 4), (44, 5, 4), (3, 3), (1, 1)),  # MVE: tall columns, two bases
+    spatial(37, "DEPTHWISE_CONV_2D", (9, 9, 4), (5, 5, 4), (3, 3), (2, 2), "RELU"),  # strided, two rows a pass, PL=1
     spatial(33, "DEPTHWISE_CONV_2D", (1, 5, 8), (1, 5, 8), (3, 3), (1, 1)),     # planes, one row: kernel row 1 only
     spatial(17, "DEPTHWISE_CONV_2D", (6, 5, 8), (6, 5, 8), (3, 2), (1, 1)),     # 3x2: row slots
     spatial(18, "DEPTHWISE_CONV_2D", (5, 4, 6), (3, 2, 6), (2, 3), (2, 2), "RELU"),  # 2x3 strided, C=6: per tap

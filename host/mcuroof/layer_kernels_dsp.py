@@ -771,12 +771,14 @@ def _planes_tiles(job):
 # pair (x[y0][x], x[y0+1][x]) (2 LDRSB + PKHBT, the third column's pair kept in r9 as the next
 # pixel's first), kernel row 2 horizontally: A_2 = (w[2][0], w[2][1]) in r5 against (x0, x1)
 # (x1 loaded, x0 kept in r10 from the previous pixel), w[2][2] in r6. Per pixel 14 instructions
-# for 9 MACs, then SSAT/USAT and STRB (weights and bias times M); the bias (r7) starts the sum. Taps on
-# padding (kernel rows above or below the input, columns left or right of it) are left out:
-# rows without the pair take their taps one at a time (SMLAxB). Frame: P, X, W, O, the channels'
-# end, W + c, the bias pointer, the rows' end.
-Q_END, Q_CEND = 28, 16
-Q_FRAME = 32
+# for 9 MACs, then SSAT/USAT and STRB (weights and bias times M); the bias (r7) starts the
+# sum. Taps on padding (kernel rows above or below the input, columns left or right of it) are
+# left out: rows without the pair take their taps one at a time (SMLAxB). Two output rows whose
+# kernel rows all fall inside the input go in one pass (input row y0 + 2 loaded once: 15.5
+# instructions a pixel instead of 16). Frame: P, X, W, O, the channels' end, W + c, the bias
+# pointer, the rows' end, the bias twice.
+Q_END, Q_CEND, Q_BIAS = 28, 16, 32
+Q_FRAME = 40
 _VW = ((2, "b"), (3, "b"), (4, "b")), ((2, "t"), (3, "t"), (4, "t")), ((5, "b"), (5, "t"), (6, "b"))  # w[j][i]
 
 
@@ -858,16 +860,85 @@ def _scaled(rd: int, at: int, rn: int = 12, rm: int = 8) -> str:
     return t.ldrsb_imm(rd, rn, at) + t.mul(rd, rd, rm)
 
 
+def _direct_rows2(p, s: int, lo: int, out0: int, in0: int) -> str:
+    """Two output rows whose kernel rows all fall inside the input, a pixel column at a time:
+    input row y0 + 2 is kernel row 2 of the first and, as the bottom halves of the second's
+    vertical pairs (rows y0 + 2, y0 + 3, carried in r8), it is loaded once for both; row y0 + 4
+    horizontally (x0 carried in r9). Accumulators r12, lr from the bias pair at sp + Q_BIAS;
+    r7 carries the first row's pairs (the bias is reloaded after)."""
+    v, c, ow, pl = p[1], p[2], p[4], p[11]
+    vc = v * c
+
+    def at(j: int, x: int) -> int:
+        return in0 + j * vc + x * c
+
+    def pair(rd: int, j: int, x: int) -> str:
+        return t.ldrsb_imm(rd, 0, at(j, x)) + t.ldrsb_imm(11, 0, at(j + 1, x)) + t.pkhbt(rd, rd, 11)
+    code = pair(7, 0, 0) + pair(8, 2, 0) + t.ldrsb_imm(9, 0, at(4, 0)) if pl == 0 else ""
+    for k in range(ow):
+        x0 = 2 * k - pl
+        v0, v1, v2 = (0 <= x < v for x in (x0, x0 + 1, x0 + 2))
+        code += t.ldrd_imm(12, LR, SP, Q_BIAS)
+        if v0:
+            code += t.smlad(12, 2, 7, 12)
+        if v1:
+            code += pair(10, 0, x0 + 1) + t.smlad(12, 3, 10, 12)
+        if v2:
+            code += pair(7, 0, x0 + 2) + t.smlad(12, 4, 7, 12)
+        if v0:
+            code += t.smlad(LR, 2, 8, LR) + t.smlabb(12, 5, 8, 12)
+        if v1:
+            code += pair(10, 2, x0 + 1) + t.smlad(LR, 3, 10, LR) + t.smlatb(12, 5, 10, 12)
+        if v2:
+            code += pair(8, 2, x0 + 2) + t.smlad(LR, 4, 8, LR) + t.smlabb(12, 6, 8, 12)
+        if v1:
+            code += t.ldrsb_imm(10, 0, at(4, x0 + 1))
+            code += t.pkhbt(10, 9, 10) + t.smlad(LR, 5, 10, LR) if v0 else t.smlatb(LR, 5, 10, LR)
+        elif v0:
+            code += t.smlabb(LR, 5, 9, LR)
+        if v2:
+            code += t.ldrsb_imm(9, 0, at(4, x0 + 2)) + t.smlabb(LR, 6, 9, LR)
+        sat = (lambda a: t.usat(a, 7, a, s)) if lo == 0 else (lambda a: t.ssat(a, 8, a, s))
+        code += sat(12) + sat(LR) + t.strb_imm(12, 1, out0 + k * c) + t.strb_imm(LR, 1, out0 + (ow + k) * c)
+    return code + t.ldr_imm(7, SP, Q_BIAS)
+
+
 def depthwise_direct_source(job, p, name: str) -> str:
     _, m, s, lo = _constants(job)
     v, c, oh, ow, pt = p[1], p[2], p[3], p[4], p[10]
-    weights = (t.ldr_imm(12, SP, 20)
+    weights = lambda two_rows: (t.ldr_imm(12, SP, 20) + (f" movw(r8,{m})\n" if two_rows else "")   # r8: M, a carry there
                + "".join(_scaled(2 + i, i * c) + _scaled(LR, (3 + i) * c) + t.pkhbt(2 + i, 2 + i, LR) for i in range(3))
                + _scaled(5, 6 * c) + _scaled(LR, 7 * c) + t.pkhbt(5, 5, LR) + _scaled(6, 8 * c)
                + t.addw(12, 12, 1) + t.str_imm(12, SP, 20)
-               + t.ldr_imm(12, SP, 24) + t.ldr_post(7, 12, 4) + t.mul(7, 7, 8) + t.str_imm(12, SP, 24))
-    rows, out0, moved, in0, moved_in = "", 0, 0, 0, 0   # offsets not yet added to r1, r0
+               + t.ldr_imm(12, SP, 24) + t.ldr_post(7, 12, 4) + t.mul(7, 7, 8) + t.str_imm(12, SP, 24)
+               + (t.str_imm(7, SP, Q_BIAS) + t.str_imm(7, SP, Q_BIAS + 4) if two_rows else ""))
+    # two rows a pass: rows y0..y0+4 and both rows' outputs in reach; not for rows of 3 pixels (VWW
+    # DW23: the bias kept on the stack and M reloaded cost more than the shared loads save)
+    two = 5 * v * c <= 4096 and 2 * ow * c <= 4096 and ow >= 4
+    rows, out0, moved, in0, moved_in, used = "", 0, 0, 0, 0, ""   # offsets not yet added to r1, r0
     for i, (ja, jb, n) in enumerate(_row_runs(p)):
+        if two and (ja, jb) == (0, 3) and n >= 2:
+            used = "T"
+        if two and (ja, jb) == (0, 3) and n >= 2 and (n // 2) * 2 * ow <= 40:
+            for _ in range(n // 2):
+                if out0 + 2 * ow * c > 4096:
+                    rows += _grow(1, out0)
+                    moved, out0 = moved + out0, 0
+                if in0 + 5 * v * c > 4096:
+                    rows += _grow(0, in0)
+                    moved_in, in0 = moved_in + in0, 0
+                rows += _direct_rows2(p, s, lo, out0, in0)
+                out0, in0 = out0 + 2 * ow * c, in0 + 4 * v * c
+            n %= 2
+        elif two and (ja, jb) == (0, 3) and n >= 2:
+            rows += (_grow(1, out0) + _grow(0, in0) + f" movw(r12,{(n // 2) * 2 * ow * c})\n" + t.add_lsl(12, 12, 1, 0)
+                     + t.str_imm(12, SP, Q_END) + f" label(T{i})\n" + _direct_rows2(p, s, lo, 0, 0)
+                     + _grow(0, 4 * v * c) + _grow(1, 2 * ow * c) + t.ldr_imm(12, SP, Q_END) + t.cmp_reg(1, 12) + f" blt_w(T{i})\n")
+            moved, out0 = moved + out0 + (n // 2) * 2 * ow * c, 0
+            moved_in, in0 = moved_in + in0 + (n // 2) * 4 * v * c, 0
+            n %= 2
+        if not n:
+            continue
         if n == 1 or n * ow <= 40:   # unrolled up to ~600 instructions (larger ones ran out of heap compiling)
             for _ in range(n):
                 if out0 + ow * c > 4096:
@@ -890,9 +961,10 @@ def depthwise_direct_source(job, p, name: str) -> str:
     return (f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n" + t.subw(SP, SP, Q_FRAME)
             + t.str_imm(3, SP, 0) + t.str_imm(0, SP, 4) + t.str_imm(1, SP, 8) + t.str_imm(2, SP, 12)
             + t.str_imm(1, SP, 20) + " add(r3,64)\n" + t.str_imm(3, SP, 24)
-            + t.addw(4, 2, c) + t.str_imm(4, SP, Q_CEND) + f" movw(r8,{m})\n"
+            + t.addw(4, 2, c) + t.str_imm(4, SP, Q_CEND)
             + " mov(r1,r2)\n" + (t.subw(0, 0, v * c) if pt else "")
-            + " label(CH)\n" + weights + rows + rewind
+            + (f" movw(r8,{m})\n" if "T" not in used else "")
+            + " label(CH)\n" + weights("T" in used) + rows + rewind
             + t.ldr_imm(12, SP, Q_CEND) + t.cmp_reg(1, 12) + " blt_w(CH)\n"
             + t.addw(SP, SP, Q_FRAME) + " pop({r8,r9,r10,r11})\n")
 
