@@ -324,3 +324,13 @@ def test_the_firmware_runs_the_column_companion_of_the_tile_it_ran(tmp_path, mic
     runs = [r for r in recs if r["t"] == "layer"]
     assert [r["cand"] for r in runs] == [0, len(job.candidates)] and all(layers.verify(job, r) for r in runs)
     assert points.point(job, runs, [], [])["projection"] == "rows"
+
+
+def test_a_single_column_tile_with_every_channel_fits_its_per_pixel_cost_from_half_its_channels():
+    layer = conv()   # 5 x 4 output, 6 channels
+    one = layers.tile(layer, "int8", 1, 1, 6)
+    assert layers.companion_shape(layer, one) == (1, 1, 3)
+    job = layers.plan_layer(layer, "int8", "bytecode", 1 << 20, None)
+    a, b = 1e-3, 1e-5
+    seconds, how = points.project(job, [timed(job, 1, 1, 6, a, b), timed(job, 1, 1, 3, a, b)])
+    assert (seconds, how) == (pytest.approx(0.4134), "fit")   # as from any tile pair (above)

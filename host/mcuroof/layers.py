@@ -185,12 +185,17 @@ def _with_scratch(layer: Layer, dtype: str, emitter: str, t: Tile) -> Tile:
 
 def companion_shape(layer: Layer, t: Tile) -> tuple[int, int, int] | None:
     """(rows, cols, chans) of t's companion: half its output channels (rounded up) where they
-    were cut; else, for a spatial MAC layer cut in its columns, half its columns; else None."""
+    were cut; else, for a spatial MAC layer cut in its columns, half its columns, or half its
+    channels where it has one column (its per-call cost is then told from its channels only);
+    else None."""
     _, cols, chans = _extent(layer)
     if 1 < t.chans < chans:
         return t.rows, t.cols, -(-t.chans // 2)
-    if layer.op in ("CONV_2D", "DEPTHWISE_CONV_2D") and t.chans == chans and 1 < t.cols < cols:
-        return t.rows, -(-t.cols // 2), t.chans
+    if layer.op in ("CONV_2D", "DEPTHWISE_CONV_2D") and t.chans == chans and t.cols < cols:
+        if t.cols > 1:
+            return t.rows, -(-t.cols // 2), t.chans
+        if t.chans > 1:
+            return t.rows, 1, -(-t.chans // 2)
     return None
 
 

@@ -66,7 +66,7 @@ def project(job, timed: list[tuple]) -> tuple[float, str]:
     if _row_pair(timed):
         f, b = row_costs(layer, timed)
         return f * full.rows + b * work, "rows"
-    if t1.chans >= full.chans or len(timed) < 2 or timed[1][0].chans == t1.chans:
+    if len(timed) < 2 or timed[1][0].chans == t1.chans:
         return s1 * work / w1, "scaled" if t1.chans >= full.chans else "tile"
     a, b = costs(layer, timed)
     return a * work / full.chans + b * work, "fit"
