@@ -103,9 +103,13 @@ def test_weights_placement_from_the_region_roofs():
     assert "keep the weights in RAM" in advice.advise(mem, FLAT + [region("flash", 10e6), region("SRAM", 40e6)], M0)[1]
 
 
-def test_asm_thumb_far_below_names_the_python_loops():
+def test_asm_thumb_far_below_says_where_its_time_goes():
     text = advice.advise(pt(150, emitter="asm_thumb"), FLAT, M0)[1]
-    assert "Python loops between assembler calls" in text and "no SIMD" not in text
+    assert "any Python between assembler calls" in text and "no SIMD" not in text
+    calls = advice.advise({**pt(150, emitter="asm_thumb"), "call_share": 0.7}, FLAT, M0)[1]
+    assert "70% of its time is spent once per pixel or row" in calls and "run more of the layer per call" in calls
+    loops = advice.advise({**pt(150, emitter="asm_thumb"), "call_share": 0.1}, FLAT, M0)[1]
+    assert "its MAC loops take most of its time (90%)" in loops and "per call" not in loops
 
 
 def test_asm_thumb_under_the_smlad_ceiling_names_what_the_ceiling_does_not_count():

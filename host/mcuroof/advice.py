@@ -34,8 +34,22 @@ OVERHEAD = {
     "bytecode": "interpreter work per MAC dominates: fewer index computations in the inner loop",
     "native": "native code still goes through the runtime for every integer operation: viper's machine integers do not",
     "viper": "index arithmetic per MAC dominates the machine code: walk pointers instead of recomputing indices",
-    "asm_thumb": "the Python loops between assembler calls dominate: run more of the layer per call",
+    "asm_thumb": ("its MAC loops' loads and requantization, and any Python between assembler calls, are "
+                  "instructions the ceiling's loop does not have"),
 }
+CALLS_DOMINATE = 0.5     # call_share from which an asm_thumb point blames its calls, below it its MAC loops
+
+
+def _asm_overhead(p: dict) -> str:
+    """Where a Cortex-M0 (no DSP) asm_thumb layer's time goes, from its fitted call_share where known."""
+    share = p.get("call_share")
+    if share is None:
+        return OVERHEAD["asm_thumb"]
+    if share >= CALLS_DOMINATE:
+        return (f"{share:.0%} of its time is spent once per pixel or row (calls and the loops around the MAC "
+                "loops): run more of the layer per call")
+    return (f"its MAC loops take most of its time ({1 - share:.0%}): their loads and requantization are "
+            "instructions the ceiling's loop does not have")
 # asm_thumb on a core whose SMLAD (or MVE) ceiling was measured runs layer_kernels_dsp (the same
 # platforms: suites.ISA_KERNELS)
 DSP_OVERHEAD = ("the assembler already runs the whole tile with SMLAD: its loads, SXTB16 widening and "
@@ -214,7 +228,7 @@ def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[st
         if _dsp_kernel(p):
             steps.append(_isa_overhead(p))
         else:
-            steps.append(OVERHEAD.get(p["emitter"], OVERHEAD["bytecode"]))
+            steps.append(_asm_overhead(p) if p["emitter"] == "asm_thumb" else OVERHEAD.get(p["emitter"], OVERHEAD["bytecode"]))
     if p["bound"] == "memory" and k in ("software", "memory", "below"):
         if cache:
             steps.append("reuse data while it is in the cache (tile the loops)")

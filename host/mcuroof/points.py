@@ -157,7 +157,7 @@ def amortize_note(p: dict) -> dict:
     share, head = p.get("call_share"), p.get("headroom")
     if not (share and head and head >= advice_mod.FAR_BELOW and head * (1 - share) < advice_mod.FAR_BELOW):
         return p
-    alone = f"(its MAC loops alone: headroom {head * (1 - share):.2g}); "
+    alone = f"(its {'MAC ' if p.get('macc') else ''}loops alone: headroom {head * (1 - share):.2g}); "
     if p.get("projection") == "rows":
         p["advice"] = (f"rows too short to amortize the call: {share:.0%} of its time is spent once per "
                        f"output row (the loop around the MAC loops, whatever the row's width), and its rows "
