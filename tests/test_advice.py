@@ -134,9 +134,11 @@ def test_asm_thumb_that_ran_an_mve_kernel_says_so_not_that_there_is_none():
 def test_small_depthwise_channels_say_they_cannot_amortize_their_setup():
     m7 = advice.Features(frozenset({"fpu", "dsp"}), M4.emitters)
     dw = pt(5.1, emitter="asm_thumb", op="DEPTHWISE_CONV_2D", compute_roof="int8 asm_thumb smlad", kernel_isa="dsp",
-            output_shape=[1, 3, 3, 128], input_shapes=[[1, 6, 6, 128]], macc_executed=64 * 128)
+            output_shape=[1, 3, 3, 128], input_shapes=[[1, 6, 6, 128]], macc_executed=64 * 128, macc=9 * 9 * 128)
     text = advice.advise(dw, FLAT, m7)[1]
     assert "too small to amortize the per-channel setup: a channel yields 9 outputs (64 MACs, 1.8 an input)" in text
+    assert "its 9 weights and 36 inputs" in text
+    assert "its 25 weights" in advice.advise({**dw, "macc": 9 * 25 * 128}, FLAT, m7)[1]   # a 5x5 window
     big = {**dw, "output_shape": [1, 6, 6, 128], "input_shapes": [[1, 6, 6, 128]], "macc_executed": 256 * 128}
     assert "too small" not in advice.advise(big, FLAT, m7)[1]
     assert "too small" not in advice.advise({**dw, "op": "CONV_2D"}, FLAT, m7)[1]

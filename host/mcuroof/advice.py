@@ -215,8 +215,9 @@ def _small_depthwise(p: dict) -> str:
     h, w = p["input_shapes"][0][1:3]
     if oh * ow > SMALL_DEPTHWISE:
         return ""
+    taps = round(p["macc"] / (oh * ow * c))   # nominal MACC: every tap of the window
     return (f"; tile too small to amortize the per-channel setup: a channel yields {oh * ow} outputs "
-            f"({p['macc_executed'] / c:.0f} MACs, {p['macc_executed'] / (h * w * c):.2g} an input), and its 9 weights and "
+            f"({p['macc_executed'] / c:.0f} MACs, {p['macc_executed'] / (h * w * c):.2g} an input), and its {taps} weights and "
             f"{h * w} inputs are loaded, paired and scaled and its outputs stored for those few MACs")
 
 
