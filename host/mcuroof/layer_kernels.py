@@ -490,20 +490,21 @@ def _vdot(indent: int) -> str:
 
 
 def _vdepthwise() -> str:
-    """Depthwise output channels of one pixel: input and weights C apart. A full 3x3 window (the
-    usual one) is nine terms at offsets set once per call; other windows go row by row, rows
-    of 3 or 2 taps (3x3 windows clipped by padding: all but the centre of a 3x3 output) in one
-    expression."""
+    """Depthwise output channels of one pixel: input and weights C apart. A 3-wide window is one
+    expression per shape, whole (nine terms) or clipped by padding (2x2, 2x3, 3x2: the edges and
+    corners), at offsets set once per call and a shape picked once per pixel; other windows go
+    row by row."""
     xo = ["0", "C", "C2", "VC", "VC+C", "VC+C2", "VC2", "VC2+C", "VC2+C2"]
-    nine = "+".join(_vterm(f"X{j}", f"W{j}") for j in range(9))
+    terms = lambda taps: "+".join(_vterm(f"X{j}", f"W{j}") for j in taps)
     three = "+".join(_vterm(o, o) for o in ("0", "C", "C2"))
-    two = "+".join(_vterm(o, o) for o in ("0", "C"))
+    shapes = ((15, range(9)), (10, (0, 1, 3, 4)), (11, range(6)), (14, (0, 1, 3, 4, 6, 7)))   # m*4+n
+    cases = "".join(f"    {'if' if i == 0 else 'elif'} cs=={cs}:\n     a+=" + terms(taps) + "\n"
+                    for i, (cs, taps) in enumerate(shapes))
     return ("   n=kx1-kx0;m=ky1-ky0\n   i0=xa+((y0+ky0)*V+x0+kx0)*C;k0=wa+(ky0*KW+kx0)*C\n"
-            "   for oc in range(OC):\n    " + _VBIAS + "    if n==3 and m==3 and KW==3:\n"
-            "     p=ptr8(i0+oc);q=ptr8(k0+oc)\n     a+=" + nine + "\n"
-            "    else:\n     i=i0+oc;k=k0+oc\n     for ky in range(m):\n" + _indent(
+            "   cs=0\n   if KW==3:cs=m*4+n\n"
+            "   for oc in range(OC):\n    " + _VBIAS + "    p=ptr8(i0+oc);q=ptr8(k0+oc)\n" + cases
+            + "    else:\n     i=i0+oc;k=k0+oc\n     for ky in range(m):\n" + _indent(
                 f"if n==3:\n p=ptr8(i);q=ptr8(k)\n a+={three}\n"
-                f"elif n==2:\n p=ptr8(i);q=ptr8(k)\n a+={two}\n"
                 f"else:\n for j in range(n):\n  p=ptr8(i+j*C);q=ptr8(k+j*C)\n  a+={_vterm('0', '0')}\n"
                 "i+=VC;k+=KC\n", 6)
             + _VFIN + "    out[o]=a;o+=1\n",
