@@ -260,12 +260,7 @@ def conv_block_source(job) -> str:
     then per pair of output channels, its weights widened once into the frame and the block's
     triples swept by `_block_pass`. Weights are widened once per block and pair (inside the
     timed call; never stored widened), inputs once per call."""
-    k, m, s, lo = _constants(job)
-    p = job.tiles[0].params
-    c, kh, kw = p[2], p[6], p[7]
-    direct = kh == kw == 1 and c % 4 == 0
-    kp = -(-k // 4) * 4
-    groups = kp // 4
+    k, m, s, lo, c, kh, kw, direct, kp, groups = _conv_shape(job)
     woff = FRAME_HEAD
     tsize = 16 + 24 * groups
     goff = woff + 16 * groups
@@ -349,13 +344,18 @@ def dense_source(job) -> str:
             + t.addw(SP, SP, 24) + " pop({r8,r9,r10,r11})\n")
 
 
-def conv_source(job) -> str:
+def _conv_shape(job):
+    """(K, M, S, LO, C, KH, KW, direct, K rounded up to 4, groups of 4 inputs) of a convolution
+    or dense job; direct: its inputs read in place (1x1, C a multiple of 4)."""
     k, m, s, lo = _constants(job)
     p = job.tiles[0].params
     c, kh, kw = p[2], p[6], p[7]
-    direct = kh == kw == 1 and c % 4 == 0
     kp = -(-k // 4) * 4
-    groups = kp // 4
+    return k, m, s, lo, c, kh, kw, kh == kw == 1 and c % 4 == 0, kp, kp // 4
+
+
+def conv_source(job) -> str:
+    k, m, s, lo, c, kh, kw, direct, kp, groups = _conv_shape(job)
     if _block_applies(job, groups):
         return conv_block_source(job)
     if _dense_applies(job, direct):
