@@ -264,11 +264,26 @@ def _unshifted(t):
     return dataclasses.replace(t, params=tuple(p))
 
 
+def _run_on_the_microbit(tmp_path, jobs):
+    """Run the jobs on the QEMU micro:bit: every job runs and every run verifies."""
+    from mcuroof.qemu import QemuLink
+
+    log = RawLog(tmp_path / "raw.jsonl")
+    link = QemuLink()
+    try:
+        recs = Collector(link, log).run_suite("layers", {"win_us": 1000, "trials": 2, "jobs": jobs})
+    finally:
+        link.close()
+        log.close()
+    by_key = {j.key: j for j in jobs}
+    runs = [r for r in recs if r["t"] == "layer"]
+    assert {kernels.record_key(r) for r in runs} == set(by_key)
+    assert [kernels.record_key(r) for r in runs if not layers.verify(by_key[kernels.record_key(r)], r)] == []
+
+
 @needs_qemu
 def test_microbit_depthwise_clamps_like_the_reference(tmp_path):
     """The default requantization keeps outputs under 127: here both clamps of dw_pixel work."""
-    from mcuroof.qemu import QemuLink
-
     jobs, _ = layers.plan(microbit_asm_network(), ["int8"], ["asm_thumb"], heap=3000)
     jobs = [dataclasses.replace(j, tiles=tuple(map(_unshifted, j.tiles)))
             for j in jobs if j.layer.op == "DEPTHWISE_CONV_2D"]
@@ -276,37 +291,15 @@ def test_microbit_depthwise_clamps_like_the_reference(tmp_path):
         out, lo = layers.reference_output(j.layer.op, "int8", j.tiles[0]), j.tiles[0].params[14]
         assert (out == 127).sum() > out.size // 4 and (out == lo).sum() > out.size // 4
         assert "data(2," in layer_kernels.script(j)
-    log = RawLog(tmp_path / "raw.jsonl")
-    link = QemuLink()
-    try:
-        recs = Collector(link, log).run_suite("layers", {"win_us": 1000, "trials": 2, "jobs": jobs})
-    finally:
-        link.close()
-        log.close()
-    by_key = {j.key: j for j in jobs}
-    runs = [r for r in recs if r["t"] == "layer"]
-    assert {kernels.record_key(r) for r in runs} == set(by_key)
-    assert [kernels.record_key(r) for r in runs if not layers.verify(by_key[kernels.record_key(r)], r)] == []
+    _run_on_the_microbit(tmp_path, jobs)
 
 
 @needs_qemu
 def test_asm_thumb_kernels_on_the_microbit_match_the_reference(tmp_path):
-    from mcuroof.qemu import QemuLink
-
     net = microbit_asm_network()
     jobs, skipped = layers.plan(net, ["int8"], ["asm_thumb"], heap=3000)
     assert skipped == [] and len(jobs) == len(net.layers)
     assert ["def srun(" in layer_kernels.script(j) for j in jobs] == [True, False, False, False, False, False]
     assert ["def apool(" in layer_kernels.script(j) for j in jobs] == [False, True, True, False, False, False]
     assert ["def prun(" in layer_kernels.script(j) for j in jobs] == [False] * 5 + [True]
-    log = RawLog(tmp_path / "raw.jsonl")
-    link = QemuLink()
-    try:
-        recs = Collector(link, log).run_suite("layers", {"win_us": 1000, "trials": 2, "jobs": jobs})
-    finally:
-        link.close()
-        log.close()
-    by_key = {j.key: j for j in jobs}
-    runs = [r for r in recs if r["t"] == "layer"]
-    assert {kernels.record_key(r) for r in runs} == set(by_key)
-    assert [kernels.record_key(r) for r in runs if not layers.verify(by_key[kernels.record_key(r)], r)] == []
+    _run_on_the_microbit(tmp_path, jobs)

@@ -7,7 +7,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from . import __version__, firmware, suites, plot, report, results, terminal, user_kernel
 from .cmd_run import _open_link
 from .pipeline import theoretical as _theoretical
@@ -115,9 +114,8 @@ def _load_check(link, uf: user_kernel.UserFile, cfg: dict, probe: dict) -> None:
     lacking = uf.missing_emitter(probe["emitters"]) if probe.get("emitters") else None
     if lacking:
         em, line = lacking
-        version = ".".join(str(v) for v in probe.get("version", []))
-        raise UserError(f"{uf.path}:{line}: @micropython.{em}: this board's MicroPython {version} has no {em} "
-                        f"emitter (it has {', '.join(probe.get('emitters', [])) or 'none'})")
+        raise UserError(f"{uf.path}:{line}: @micropython.{em}: this board's {results.firmware_name(probe)} has "
+                        f"no {em} emitter (it has {', '.join(probe['emitters'])})")
     prefix = firmware.prefix("user", cfg)
     try:
         link.run(prefix + uf.pieces, lambda line: None)

@@ -41,9 +41,13 @@ class Run:
     layers: object = None                                    # layer_suite.Request (--model)
 
 
+def firmware_name(probe: dict) -> str:
+    """MicroPython and its version, from the probe record: "MicroPython 1.9.2"."""
+    return "MicroPython " + ".".join(str(v) for v in probe.get("version", []))
+
+
 def board_info(name: str, probe: dict, link_description: str, icount_shift: int | None) -> dict:
-    version = ".".join(str(v) for v in probe.get("version", []))
-    return {"name": name, "platform": probe.get("platform"), "firmware": f"MicroPython {version}",
+    return {"name": name, "platform": probe.get("platform"), "firmware": firmware_name(probe),
             "clock_hz": probe.get("freq"), "emitters": probe.get("emitters", []),
             "icount_shift": icount_shift, "free_heap": probe.get("free"),
             "tick_us": probe.get("tick_us"), "link": link_description}
