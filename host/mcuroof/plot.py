@@ -415,7 +415,7 @@ def _draw_points(ax, points: list[dict], marker: str | None = None, tag: str = "
         ax.scatter([p["oi"] for p in pts], [p["macs_per_s"] for p in pts], marker="X" if above else
                    USER_MARKER if user else marker or DTYPE_MARKERS.get(dt, "D"), s=70 if above or user else 28,
                    color="#d62728" if above else EMITTER_COLORS.get(em, "#555555"), edgecolors="black",
-                   linewidths=0.4, zorder=5, label=f"{tag}point ABOVE its roof: an accounting error" if above else tag + what)
+                   linewidths=0.4, zorder=7, label=f"{tag}point ABOVE its roof: an accounting error" if above else tag + what)
     groups: dict[tuple, list[dict]] = {}
     for p in shown:
         color = "#d62728" if p.get("above_roof") else EMITTER_COLORS.get(p.get("emitter"), "#555555")
