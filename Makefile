@@ -10,7 +10,7 @@ NEWLIB := /usr/lib/arm-none-eabi/newlib/libc_nano.a
 # the report.html tests load it in a real browser: tests only
 BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: setup sysdeps armdeps browserdeps demo test mutate clean
+.PHONY: setup sysdeps armdeps browserdeps demo test lint mutate clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -48,8 +48,13 @@ demo: setup
 	$(VENV)/bin/mcuroof run --board qemu-microbit --model kws-dscnn -o out
 	@echo "plot: out/roofline.png, interactive report: out/report.html"
 
-test: setup armdeps browserdeps
+test: setup armdeps browserdeps lint
 	$(PY) -m pytest -q
+
+# ruff: lint and format check (pyproject.toml [tool.ruff]); `$(VENV)/bin/ruff format host tests tools` fixes the format
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check host tests tools
+	$(VENV)/bin/ruff format --check host tests tools
 
 # every one-line bug of tools/mutations.toml must make a fast test fail (a few minutes; not in CI)
 mutate: $(VENV)/.installed

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from mcuroof.link import find_micropython
-from mcuroof.qemu import FIRMWARE
+from mcuroof.links.qemu import FIRMWARE
+from mcuroof.links.unix import find_micropython
 
 ROOT = Path(__file__).resolve().parents[1]
 # the MLPerf Tiny reference models sit beside the repository (../shared/models), absent from a
@@ -38,3 +38,12 @@ needs_qemu = pytest.mark.qemu
 def pytest_runtest_setup(item):
     if item.get_closest_marker("qemu") and not qemu_ready():
         pytest.skip("qemu-system-arm or the micro:bit firmware is missing (make sysdeps)")
+
+
+@pytest.fixture
+def small(tmp_path) -> Path:
+    from factories import SMALL_OPS, SMALL_TENSORS, build_tflite
+
+    path = tmp_path / "small.tflite"
+    path.write_bytes(build_tflite(SMALL_TENSORS, SMALL_OPS, [0], [10]))
+    return path

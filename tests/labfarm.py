@@ -7,6 +7,7 @@ is a QEMU micro:bit whose pty is exported as a RawSerialPort through a symlink u
 Every process is started here and stopped by its PID in stop(). Boards: place name -> mcuroof
 board name (qemu-microbit, or a QEMU Cortex-M board whose firmware mcuroof builds).
 """
+
 from __future__ import annotations
 
 import os
@@ -19,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mcuroof.qemu import QemuMicrobit
+from mcuroof.links.qemu import QemuMicrobit
 
 SER2NET = "/usr/sbin/ser2net"
 WRAPPER = """#!/bin/bash
@@ -82,11 +83,15 @@ class LoopbackFarm:
         for name in self.boards:
             self.start_board(name)
         config = self.workdir / "exporter.yaml"
-        config.write_text("".join(f"{n}:\n  RawSerialPort:\n    port: {self.links / n}\n    speed: 115200\n"
-                                  for n in self.boards))
+        config.write_text(
+            "".join(f"{n}:\n  RawSerialPort:\n    port: {self.links / n}\n    speed: 115200\n" for n in self.boards)
+        )
         self._wait_listening(self.address)
-        self._spawn("exporter", [self.bin / "labgrid-exporter", "-c", self.address, "-n", "ex1",
-                                 "--hostname", "127.0.0.1", config], PATH=self.path)
+        self._spawn(
+            "exporter",
+            [self.bin / "labgrid-exporter", "-c", self.address, "-n", "ex1", "--hostname", "127.0.0.1", config],
+            PATH=self.path,
+        )
         for name in self.boards:
             self.client(name, "create")
             self.client(name, "add-match", f"ex1/{name}/*")
@@ -113,8 +118,9 @@ class LoopbackFarm:
             env["LG_USERNAME"] = user
         deadline = time.monotonic() + 10
         while True:  # the exporter's resources reach the coordinator a moment after it starts
-            done = subprocess.run([self.bin / "labgrid-client", "-p", place, *args], env=env,
-                                  capture_output=True, text=True, timeout=60)
+            done = subprocess.run(
+                [self.bin / "labgrid-client", "-p", place, *args], env=env, capture_output=True, text=True, timeout=60
+            )
             if done.returncode == 0 or not check:
                 return done
             if time.monotonic() > deadline:
@@ -148,9 +154,16 @@ class LoopbackFarm:
 
     def _spawn(self, what: str, cmd: list, **env) -> None:
         log = open(self.workdir / f"{what}.log", "w")
-        self.procs.append(subprocess.Popen([str(c) for c in cmd], stdout=log, stderr=subprocess.STDOUT,
-                                           stdin=subprocess.DEVNULL, cwd=self.workdir,
-                                           env=dict(os.environ, **env)))
+        self.procs.append(
+            subprocess.Popen(
+                [str(c) for c in cmd],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.workdir,
+                env=dict(os.environ, **env),
+            )
+        )
 
     @staticmethod
     def _wait_listening(address: str, timeout: float = 15) -> None:

@@ -5,6 +5,7 @@ with about 100 and 1,000 layer points, and the time to draw a 10,000-point roofl
 
 Points are the base run's points repeated with new indices and OI/speed spread by a fixed
 factor (a benchmark of drawing, not a measurement of a board)."""
+
 import json
 import shutil
 import sys
@@ -12,7 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from mcuroof import html_report, plot
+from mcuroof.report import html as html_report
+from mcuroof.report import plot
 
 
 def scaled(base: dict, n: int) -> dict:
@@ -30,8 +32,16 @@ def chromium():
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = shutil.which("chromium")
-    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000"):
+    for arg in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1400,1000",
+    ):
         opts.add_argument(arg)
     return webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=shutil.which("chromedriver")))
 
@@ -50,16 +60,20 @@ def main() -> None:
                 markers = driver.execute_script("return document.querySelectorAll('#r0-roofline path.point').length")
                 times.append(time.perf_counter() - t0)
             nav = driver.execute_script("var t=performance.timing; return t.loadEventEnd - t.navigationStart")
-            print(f"report.html {n} points: {path.stat().st_size / 1e6:.2f} MB, load (get to markers) "
-                  f"best {min(times):.2f} s of 3, navigation-to-load {nav} ms, {markers} markers")
+            print(
+                f"report.html {n} points: {path.stat().st_size / 1e6:.2f} MB, load (get to markers) "
+                f"best {min(times):.2f} s of 3, navigation-to-load {nav} ms, {markers} markers"
+            )
     finally:
         driver.quit()
     big = scaled(base, 10000)
     for suffix in (".png", ".svg"):
         t0, c0 = time.perf_counter(), time.process_time()
         plot.draw(big, tmp / f"roofline-10000{suffix}")
-        print(f"roofline{suffix} with 10,000 points: {time.perf_counter() - t0:.2f} s wall, "
-              f"{time.process_time() - c0:.2f} s CPU (wall grows with the machine's load)")
+        print(
+            f"roofline{suffix} with 10,000 points: {time.perf_counter() - t0:.2f} s wall, "
+            f"{time.process_time() - c0:.2f} s CPU (wall grows with the machine's load)"
+        )
     shutil.rmtree(tmp)
 
 

@@ -9,6 +9,7 @@ if it fails, every mutation would look caught, so nothing else runs.
     python tools/mutate.py -j 1 NAME..  # only these entries
     python tools/mutate.py --list       # the entries and why each is a bug
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,8 +22,9 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 LIST = ROOT / "tools" / "mutations.toml"
@@ -55,8 +57,10 @@ def problems(root: Path, entries: list[dict]) -> list[str]:
         n = path.read_text().count(e["original"]) if path.is_file() else -1
         if n != 1:
             found = "the file does not exist" if n < 0 else f"the original text occurs {n} times, not once"
-            out.append(f"{where}: {found}; update tools/mutations.toml to the code as it is now:\n"
-                       f"    original = {e['original']!r}")
+            out.append(
+                f"{where}: {found}; update tools/mutations.toml to the code as it is now:\n"
+                f"    original = {e['original']!r}"
+            )
     return out
 
 
@@ -84,8 +88,9 @@ def first_failure(code: int, output: str) -> str | None:
 
 def run_tests(copy: Path, tests: list[str], timeout: float) -> tuple[int, str]:
     try:
-        p = subprocess.run(pytest_cmd(tests), cwd=copy, env=env_for(copy), capture_output=True, text=True,
-                           timeout=timeout)
+        p = subprocess.run(
+            pytest_cmd(tests), cwd=copy, env=env_for(copy), capture_output=True, text=True, timeout=timeout
+        )
     except subprocess.TimeoutExpired:
         return -1, "timeout"
     return p.returncode, p.stdout + p.stderr
@@ -94,8 +99,13 @@ def run_tests(copy: Path, tests: list[str], timeout: float) -> tuple[int, str]:
 def make_copy(base: Path, i: int) -> Path:
     copy = base / f"repo{i}"
     shutil.copytree(ROOT, copy, ignore=IGNORE)
-    probe = subprocess.run([sys.executable, "-c", "import mcuroof; print(mcuroof.__file__)"], cwd=copy,
-                           env=env_for(copy), capture_output=True, text=True)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import mcuroof; print(mcuroof.__file__)"],
+        cwd=copy,
+        env=env_for(copy),
+        capture_output=True,
+        text=True,
+    )
     if not probe.stdout.strip().startswith(str(copy)):
         sys.exit(f"mutate: the copy's mcuroof is not the one imported ({probe.stdout.strip() or probe.stderr})")
     return copy

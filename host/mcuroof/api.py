@@ -1,6 +1,7 @@
 """The notebook API: `r = mcuroof.load("out/results.json")`, then `r.roofs`, `r.points`,
 `r.sweeps` (plain typed records), `r.to_csv(dir)`, `r.plot(ax=None)`; `mcuroof.plot_compare`;
 `mcuroof.run(board="unix", suites=["compute"])` runs the suites as `mcuroof run` does."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -8,19 +9,23 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import export, layer_names, results
+from mcuroof.analysis import compare
+from mcuroof.model import names as layer_names
+from mcuroof.report import compare as report_compare
+from mcuroof.results import document as results
+from mcuroof.results import export
 
 
 @dataclass
 class Roof:
-    kind: str                        # "memory" or "compute"
+    kind: str  # "memory" or "compute"
     name: str
-    role: str                        # "roof", "ceiling" or "region"
-    source: str                      # "measured" or "theoretical"
+    role: str  # "roof", "ceiling" or "region"
+    source: str  # "measured" or "theoretical"
     emitter: str | None = None
     dtype: str | None = None
     bytes_per_s: float | None = None  # memory roofs
-    macs_per_s: float | None = None   # compute roofs
+    macs_per_s: float | None = None  # compute roofs
     level: int | None = None
     ws_range: list | None = None
     extra: dict = field(default_factory=dict)
@@ -29,14 +34,14 @@ class Roof:
 @dataclass
 class Point:
     index: int
-    name: str                        # the model's tensor name
-    short_name: str                  # op and index: "DW 3"
+    name: str  # the model's tensor name
+    short_name: str  # op and index: "DW 3"
     op: str
     dtype: str
     emitter: str
     macc: float
     bytes: float | None
-    oi: float                        # MACC / byte
+    oi: float  # MACC / byte
     seconds: float
     macs_per_s: float
     roof_macs_per_s: float | None
@@ -64,10 +69,23 @@ class Sweep:
 def _typed(cls, data: dict, **more):
     names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
     known = {k: v for k, v in {**data, **more}.items() if k in names}
-    kwargs = {f.name: None for f in dataclasses.fields(cls) if f.name not in known and f.name != "extra"
-              and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
-    return cls(**kwargs, **known, **({"extra": {k: v for k, v in data.items() if k not in names}}
-                                     if "extra" in {f.name for f in dataclasses.fields(cls)} else {}))
+    kwargs = {
+        f.name: None
+        for f in dataclasses.fields(cls)
+        if f.name not in known
+        and f.name != "extra"
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+    }
+    return cls(
+        **kwargs,
+        **known,
+        **(
+            {"extra": {k: v for k, v in data.items() if k not in names}}
+            if "extra" in {f.name for f in dataclasses.fields(cls)}
+            else {}
+        ),
+    )
 
 
 class Results:
@@ -91,8 +109,10 @@ class Results:
 
     @property
     def sweeps(self) -> list[Sweep]:
-        return [Sweep(s["emitter"], s["kernel"], s["dtype"], [p[0] for p in s["points"]], [p[1] for p in s["points"]])
-                for s in self.data.get("sweeps") or []]
+        return [
+            Sweep(s["emitter"], s["kernel"], s["dtype"], [p[0] for p in s["points"]], [p[1] for p in s["points"]])
+            for s in self.data.get("sweeps") or []
+        ]
 
     def tables(self) -> dict[str, list[dict]]:
         """The export tables as lists of rows (pandas: pd.DataFrame(r.tables()["points"]))."""
@@ -105,13 +125,13 @@ class Results:
         return export.write_json(self.data, Path(path))
 
     def to_html(self, path) -> Path:
-        from . import html_report
+        from mcuroof.report import html as html_report
 
         return html_report.write(self.data, Path(path))
 
     def plot(self, ax=None, emitters: list[str] | None = None, dtypes: list[str] | None = None):
         """The roofline on a matplotlib Axes (a new figure if none); returns the Axes."""
-        from . import plot
+        from mcuroof.report import plot
 
         data = plot.select(self.data, emitters, dtypes)
         if ax is None:
@@ -123,8 +143,10 @@ class Results:
         return ax
 
     def __repr__(self) -> str:
-        return (f"<mcuroof.Results {self.board.get('name', '?')}: {len(self.data['roofs'])} roofs, "
-                f"{len(self.data.get('points') or [])} points{f' from {self.path}' if self.path else ''}>")
+        return (
+            f"<mcuroof.Results {self.board.get('name', '?')}: {len(self.data['roofs'])} roofs, "
+            f"{len(self.data.get('points') or [])} points{f' from {self.path}' if self.path else ''}>"
+        )
 
 
 def load(path) -> Results:
@@ -134,7 +156,7 @@ def load(path) -> Results:
 
 def plot_compare(runs: list[Results], ax=None, labels: list[str] | None = None):
     """Several runs' measured rooflines on one Axes (a colour per run, points by emitter)."""
-    from . import compare, plot
+    from mcuroof.report import plot
 
     datas = [r.data for r in runs]
     names = labels or compare.labels(datas, [r.path or Path(f"run{i}") for i, r in enumerate(runs)])
@@ -142,17 +164,18 @@ def plot_compare(runs: list[Results], ax=None, labels: list[str] | None = None):
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots(figsize=(11, 6.5))
-    compare.draw_axes(ax, list(zip(names, datas)))
+    report_compare.draw_axes(ax, list(zip(names, datas)))
     plot._place_labels(ax)
     plot._label_points(ax)
     return ax
 
 
-def run(board: str = "unix", suites: list[str] | None = None, model: str | None = None,
-        output=None, **options) -> Results:
+def run(
+    board: str = "unix", suites: list[str] | None = None, model: str | None = None, output=None, **options
+) -> Results:
     """Run suites on a board as `mcuroof run` does (same options: dtype="int8", emitter=...,
     port=..., profile=...) and return its results; output defaults to a new temporary folder."""
-    from . import cli
+    from mcuroof import cli
 
     out = Path(output) if output else Path(tempfile.mkdtemp(prefix="mcuroof-")) / "run"
     argv = ["--board", board, "-o", str(out)]

@@ -1,24 +1,25 @@
 """Command line entry point: one module per subcommand, one error type caught here."""
+
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
 
-from . import __version__
-from .errors import UserError
+from mcuroof.errors import UserError
+from mcuroof.version import __version__
 
 # subcommand -> (module under mcuroof, one-line help)
 COMMANDS = {
-    "run": ("cmd_run", "run the suites on a board and write raw.jsonl, results.json and the plot"),
-    "plot": ("cmd_plot", "redraw the roofline plot from a results.json"),
-    "report": ("cmd_report", "print the summary tables of a results.json"),
-    "boards": ("cmd_boards", "list the board profiles, or show one"),
-    "analyze": ("cmd_analyze", "per-layer MACC, bytes, intensity and peak memory of a model"),
-    "compare": ("cmd_compare", "two or more runs on one plot, roof ratios and per-layer speed-ups"),
-    "export": ("cmd_export", "the results as tidy CSV tables or one JSON document, to re-plot elsewhere"),
-    "kernel": ("cmd_kernel", "time your own kernels (FILE.py) on the board and place them on the roofline"),
-    "farm": ("cmd_farm", "many boards of a labgrid farm in parallel, compared; a starter exporter config"),
+    "run": ("commands.run", "run the suites on a board and write raw.jsonl, results.json and the plot"),
+    "plot": ("commands.plot", "redraw the roofline plot from a results.json"),
+    "report": ("commands.report", "print the summary tables of a results.json"),
+    "boards": ("commands.boards", "list the board profiles, or show one"),
+    "analyze": ("commands.analyze", "per-layer MACC, bytes, intensity and peak memory of a model"),
+    "compare": ("commands.compare", "two or more runs on one plot, roof ratios and per-layer speed-ups"),
+    "export": ("commands.export", "the results as tidy CSV tables or one JSON document, to re-plot elsewhere"),
+    "kernel": ("commands.kernel", "time your own kernels (FILE.py) on the board and place them on the roofline"),
+    "farm": ("commands.farm", "many boards of a labgrid farm in parallel, compared; a starter exporter config"),
 }
 
 
@@ -26,7 +27,7 @@ class Parser(argparse.ArgumentParser):
     """argparse with the one-line error every mcuroof error has (exit status 2)."""
 
     def error(self, message):
-        where = self.prog[len("mcuroof"):].strip()
+        where = self.prog[len("mcuroof") :].strip()
         raise UserError(f"{where + ': ' if where else ''}{message} (see {self.prog} --help)")
 
 

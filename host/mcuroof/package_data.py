@@ -3,6 +3,7 @@
 A wheel (pip install ., pipx) ships them inside the package as mcuroof/_firmware and
 mcuroof/_boards (pyproject.toml maps the repository's folders there); an editable install reads
 the repository's folders themselves."""
+
 from __future__ import annotations
 
 from importlib import resources

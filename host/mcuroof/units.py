@@ -1,4 +1,5 @@
 """Display of base SI units: files hold bytes/s and MACC/s, people read kB/s and MMACC/s."""
+
 from __future__ import annotations
 
 PREFIXES = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]

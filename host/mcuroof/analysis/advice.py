@@ -1,0 +1,298 @@
+"""Advice for one roofline point that knows the board: what it has (caches, SIMD/DSP, an FPU,
+its emitters) and what this run measured there (each emitter's and element type's ceiling,
+the flash and SRAM read rates). Pure computation: nothing here talks to a board or prints.
+
+Where the point sits (`kind`):
+- above: over its roof by more than the tolerance: an accounting error;
+- nomac: moves bytes without MACs;
+- software: far below its roof (headroom >= FAR_BELOW);
+- below: under its roof, not at it (AT_CEILING < headroom < FAR_BELOW);
+- memory / compute: at its roof (headroom <= AT_CEILING), on the slope or at the ceiling.
+Then the concrete next steps on this board, each only where the board has what it needs:
+a faster emitter (its measured ceiling against this point's rate), a cheaper element type
+(never a lower precision for int8; never for a type whose ceiling is no faster here), SIMD
+only where the core has it and an assembler can reach it, cache reuse only with a cache.
+A board whose profile does not list its features gets no claim about them either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcuroof.kernels.ops import contract
+
+# A point reaching 2/3 of its roof (headroom up to 1.5x) is "at" it: the ceilings move by about
+# that much between runs on the unix port, and a layer kernel has loads and loop work a
+# dot-product ceiling has less of.
+AT_CEILING = 1.5
+FAR_BELOW = 4.0  # headroom from which the gap is software, not hardware
+FASTER = 1.25  # a ceiling this much above another counts as faster; below, "as fast"
+TYPE_ORDER = ("int8", "int16", "int32", "float32")
+ASSEMBLERS = {"dsp": "asm_thumb", "mve": "asm_thumb", "simd": "asm_xtensa"}
+
+# Where the time goes, per emitter, for a compute-bound point below its ceiling
+OVERHEAD = {
+    "bytecode": "interpreter work per MAC dominates: fewer index computations in the inner loop",
+    "native": "native code still goes through the runtime for every integer operation: viper's machine integers do not",
+    "viper": "index arithmetic per MAC dominates the machine code: walk pointers instead of recomputing indices",
+    "asm_thumb": (
+        "its MAC loops' loads and requantization, and any Python between assembler calls, are "
+        "instructions the ceiling's loop does not have"
+    ),
+}
+CALLS_DOMINATE = 0.5  # call_share from which an asm_thumb point blames its calls, below it its MAC loops
+
+
+def _asm_overhead(p: dict) -> str:
+    """Where a Cortex-M0 (no DSP) asm_thumb layer's time goes, from its fitted call_share where known."""
+    share = p.get("call_share")
+    if share is None:
+        return OVERHEAD["asm_thumb"]
+    if share >= CALLS_DOMINATE:
+        return (
+            f"{share:.0%} of its time is spent once per pixel or row (calls and the loops around the MAC "
+            "loops): run more of the layer per call"
+        )
+    return (
+        f"its MAC loops take most of its time ({1 - share:.0%}): their loads and requantization are "
+        "instructions the ceiling's loop does not have"
+    )
+
+
+# asm_thumb on a core whose SMLAD (or MVE) ceiling was measured runs kernels.ops.dsp_* (the same
+# platforms: board.identity)
+DSP_OVERHEAD = (
+    "the assembler already runs the whole tile with SMLAD: its loads, SXTB16 widening and "
+    "requantization are instructions the SMLAD ceiling does not count"
+)
+MVE_OVERHEAD = (
+    "the assembler runs the whole tile with SMLAD, not MVE: mcuroof has no MVE (VMLADAVA) "
+    "layer kernels for this layer's shape to approach this ceiling"
+)
+# asm_thumb points whose kernel is MVE (kernels.ops.mve: the point's kernel_isa)
+MVE_KERNEL_OVERHEAD = (
+    "the assembler already runs the whole tile with MVE: its loads, widening and "
+    "requantization are instructions the VMLADAVA ceiling does not count"
+)
+SMALL_DEPTHWISE = 16  # outputs per channel under which a depthwise point says its channels are too small
+MVE_DEPTHWISE = "; a depthwise layer has no sum across lanes: VMLA does 4 MACs an instruction where VMLADAVA does 16"
+POSITION = {
+    "above": "ABOVE ITS ROOF: an accounting error (MACC or bytes miscounted, or the roof under-measured); "
+    "do not trust this point",
+    "nomac": "moves bytes without MACs: fuse it into the layer before it",
+    "software": "far below its roof ({headroom:.3g}x): software overhead",
+    "below": "below its {bound} roof ({headroom:.3g}x)",
+    "memory": "on the memory slope, at {reach:.0%} of its roof",
+    "compute": "at its compute ceiling ({reach:.0%} of it)",
+}
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the board has: feature names from its profile (None: not declared) and the emitters
+    its probe found."""
+
+    names: frozenset[str] | None
+    emitters: tuple[str, ...]
+
+    def has(self, name: str) -> bool | None:
+        return None if self.names is None else name in self.names
+
+    def simd(self) -> str | None:
+        """The integer SIMD this board has and MicroPython can reach (an inline assembler)."""
+        for name, asm in ASSEMBLERS.items():
+            if self.has(name) and asm in self.emitters:
+                return name
+        return None
+
+
+def features(profile, emitters) -> Features:
+    names = getattr(profile, "features", None)
+    return Features(frozenset(names) if names is not None else None, tuple(emitters or ()))
+
+
+def kind(p: dict) -> str:
+    if p.get("above_roof"):
+        return "above"
+    if not p["macc"]:
+        return "nomac"
+    h = p.get("headroom")
+    if h and h >= FAR_BELOW:
+        return "software"
+    if h and h > AT_CEILING:
+        return "below"
+    return p["bound"]
+
+
+def advise(p: dict, roofs: list[dict], feats: Features, peers: list[dict] = ()) -> tuple[str, str]:
+    """(kind, text) for a point of points.point(); `peers`: points of the same run, whose runs of
+    the same layer with other emitters give measured speed-ups."""
+    k = kind(p)
+    h = p.get("headroom") or 1.0
+    text = POSITION[k].format(headroom=h, bound=p["bound"], reach=1 / h)
+    if k in ("above", "nomac"):
+        return k, text
+    steps = [_peer_step(p, peers) or _emitter_step(p, roofs, feats)]
+    if k in ("compute", "below"):
+        steps += _type_steps(p, roofs, feats)
+    steps += _place_steps(p, k, roofs, feats)
+    steps = [s for s in steps if s]
+    return k, text + (": " + "; ".join(steps) if steps else "")
+
+
+def advise_all(points: list[dict], roofs: list[dict], feats: Features) -> None:
+    """Advise every point again with the run's other points as peers."""
+    for p in points:
+        p["advice_kind"], p["advice"] = advise(p, roofs, feats, points)
+
+
+def _peer_step(p: dict, peers: list[dict]) -> str | None:
+    """The emitter that ran this very layer fastest at the same type here, if it beat this one."""
+    same = [
+        q
+        for q in peers
+        if q is not p
+        and q["index"] == p["index"]
+        and q["dtype"] == p["dtype"]
+        and q.get("verified")
+        and q["emitter"] != p["emitter"]
+        and q.get("seconds")
+    ]
+    best = min(same, key=lambda q: q["seconds"], default=None)
+    if not best or p["seconds"] < FASTER * best["seconds"]:
+        return None
+    return f"{best['emitter']} ran this layer {p['seconds'] / best['seconds']:.3g}x faster here"
+
+
+def _ceilings(roofs: list[dict]) -> dict[tuple[str, str], float]:
+    out: dict[tuple[str, str], float] = {}
+    for r in roofs:
+        if r["kind"] == "compute" and r["source"] == "measured" and r.get("emitter"):
+            key = (r["emitter"], r["dtype"])
+            out[key] = max(out.get(key, 0.0), r["macs_per_s"])
+    return out
+
+
+def _emitter_step(p: dict, roofs: list[dict], feats: Features) -> str | None:
+    """The fastest other emitter of this board with a kernel for the layer at its type, if its
+    measured ceiling beats this point's rate."""
+    ceil = _ceilings(roofs)
+    best = max(
+        (
+            (ceil[(em, p["dtype"])], em)
+            for em in feats.emitters
+            if em != p["emitter"] and (em, p["dtype"]) in ceil and contract.runs(p["op"], em, p["dtype"])
+        ),
+        default=None,
+    )
+    own = ceil.get((p["emitter"], p["dtype"]))
+    if not best or not own or best[0] < FASTER * own:
+        return None
+    return f"{best[1]}'s {p['dtype']} ceiling is {best[0] / own:.3g}x {p['emitter']}'s here: run it with {best[1]}"
+
+
+def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
+    """Element-type steps for a compute-bound point: what this core's ceilings say."""
+    if p["bound"] != "compute":
+        return []
+    ceil, em, dt = _ceilings(roofs), p["emitter"], p["dtype"]
+    own = ceil.get((em, dt))
+    steps = []
+    if dt == "float32":
+        i8 = ceil.get((em, "int8"))
+        if own and i8 and i8 >= FASTER * own:
+            why = " (no FPU: floats are software routines)" if feats.has("fpu") is False else ""
+            steps.append(f"int8 runs {i8 / own:.3g}x faster than float32 with {em} here{why}: quantize it")
+        elif own and i8:
+            steps.append(
+                f"int8 is no faster than float32 with {em} here ({i8 / own:.2g}x): quantizing saves memory, not time"
+            )
+    elif dt in ("int8", "int16"):
+        simd = feats.simd()
+        if _dsp_kernel(p):  # the kernel uses the DSP extension already: only MVE is left, if unused
+            simd = "mve" if feats.has("mve") and p.get("kernel_isa") != "mve" else None
+        wider = ceil.get((em, "int16" if dt == "int8" else "int32"))
+        if simd:
+            steps.append(
+                f"this core has {simd.upper()} (two or more MACs per instruction): "
+                f"an {ASSEMBLERS[simd]} kernel using it can beat the scalar ceiling"
+            )
+        elif own and wider and wider * FASTER > own and not any(feats.has(f) for f in ASSEMBLERS):
+            other = "int16" if dt == "int8" else "int32"
+            no = "has no SIMD" if feats.names is not None else "reaches no SIMD here"
+            steps.append(
+                f"{dt} on this core {no}: {other} is as fast ({wider / own:.2g}x), so {dt} saves memory, not time"
+            )
+    return steps
+
+
+def _dsp_kernel(p: dict) -> bool:
+    """An asm_thumb point that ran a DSP or MVE kernel: its kernel_isa, or (results without it)
+    its ceiling being SMLAD's or VMLADAVA's."""
+    roof = p.get("compute_roof") or ""
+    return p["emitter"] == "asm_thumb" and (bool(p.get("kernel_isa")) or "smlad" in roof or "vmladava" in roof)
+
+
+def _isa_overhead(p: dict) -> str:
+    if p.get("kernel_isa") == "mve":
+        return MVE_KERNEL_OVERHEAD + (MVE_DEPTHWISE if p["op"] == "DEPTHWISE_CONV_2D" else "")
+    return (MVE_OVERHEAD if "vmladava" in (p.get("compute_roof") or "") else DSP_OVERHEAD) + _small_depthwise(p)
+
+
+def _small_depthwise(p: dict) -> str:
+    """A depthwise layer whose channels yield few outputs each: its per-channel work (the
+    channel's weights and inputs loaded, paired and scaled, its outputs requantized and stored)
+    is spread over few MACs, whatever the kernel."""
+    if p["op"] != "DEPTHWISE_CONV_2D" or not p.get("macc_executed") or len(p.get("output_shape", ())) != 4:
+        return ""
+    _, oh, ow, c = p["output_shape"]
+    h, w = p["input_shapes"][0][1:3]
+    if oh * ow > SMALL_DEPTHWISE:
+        return ""
+    taps = round(p["macc"] / (oh * ow * c))  # nominal MACC: every tap of the window
+    return (
+        f"; tile too small to amortize the per-channel setup: a channel yields {oh * ow} outputs "
+        f"({p['macc_executed'] / c:.0f} MACs, {p['macc_executed'] / (h * w * c):.2g} an input), and its {taps} weights and "
+        f"{h * w} inputs are loaded, paired and scaled and its outputs stored for those few MACs"
+    )
+
+
+def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[str]:
+    """Where the time goes for a point far below its roof or on the memory slope."""
+    steps = []
+    cache = feats.has("cache")
+    if k in ("software", "below") and p["bound"] == "compute":
+        if _dsp_kernel(p):
+            steps.append(_isa_overhead(p))
+        else:
+            steps.append(
+                _asm_overhead(p) if p["emitter"] == "asm_thumb" else OVERHEAD.get(p["emitter"], OVERHEAD["bytecode"])
+            )
+    if p["bound"] == "memory" and k in ("software", "memory", "below"):
+        if cache:
+            steps.append("reuse data while it is in the cache (tile the loops)")
+        elif cache is False:
+            steps.append(
+                "no cache here, so tiling does not help: move fewer bytes (fuse layers, keep activations int8)"
+            )
+        steps += _region_step(roofs)
+    if k == "software":
+        steps.append("fuse it with its neighbours")
+    return steps
+
+
+def _region_step(roofs: list[dict]) -> list[str]:
+    """Where weights read faster, from the regions suite's flash and SRAM read roofs."""
+    reads = {
+        r["region"]: r["bytes_per_s"]
+        for r in roofs
+        if r.get("role") == "region" and r["source"] == "measured" and r.get("region") in ("flash", "SRAM")
+    }
+    if len(reads) < 2:
+        return []
+    ratio = reads["SRAM"] / reads["flash"]
+    if ratio >= FASTER:
+        return [f"SRAM reads {ratio:.3g}x faster than flash here: keep the weights in RAM"]
+    if ratio <= 1 / FASTER:
+        return [f"flash reads {1 / ratio:.3g}x faster than SRAM here: leave the weights in flash"]
+    return ["flash reads as fast as SRAM here: weights can stay in flash"]

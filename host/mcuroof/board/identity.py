@@ -1,0 +1,51 @@
+"""What the board is: its core and the instruction sets its kernels may use.
+
+The one description of a board that the suites (which ceilings and movers run), the layer
+kernels (which generators apply: kernels.ops.dispatch) and the advice read. Pure computation
+from the board's probe record (and its profile), no I/O.
+
+Instruction sets are named beyond what every Arm M-profile core runs (Armv6-M Thumb, the
+Cortex-M0's): "armv7m" (MLA, Thumb-2 encodings), "dsp" (the DSP extension: SMLAD, SXTB16,
+SADD8), "fp32" (single-precision FPU: VFMA), "mve" (Helium integer: VMLADAVA) and "mve-fp"
+(Helium floating point).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ISA_NAMES = ("armv7m", "dsp", "fp32", "mve", "mve-fp")
+# the compute suite's asm_thumb peak kernels (kernels.compute.isa_kernels), each with the
+# instruction set it needs: an instruction the core lacks faults
+PEAK_KERNELS = (("mla", "armv7m"), ("smlad", "dsp"), ("vfma", "fp32"), ("vmladava", "mve"), ("vfma-q", "mve-fp"))
+# the cores known by the name their firmware gives sys.platform (only the emulated ones are
+# known for sure)
+PLATFORM_ISA = {
+    "qemu-m3": frozenset({"armv7m"}),
+    "qemu-m7": frozenset({"armv7m", "dsp", "fp32"}),
+    "qemu-m55": frozenset({"armv7m", "dsp", "fp32", "mve", "mve-fp"}),
+}
+
+
+@dataclass(frozen=True)
+class Core:
+    """The board's core as far as it is known: the instruction sets its kernels may use."""
+
+    isa: frozenset[str]
+    source: str  # where that came from: "platform" or "none"
+
+    def has(self, name: str) -> bool:
+        return name in self.isa
+
+    @property
+    def peak_kernels(self) -> list[str]:
+        """The asm_thumb peak kernels the compute suite runs on this core."""
+        return [kernel for kernel, needs in PEAK_KERNELS if needs in self.isa]
+
+
+def describe(probe: dict) -> Core:
+    """The core of the board that sent this probe record."""
+    isa = PLATFORM_ISA.get(probe.get("platform"))
+    if isa is None:
+        return Core(frozenset(), "none")
+    return Core(isa, "platform")

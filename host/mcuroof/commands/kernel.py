@@ -1,0 +1,166 @@
+"""`mcuroof kernel FILE.py`: the user's own kernels timed on the board by mcuroof's harness,
+checked, and placed on the roofline beside the roofs of the same board (measured in the same
+session, or taken from an earlier run's results.json with --roofs)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from mcuroof.commands.run import open_target, target
+from mcuroof.errors import BoardError, UserError
+from mcuroof.kernels import firmware
+from mcuroof.kernels import user as user_kernel
+from mcuroof.links.base import ScriptError
+from mcuroof.links.qemu import DEFAULT_ICOUNT_SHIFT
+from mcuroof.measure.collect import Collector
+from mcuroof.measure.pipeline import theoretical as _theoretical
+from mcuroof.measure.rawlog import RawLog
+from mcuroof.measure.runfolder import make as _output_dir
+from mcuroof.report import plot, terminal
+from mcuroof.report import tables as report
+from mcuroof.results import document as results
+from mcuroof.suites import registry, timing
+from mcuroof.version import __version__
+
+ROOF_SUITES = ("memory", "compute")
+
+
+def configure(p):
+    p.add_argument("file", type=Path, help="a MicroPython file defining kernel_NAME() functions (see README)")
+    target = p.add_mutually_exclusive_group()
+    target.add_argument("--board", default=None, help="qemu-microbit, unix, or a profile name used with --port")
+    target.add_argument("--port", help="serial port of a real board: /dev/ttyACM0, auto, or a0/u0/c0")
+    p.add_argument("--profile", help="board profile for the theoretical roofs (default: the --board name)")
+    p.add_argument(
+        "--roofs",
+        type=Path,
+        metavar="RESULTS",
+        help="take the roofs from this results.json of the same board instead of measuring them",
+    )
+    p.add_argument("-o", "--output", type=Path, default=Path("out-kernel"), help="output folder (default: out-kernel)")
+    p.add_argument(
+        "--icount-shift",
+        type=int,
+        default=DEFAULT_ICOUNT_SHIFT,
+        help=f"QEMU -icount shift: 2^K ns per instruction (default {DEFAULT_ICOUNT_SHIFT})",
+    )
+
+
+def run(args) -> int:
+    uf = user_kernel.load(args.file)
+    out = _output_dir(args.output)
+    base = _base(out / "results.json", args.roofs)
+    opened = open_target(target(args))
+    link, name, shift = opened.link, opened.board, opened.icount_shift
+    log = RawLog(out / "raw.jsonl")
+    console = terminal.console()
+    try:
+        log.write(
+            "header",
+            tool=f"mcuroof {__version__}",
+            board=name,
+            link=link.description,
+            icount_shift=shift,
+            started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            kernel_file=str(args.file),
+            roofs_from=str(args.roofs) if args.roofs else None,
+            suites=[] if base else list(ROOF_SUITES) + ["user"],
+        )
+        collector = Collector(link, log)
+        probe = collector.probe()
+        if base:
+            _same_board(base, args.roofs, name, probe)
+        cfg = {**timing.timing(probe), "user_file": uf}
+        _load_check(link, uf, cfg, probe)
+        records = []
+        if not base:
+            cfgs = registry.configs(probe, list(ROOF_SUITES))
+            for suite in ROOF_SUITES:
+                console.print(f"measuring the {suite} roofs ...", highlight=False)
+                records += collector.run_suite(suite, cfgs[suite])
+        console.print(f"running {len(uf.names)} kernel(s) of {args.file} ...", highlight=False)
+        user_records = collector.run_suite("user", cfg)
+    finally:
+        link.close()
+        log.close()
+    if base is None:
+        base = results.build(
+            results.board_info(name, probe, link.description, shift),
+            records,
+            None,
+            _theoretical(args.profile or name, shift),
+        )
+    data = attach(base, uf, user_records, args.roofs)
+    results.save(data, out / "results.json")
+    plot.draw(data, out / "roofline.png")
+    for item in report.renderables(data):
+        terminal.show(console, item)
+    console.print(f"wrote {out / 'raw.jsonl'}, {out / 'results.json'}, {out / 'roofline.png'}", highlight=False)
+    for line in data["user_kernels"]["errors"]:
+        print(f"mcuroof: {line}", file=sys.stderr)
+    return 2 if data["user_kernels"]["errors"] else 0
+
+
+def attach(data: dict, uf: user_kernel.UserFile, records: list[dict], roofs_from: Path | None) -> dict:
+    """The user's points beside the run's own (points of an earlier pass over the same file go)."""
+    kept = [p for p in data.get("points", []) if not (p.get("user") and p.get("file") == uf.path.name)]
+    first = 1 + max((p["index"] for p in kept if p.get("user")), default=0)
+    pts, errors = user_kernel.points(uf, records, data["roofs"], data.get("board", {}).get("emitters", []), first)
+    data["points"] = kept + pts
+    data["user_kernels"] = {
+        "file": str(uf.path),
+        "kernels": [f"{user_kernel.PREFIX}{n}" for n in uf.names],
+        "roofs_from": str(roofs_from) if roofs_from else None,
+        "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "errors": errors,
+    }
+    return data
+
+
+def _base(path: Path, roofs: Path | None) -> dict | None:
+    """The results the points join: the --roofs ones, or those already in -o from the same
+    --roofs (kernels of several files gather there). Any other run in -o is left alone."""
+    if roofs and path.resolve() == roofs.resolve():
+        raise UserError(
+            f"{path.parent}: that folder holds the --roofs results; write the kernels' points elsewhere (-o)"
+        )
+    if not path.exists():
+        return results.load(roofs) if roofs else None
+    held = results.load(path)
+    if roofs and (held.get("user_kernels") or {}).get("roofs_from") == str(roofs):
+        return held
+    raise UserError(f"{path.parent}: holds another run already; choose another output folder (-o)")
+
+
+def _same_board(base: dict, path: Path, name: str, probe: dict) -> None:
+    """Roofs of another board would mislabel every point placed under them."""
+    board = base.get("board", {})
+    if board.get("platform") != probe.get("platform") or board.get("name") != name:
+        raise UserError(
+            f"{path}: roofs of {board.get('name')} ({board.get('platform')}), but this board is "
+            f"{name} ({probe.get('platform')}): leave out --roofs to measure its own"
+        )
+
+
+def _load_check(link, uf: user_kernel.UserFile, cfg: dict, probe: dict) -> None:
+    """Load the file once with the harness: a file the board cannot compile fails here, in one line."""
+    lacking = uf.missing_emitter(probe["emitters"]) if probe.get("emitters") else None
+    if lacking:
+        em, line = lacking
+        raise UserError(
+            f"{uf.path}:{line}: @micropython.{em}: this board's {results.firmware_name(probe)} has "
+            f"no {em} emitter (it has {', '.join(probe['emitters'])})"
+        )
+    prefix = firmware.prefix(["user"], cfg)
+    try:
+        link.run(prefix + uf.pieces, lambda line: None)
+    except ScriptError as e:
+        line = uf.line_of(e.piece - len(prefix)) if e.piece is not None else 1
+        text = f"{uf.path}: the board could not load it (near line {line}): {e.text}"
+        if e.exc_type == "MemoryError":
+            text += f"; the board had {probe.get('free', 0):,} bytes of heap free when probed"
+        raise UserError(text) from None
+    except BoardError as e:
+        raise UserError(f"{uf.path}: loading it on the board failed: {e}") from None

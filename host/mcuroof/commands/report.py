@@ -1,0 +1,34 @@
+"""`mcuroof report RESULTS [--html FILE]`: the summary tables of saved results, no board needed;
+--html writes the interactive single-file report instead."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcuroof.report import tables as report
+from mcuroof.report import terminal
+from mcuroof.results import document as results
+
+
+def configure(p):
+    p.add_argument("results", type=Path, help="a results.json written by mcuroof run")
+    p.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="write the interactive report (one HTML file, works offline) instead of printing tables",
+    )
+
+
+def run(args) -> int:
+    data = results.load(args.results)
+    if args.html:
+        from mcuroof.report import html as html_report
+
+        html_report.write(data, args.html)
+        print(f"wrote {args.html}")
+        return 0
+    console = terminal.console()
+    for item in report.renderables(data):
+        terminal.show(console, item)
+    return 0

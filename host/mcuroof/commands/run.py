@@ -1,0 +1,353 @@
+"""`mcuroof run`: run the suites on a board, log every record, derive roofs, plot and summarise."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from mcuroof.board import capability
+from mcuroof.board import profiles as boards
+from mcuroof.errors import Interrupted, UserError
+from mcuroof.links import farm_place as place
+from mcuroof.links.base import Opened, Target
+from mcuroof.links.open import open_link
+from mcuroof.links.qemu import MAX_ICOUNT_SHIFT, is_qemu_board
+from mcuroof.measure import pipeline, runfolder
+from mcuroof.measure.rawlog import read as read_raw
+from mcuroof.model.load import load_network
+from mcuroof.report import compare, terminal
+from mcuroof.report import tables as report
+from mcuroof.suites import layer_plan, registry
+from mcuroof.suites import layers as layer_suite
+
+DEFAULT_SUITES = ",".join(registry.DEFAULT)
+LAYER_OPTIONS = ("model", "dtype", "emitter", "tile_seconds")
+
+
+def _icount_shift(text: str) -> int:
+    if not text.strip().isdigit() or int(text) > MAX_ICOUNT_SHIFT:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: QEMU takes a whole number from 0 to {MAX_ICOUNT_SHIFT} (2^K ns per instruction)"
+        )
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0, e.g. 0.25")
+    return value
+
+
+def configure(p):
+    p.add_argument(
+        "--board",
+        default=None,
+        help="where the suites run: qemu-microbit, qemu-m3, qemu-m7, qemu-m55 or unix (on this host), "
+        "or the profile name of the real board on --port (e.g. --board pico --port auto); "
+        "default qemu-microbit",
+    )
+    target = p.add_mutually_exclusive_group()
+    target.add_argument("--port", help="serial port of a real board: /dev/ttyACM0, auto, or a0/u0/c0")
+    place.configure(p, target)
+    p.add_argument("--suite", default=None, help=f"comma-separated: memory,compute,regions (default {DEFAULT_SUITES})")
+    p.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="output folder (default: out); it must hold no run (see --force, --resume)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="move a run already in the output folder aside (kept as DIR.<its start time>) and start again",
+    )
+    p.add_argument(
+        "--icount-shift",
+        type=_icount_shift,
+        default=None,
+        help=f"QEMU -icount shift: 2^K ns per instruction, 0 to {MAX_ICOUNT_SHIFT} "
+        "(default: the profile's [run].icount_shift)",
+    )
+    p.add_argument(
+        "--heap-bytes",
+        type=int,
+        default=None,
+        help="unix port: MicroPython heap, -X heapsize (default: the profile's [run].heap_bytes)",
+    )
+    p.add_argument("--profile", help="board profile for the theoretical roofs (default: the --board name)")
+    p.add_argument(
+        "--resume",
+        type=Path,
+        metavar="DIR",
+        help="continue the interrupted run in DIR without repeating finished measurements; its board, "
+        "suites and options come from DIR/raw.jsonl",
+    )
+    p.add_argument(
+        "--model",
+        help="profile a network layer by layer: a .tflite file or a built-in name "
+        "(kws-dscnn, vww-mobilenet, ic-resnet8, ad-autoencoder); adds the layers suite",
+    )
+    p.add_argument("--dtype", help="element types of the layer kernels: int8,float32 (default: the model's)")
+    p.add_argument(
+        "--emitter", help="emitters of the layer kernels, e.g. bytecode,asm_thumb (default: all the board has)"
+    )
+    p.add_argument(
+        "--tile-seconds",
+        type=_seconds,
+        default=None,
+        help="time budget of one layer-kernel call at its measured ceiling (default 0.25 s on small boards, 1 s else)",
+    )
+    p.add_argument(
+        "--clocks",
+        help="run the suites at each CPU clock, e.g. 64M,125M (ports with a settable "
+        "machine.freq()); writes DIR/<clock>/results.json and DIR/compare.png",
+    )
+
+
+def run(args) -> int:
+    entries = _resume(args) if args.resume else None
+    _defaults(args)
+    spec = _spec(args)
+    console = terminal.console()
+    if args.clocks:
+        return _run_clocks(args, spec, console)
+    if entries is None:
+        runfolder.check_new(args.output, args.force)
+    else:
+        runfolder.check_resumable(args.output)
+    link = _open(args, spec)
+    top, moved = runfolder.first_missing(args.output), None
+    try:
+        moved = runfolder.create(args.output) if entries is None else None
+        data = pipeline.measure(spec, link, args.output, console, entries)
+    except capability.Refused:
+        runfolder.undo(args.output, top, moved)
+        raise
+    except KeyboardInterrupt:
+        raise Interrupted(f"the partial run is kept: {runfolder.resume_command(args.output)}") from None
+    finally:
+        link.close()
+    for item in report.renderables(data):
+        terminal.show(console, item)
+    out = args.output
+    if moved:
+        console.print(f"the run that was in {out} is kept in {moved}")
+    console.print(
+        f"wrote {out / 'raw.jsonl'}, {out / 'results.json'}, {out / 'roofline.png'}, {out / 'report.html'} "
+        f"in {data['board']['wall_seconds']:.1f} s"
+    )
+    return 0
+
+
+def _run_clocks(args, spec: pipeline.Spec, console) -> int:
+    from mcuroof.measure import clocks
+
+    hzs = clocks.parse(args.clocks)  # a bad list fails before the board is touched
+    if args.resume:
+        raise UserError("--clocks cannot resume a run: run it again without --resume")
+    runfolder.check_new(args.output, args.force)
+    link = _open(args, spec)
+    top, moved = runfolder.first_missing(args.output), None
+    try:
+        clocks.check_settable(link, spec.board, hzs[0])
+        moved = runfolder.create(args.output)
+        runs = clocks.run_all(spec, link, args.output, hzs, console)
+    except capability.Refused:
+        runfolder.undo(args.output, top, moved)
+        raise
+    except KeyboardInterrupt:
+        raise Interrupted(
+            f"the clocks finished so far are kept in {args.output}; --clocks cannot resume: "
+            "run the others into another folder"
+        ) from None
+    finally:
+        link.close()
+    for path, data in runs:
+        for item in report.renderables(data):
+            terminal.show(console, item)
+        if data["board"].get("clock_lost"):
+            console.print(
+                f"[bold red]warning:[/] at {clocks.folder(data['board']['clock_requested_hz'])} the board "
+                "lost its clock during the suites: it was reset during the run"
+            )
+    pairs = clocks.draw_comparison(runs, args.output / "compare.png")
+    for item in compare.tables(pairs, [p for p, _ in runs]):
+        terminal.show(console, item)
+    if moved:
+        console.print(f"the run that was in {args.output} is kept in {moved}")
+    console.print(f"wrote {', '.join(str(p) for p, _ in runs)} and {args.output / 'analysis_compare.png'}")
+    return 0
+
+
+def _defaults(args) -> None:
+    args.suite = args.suite or DEFAULT_SUITES
+    args.output = args.output or Path("out")
+    if args.port and (is_qemu_board(args.board) or args.board == "unix"):
+        raise UserError(
+            f"--board {args.board} runs on this host: it takes no --port "
+            "(with --port, --board names the real board's profile)"
+        )
+    if getattr(args, "place", None) and args.board:
+        raise UserError(
+            f"--board {args.board}: --place {args.place} names its board (its board tag; --profile to override)"
+        )
+
+
+def _spec(args) -> pipeline.Spec:
+    """What to run; the board's name and QEMU shift are filled in when its link opens."""
+    suites, request = _layer_request(args, _suites(args.suite))
+    if request:
+        _check_request(args, request)
+    options = {opt: getattr(args, opt, None) for opt in LAYER_OPTIONS + ("port", "place")}
+    return pipeline.Spec(None, None, suites, args.profile, request, options)
+
+
+def _open(args, spec: pipeline.Spec):
+    """The board's link; its name, shift and profile go into the spec (a --place knows them once
+    acquired)."""
+    opened = open_target(target(args))
+    spec.board, spec.icount_shift, spec.profile = opened.board, opened.icount_shift, opened.profile
+    return opened.link
+
+
+def target(args) -> Target:
+    """Where the suites run, from the command line (`mcuroof run` and `mcuroof kernel`)."""
+    return Target(
+        args.board,
+        args.port,
+        getattr(args, "place", None),
+        getattr(args, "coordinator", None),
+        getattr(args, "wait", False),
+        args.icount_shift,
+        getattr(args, "heap_bytes", None),
+        getattr(args, "profile", None),
+    )
+
+
+def open_target(t: Target) -> Opened:
+    """The target's link, with a progress bar where its firmware must be built first."""
+    if t.port or t.place:
+        return open_link(t)
+    with _build_progress() as on_progress:
+        return open_link(t, on_progress)
+
+
+def _suites(text: str) -> list[str]:
+    chosen = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [s for s in chosen if s not in registry.RUNNABLE]
+    if unknown or not chosen:
+        raise UserError(
+            f"--suite: unknown suite {', '.join(unknown) or '(none)'} (choose from {', '.join(registry.RUNNABLE)})"
+        )
+    return chosen
+
+
+def _layer_request(args, suites: list[str]) -> tuple[list[str], layer_suite.Request | None]:
+    """The suites to run and the layer profiling asked for: --model adds the layers suite,
+    last (after the suites whose roofs its points are placed under)."""
+    model_spec = getattr(args, "model", None)
+    if not model_spec:
+        if "layers" in suites:
+            raise UserError("--suite layers needs --model MODEL (a .tflite file or a built-in name)")
+        for opt in ("dtype", "emitter"):
+            if getattr(args, opt, None):
+                raise UserError(
+                    f"--{opt} chooses the layer kernels: it needs --model MODEL "
+                    "(the memory and compute suites run every type and emitter the board has)"
+                )
+        return suites, None
+    request = layer_suite.Request(
+        load_network(model_spec),
+        layer_suite.parse_list(args.dtype, tuple(layer_plan.DTYPES), "--dtype"),
+        layer_suite.parse_list(args.emitter, layer_suite.EMITTERS, "--emitter"),
+        args.tile_seconds,
+    )
+    return [s for s in suites if s != "layers"] + ["layers"], request
+
+
+def _check_request(args, request: layer_suite.Request) -> None:
+    """Refuse, before anything runs, emitters and element types the board's profile cannot run."""
+    name = args.profile or args.board or (None if args.port or getattr(args, "place", None) else "qemu-microbit")
+    profile = boards.load_board(name) if name in boards.board_names() else None
+    capability.check(
+        request.emitters, request.dtypes, request.network, name, profile.run.get("emitters") if profile else None
+    )
+
+
+@contextlib.contextmanager
+def _build_progress():
+    """A progress bar for the first run of a board whose firmware must be built (seen only then)."""
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True
+    ) as progress:
+        tasks = {}
+
+        def update(step, done, total):
+            if step not in tasks:
+                tasks[step] = progress.add_task(step, total=total or None)
+            progress.update(tasks[step], completed=done)
+
+        yield update
+
+
+def _resume(args) -> list[dict]:
+    """The raw log of the run to continue. Its board, suites and options become this run's; an
+    option given again with another value is refused (the log must hold one run)."""
+    entries = read_raw(args.resume / "raw.jsonl")
+    header = next((e for e in entries if e["kind"] == "header"), None)
+    if header is None:
+        raise UserError(f"{args.resume / 'raw.jsonl'}: no header line: not a run to resume")
+    recorded = _recorded_options(header)
+    given = {
+        "board": args.board,
+        "suite": args.suite,
+        "icount_shift": args.icount_shift,
+        "profile": args.profile,
+        "output": args.output,
+        "place": getattr(args, "place", None),
+        **{opt: getattr(args, opt, None) for opt in LAYER_OPTIONS},
+    }
+    recorded["output"] = args.resume
+    for opt, value in given.items():
+        if value is not None and opt in recorded and not _same(opt, value, recorded[opt]):
+            flag = "-o" if opt == "output" else "--" + opt.replace("_", "-")
+            raise UserError(
+                f"{flag} {value}: the run in {args.resume} was started with {flag} {recorded[opt]}; leave "
+                f"{flag} out (--resume takes the run's options from {args.resume / 'raw.jsonl'})"
+            )
+    for opt, value in recorded.items():
+        setattr(args, opt, value)
+    if not args.port and not getattr(args, "place", None) and header.get("port"):
+        args.port = header["port"]
+    return entries
+
+
+def _recorded_options(header: dict) -> dict:
+    """The run's options as its raw.jsonl header recorded them (older logs lack some)."""
+    out = {opt: header[opt] for opt in LAYER_OPTIONS + ("profile", "place") if header.get(opt) is not None}
+    if isinstance(header.get("board"), str) and not header.get("place"):  # a place's board is the place
+        out["board"] = header["board"]
+    if isinstance(header.get("suites"), list):
+        out["suite"] = ",".join(str(s) for s in header["suites"])
+    if isinstance(header.get("icount_shift"), int):
+        out["icount_shift"] = header["icount_shift"]
+    return out
+
+
+def _same(opt: str, given, recorded) -> bool:
+    if opt == "suite":
+        return set(_suites(str(given))) - {"layers"} == set(_suites(str(recorded))) - {"layers"}
+    if opt in ("dtype", "emitter"):
+        return [x.strip() for x in str(given).split(",")] == [x.strip() for x in str(recorded).split(",")]
+    if opt in ("output", "model") and Path(str(given)).exists():
+        return Path(str(given)).resolve() == Path(str(recorded)).resolve()
+    return str(given) == str(recorded)

@@ -1,0 +1,141 @@
+"""MicroPython source of the compute suite's peak multiply-accumulate kernels."""
+
+from __future__ import annotations
+
+from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
+from mcuroof.kernels.memory import ASM_LOAD, PTR
+
+# An empty function of each compiled emitter, timed as the harness's own cost (compute.peak):
+# an asm_thumb call costs about 0.4 us less than the bytecode _nop on the micro:bit.
+EMPTY = {
+    "native": "@micropython.native\ndef z(a,b,c,n):\n return 0\n",
+    "viper": "@micropython.viper\ndef z(a,b,c,n:int)->int:\n return 0\n",
+    "asm_thumb": "@micropython.asm_thumb\ndef z(r0,r1,r2,r3):\n mov(r0,0)\n",
+}
+
+
+def with_empty(em: str, body: str, call: str) -> str:
+    """body and call, with the empty function of em compiled first (its own script) and passed.
+    Compute kernels only: memory sweeps keep the bytecode _nop (firmware/memory.py stays as
+    small as it was: on the micro:bit any more code there costs the 1 KB copy4 working set)."""
+    if em not in EMPTY:
+        return body + call
+    return EMPTY[em] + SPLIT + body + call[:-2] + ",z=z)\n"
+
+
+def _mac_body(em: str, tc: str, u: int) -> str | None:
+    if em in ("bytecode", "native"):
+        dec = "@micropython.native\n" if em == "native" else ""
+        acc = "0.0" if tc == "f" else "0"
+        macs = "".join(f"  a+=X[{j}]*W[{j}]\n" for j in range(u))
+        return f"{dec}def k(X,W,C,n):\n a={acc}\n for i in range(n):\n{macs} return a\n"
+    if em == "viper" and tc in PTR:
+        p = PTR[tc]
+        # int8 as the layers read it: ptr8 loads are unsigned, (v ^ 128) - 128 sign-extends
+        term = "((X[{j}]^128)-128)*((W[{j}]^128)-128)" if tc == "b" else "X[{j}]*W[{j}]"
+        macs = "".join(f"  a+={term.format(j=j)}\n" for j in range(u))
+        return (
+            f"@micropython.viper\ndef k(x,w,c,n:int)->int:\n X={p}(x)\n W={p}(w)\n a=0\n"
+            f" for i in range(n):\n{macs} return a\n"
+        )
+    if em == "asm_thumb" and tc in ASM_LOAD:
+        ld, _, z = ASM_LOAD[tc]
+        # int8: the layer kernels sign-extend with Armv6-M's register-offset LDRSB, which costs
+        # what LDRB does (one instruction under -icount), so the LDRB body's rate is theirs too
+        macs = "".join(
+            f" {ld}(r4,[r0,{j * z}])\n {ld}(r5,[r1,{j * z}])\n mul(r4,r5)\n add(r2,r2,r4)\n" for j in range(u)
+        )
+        return (
+            f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n mov(r2,0)\n label(L)\n{macs}"
+            f" sub(r3,1)\n{_loop_back(macs.count(chr(10)))} mov(r0,r2)\n"
+        )
+    return None
+
+
+def _loop_back(n_instr: int) -> str:
+    """Branch back to label L while the SUB before it left a positive count. A conditional
+    branch reaches 256 bytes back (128 16-bit instructions; its wide form is Armv7-M only),
+    an unconditional one 2 KB: longer bodies (int8 unrolled 16x) take the second."""
+    return " bgt(L)\n" if n_instr < 120 else " ble(E)\n b(L)\n label(E)\n"
+
+
+def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
+    """The compute suite's kernels. `again` ("@3"): the same ceilings measured once more (the
+    layers suite, between its layers): their records carry k = again, merged by roofs.compute_roofs."""
+    out = []
+    for em in cfg["emitters"]:
+        u = cfg["unroll_asm"] if em == "asm_thumb" else cfg["unroll"]
+        n = cfg["iters"][em]
+        for tc in cfg["types"]:
+            body = _mac_body(em, tc, u)
+            if body:
+                kn = f",'{again}'" if again else ""
+                call = f"peak(k,'{em}','{TYPE_NAMES[tc]}','{tc}',{u},{n}{kn})\n"
+                key = unit_key("compute", em, TYPE_NAMES[tc], *([again] if again else []))
+                out.append(Kernel(key, with_empty(em, body, call)))
+    if again:
+        return out
+    if "asm_thumb" in cfg["emitters"]:
+        out += isa_kernels(cfg.get("isa", ()), cfg["types"], cfg["iters"]["asm_thumb"])
+    return out
+
+
+# The ISA's peak: multiply-accumulate instructions on operands kept in registers (loaded once
+# per call), REP times u MACs per loop iteration, so that the loop's SUB and BGT cost 2 of
+# about 34 instructions. Each is a dot product of x = [1] * u and w = [1..u] like the kernels
+# above, repeated: the host checks n * REP * u(u+1)/2. name -> (types, u per type, body).
+ISA_REP = 16
+
+
+def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
+    """(u, dot products per loop iteration, setup, loop body, tail) of an ISA peak kernel for
+    type code tc (asm_thumb source; the sum ends in r2), None if it has none."""
+    from mcuroof.kernels import thumb2 as t
+
+    if name == "mla" and tc in ASM_LOAD:
+        ld, _, z = ASM_LOAD[tc]
+        setup = f" {ld}(r4,[r0,0])\n {ld}(r5,[r0,{z}])\n {ld}(r6,[r1,0])\n {ld}(r7,[r1,{z}])\n"
+        return 2, rep, setup, (t.mla(2, 4, 6, 2) + t.mla(2, 5, 7, 2)) * rep, ""
+    if name == "smlad" and tc in ("h", "b"):
+        if tc == "h":  # two halfwords per register
+            setup = " ldr(r4,[r0,0])\n ldr(r5,[r0,4])\n ldr(r6,[r1,0])\n ldr(r7,[r1,4])\n"
+        else:  # four int8 per word, widened by SXTB16 into even and odd halfword pairs
+            setup = (
+                " ldr(r6,[r0,0])\n ldr(r7,[r1,0])\n"
+                + t.sxtb16(4, 6)
+                + t.sxtb16(5, 6, 8)
+                + t.sxtb16(6, 7)
+                + t.sxtb16(7, 7, 8)
+            )
+        return 4, rep, setup, (t.smlad(2, 4, 6, 2) + t.smlad(2, 5, 7, 2)) * rep, ""
+    if name == "vfma" and tc == "f":
+        setup = " vldr(s2,[r0,0])\n vldr(s3,[r0,4])\n vldr(s4,[r1,0])\n vldr(s5,[r1,4])\n mov(r2,0)\n vmov(s0,r2)\n"
+        return 2, rep, setup, (t.vfma_f32(0, 2, 4) + t.vfma_f32(0, 3, 5)) * rep, " vcvt_s32_f32(s0,s0)\n vmov(r2,s0)\n"
+    bits = {"b": 8, "h": 16, "i": 32}.get(tc)
+    if name == "vmladava" and bits:
+        setup = t.vldr_q(0, 0, bits) + t.vldr_q(1, 1, bits)
+        return 128 // bits, 2 * rep, setup, t.vmladava(2, 0, 1, bits) * (2 * rep), ""
+    if name == "vfma-q" and tc == "f":
+        setup = (
+            t.vldr_q(1, 0, 32) + t.vldr_q(2, 1, 32) + " mov(r2,0)\n" + "".join(f" vmov(s{j},r2)\n" for j in range(4))
+        )
+        lanes = "".join(f" vcvt_s32_f32(s{j},s{j})\n vmov(r4,s{j})\n add(r2,r2,r4)\n" for j in range(4))
+        return 4, 2 * rep, setup, t.vfma_q_f32(0, 1, 2) * (2 * rep), lanes
+    return None
+
+
+def isa_kernels(names, types, n: int) -> list[Kernel]:
+    out = []
+    for name in names:
+        for tc in types:
+            found = _isa_body(name, tc, ISA_REP)
+            if not found:
+                continue
+            u, reps, setup, loop, tail = found
+            body = (
+                f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n{setup} mov(r2,0)\n label(L)\n{loop}"
+                f" sub(r3,1)\n bgt(L)\n{tail} mov(r0,r2)\n"
+            )
+            call = f"peak(k,'asm_thumb','{TYPE_NAMES[tc]}','{tc}',{u},{n},'{name}',{reps})\n"
+            out.append(Kernel(unit_key("compute", "asm_thumb", TYPE_NAMES[tc], name), body + call))
+    return out

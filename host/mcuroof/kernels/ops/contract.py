@@ -1,0 +1,76 @@
+"""The layer-op contract: `k(X, W, O, P)`, its element types, parameters, tiles and jobs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcuroof.kernels.contract import unit_key
+from mcuroof.model.network import Layer
+
+DTYPES = {"int8": ("b", 1, 1), "float32": ("f", 4, 0.125)}  # typecode, bytes, value scale
+PARAMS = ("H", "V", "C", "OH", "OW", "OC", "KH", "KW", "SH", "SW", "PT", "PL", "M", "S", "LO", "N")
+# the kernel's first line: the tile's shape from P (PARAMS)
+HEAD = " H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5];KH=P[6];KW=P[7];SH=P[8];SW=P[9];PT=P[10];PL=P[11]\n"
+MAC_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+OPS = MAC_OPS + ("AVERAGE_POOL_2D", "MAX_POOL_2D", "ADD", "RELU")
+
+# what each emitter has a kernel for: viper has no float pointers, Cortex-M0 no FPU, and the
+# Armv6-M asm_thumb kernels run the MAC layers and average pools (dispatch.source agrees: tested)
+EMITTER_DTYPES = {
+    "bytecode": ("int8", "float32"),
+    "native": ("int8", "float32"),
+    "viper": ("int8",),
+    "asm_thumb": ("int8",),
+}
+EMITTER_OPS = {"asm_thumb": MAC_OPS + ("AVERAGE_POOL_2D",)}
+
+
+def runs(op: str, emitter: str, dtype: str) -> bool:
+    """Whether the emitter has a kernel for op at this element type."""
+    return op in EMITTER_OPS.get(emitter, OPS) and dtype in EMITTER_DTYPES.get(emitter, ())
+
+
+ARRAY_OVERHEAD = 32  # bytes of heap per array object beside its data (estimate)
+
+
+@dataclass(frozen=True)
+class Tile:
+    rows: int  # output rows (spatial ops), outputs (dense) or elements
+    cols: int  # output columns (spatial ops; else 1)
+    chans: int  # output channels (1 for dense and elementwise)
+    fraction: float  # share of the layer's output this tile computes
+    nx: int  # elements of X, W, O and biases the firmware allocates
+    nw: int
+    no: int
+    nb: int
+    params: tuple[int, ...]  # P[0..15], see kernels.ops.contract.PARAMS
+
+    def data_bytes(self, isz: int) -> int:
+        """Bytes of X, W, O and of P (16 parameters and the biases)."""
+        return (self.nx + self.nw + self.no) * isz + 4 * (16 + self.nb)
+
+    def heap_bytes(self, isz: int) -> int:
+        """Heap the firmware needs: data, and the transient copy while an array is made."""
+        return self.data_bytes(isz) + max(self.nx, self.nw, self.no) * isz + 4 * ARRAY_OVERHEAD
+
+    def firmware_list(self) -> list[int]:
+        return [self.nx, self.nw, self.no, self.nb, *self.params]
+
+
+@dataclass(frozen=True)
+class Job:
+    layer: Layer
+    dtype: str
+    emitter: str
+    tiles: tuple[Tile, ...]  # candidates, largest first, then the companions
+    why_tiled: str  # "", "memory" or "time"
+    companions: int = 0  # how many of `tiles` (at the end) are companions (half channels or columns)
+    isa: frozenset[str] = frozenset()  # the core's instruction sets beyond Armv6-M (board.identity)
+
+    @property
+    def candidates(self) -> tuple[Tile, ...]:
+        return self.tiles[: len(self.tiles) - self.companions]
+
+    @property
+    def key(self) -> str:
+        return unit_key("layers", self.emitter, self.dtype, self.layer.index)

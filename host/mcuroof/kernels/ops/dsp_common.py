@@ -1,0 +1,121 @@
+"""Pieces shared by the DSP (and MVE) layer kernels: frames, requantization, gathers."""
+
+from __future__ import annotations
+
+from mcuroof.kernels import thumb2 as t
+
+LR = 14
+SP = 13
+FRAME_HEAD = 64  # saved arguments and loop state, below the int16 rows
+PIXEL_ACCS = ((10, 11), (12, LR), (5, 6))  # accumulators of channels c, c+1 per pixel of the pass
+OC_SLOT = 48  # frame: P, X, W, O, N, p, the pass's output addresses (24 + 4j), OC
+MAX_K = 768  # inputs per output: the int16 rows (4 bytes per input and pixel pair) stay under 4 KB of stack
+
+
+def rq(reg: int, s: int, lo: int) -> str:
+    """(reg * M) >> S clamped to [LO, 127], M in r4: MUL, then SSAT/USAT with the shift."""
+    return t.mul(reg, reg, 4) + (t.usat(reg, 7, reg, s) if lo == 0 else t.ssat(reg, 8, reg, s))
+
+
+def constants(job):
+    """(K, M, S, LO) shared by every tile of the job (K: inputs per output of a convolution or
+    dense layer, 0 for depthwise), or None where they differ or do not fit."""
+    depthwise = job.layer.op == "DEPTHWISE_CONV_2D"
+    seen = {(0 if depthwise else p[6] * p[7] * p[2], p[12], p[13], p[14]) for p in (tl.params for tl in job.tiles)}
+    if len(seen) != 1:
+        return None
+    k, m, s, lo = seen.pop()
+    if not ((depthwise or 0 < k <= MAX_K) and 0 < m < 65536 and 0 < s < 32 and lo in (0, -128)):
+        return None
+    return k, m, s, lo
+
+
+def copy_row(c: int, zero: bool) -> str:
+    """C bytes from r10 (or zeros from r11) to the byte row at r1 (advanced)."""
+    if c <= 8:
+        return "".join(
+            (t.strb_post(11, 1, 1) if zero else t.ldrb_imm(12, 10, j) + t.strb_post(12, 1, 1)) for j in range(c)
+        )
+    body = t.strb_post(11, 1, 1) if zero else t.ldrb_post(12, 10, 1) + t.strb_post(12, 1, 1)
+    name = "GCZ" if zero else "GCX"
+    return f" movw(r5,{c})\n label({name})\n" + body + f" sub(r5,1)\n bne_w({name})\n"
+
+
+def whole_row(c: int, kw: int) -> str:
+    """A window row wholly inside the input (x0 >= 0, x0 + KW <= V): its KW*C bytes copied a
+    word at a time (unaligned loads), then on to the next row; else on to GS, tap by tap."""
+    n = kw * c
+    if n > 64:
+        return ""
+    return (
+        f" cmp(r7,0)\n blt_w(GS)\n ldr(r5,[r0,4])\n sub(r5,{kw})\n cmp(r7,r5)\n bgt_w(GS)\n"
+        + f" movw(r5,{c})\n mul(r5,r7)\n"
+        + t.add_lsl(10, 9, 5, 0)
+        + "".join(t.ldr_imm(12, 10, 4 * i) + t.str_post(12, 1, 4) for i in range(n // 4))
+        + "".join(t.ldrb_imm(12, 10, i) + t.strb_post(12, 1, 1) for i in range(n // 4 * 4, n))
+        + " b(GR)\n label(GS)\n"
+    )
+
+
+def gather(c: int, kh: int, kw: int, boff: int) -> str:
+    """One pixel's window (KH x KW x C bytes) into the byte row at sp+boff; r0 = P, r6 = oy,
+    r7 = ox. Taps outside the input are zeros. r9: the input row's first byte."""
+    return (
+        " ldr(r5,[r0,32])\n mul(r6,r5)\n ldr(r5,[r0,40])\n sub(r6,r6,r5)\n"  # y = oy*SH - PT
+        " ldr(r5,[r0,36])\n mul(r7,r5)\n ldr(r5,[r0,44])\n sub(r7,r7,r5)\n"  # x0 = ox*SW - PL
+        + t.addw(1, SP, boff)
+        + " movw(r11,0)\n"
+        + f" mov(r2,{kh})\n"
+        " label(GY)\n ldr(r5,[r0,0])\n cmp(r6,r5)\n bcs_w(GZ)\n"  # row outside: zeros
+        " ldr(r5,[r0,4])\n"
+        + f" movw(r4,{c})\n mul(r5,r4)\n"
+        + t.mul(10, 6, 5)
+        + t.ldr_imm(9, SP, 4)
+        + t.add_lsl(9, 9, 10, 0)  # X + y*V*C
+        + whole_row(c, kw)
+        + f" mov(r3,{kw})\n mov(r4,r7)\n"
+        " label(GX)\n ldr(r5,[r0,4])\n cmp(r4,r5)\n bcs_w(GO)\n"
+        + f" movw(r5,{c})\n mul(r5,r4)\n"
+        + t.add_lsl(10, 9, 5, 0)
+        + copy_row(c, False)
+        + " b(GN)\n label(GO)\n"
+        + copy_row(c, True)
+        + " label(GN)\n add(r4,1)\n sub(r3,1)\n bne_w(GX)\n b(GR)\n"
+        " label(GZ)\n" + f" movw(r3,{kw * c})\n label(GW)\n" + t.strb_post(11, 1, 1) + " sub(r3,1)\n bne_w(GW)\n"
+        " label(GR)\n add(r6,1)\n sub(r2,1)\n bne_w(GY)\n"
+    )
+
+
+def unroll(groups: int, most: int = 15) -> int:
+    return max(u for u in range(1, most + 1) if groups % u == 0)
+
+
+def requant(m: int, s: int, lo: int, accs) -> str:
+    return f" movw(r4,{m})\n" + "".join(rq(a, s, lo) for a in accs)
+
+
+def window(axis: int) -> str:
+    """The clipped window along one axis of the output position in the frame (axis 0: rows,
+    frame 16, P's H, SH, PT, KH; 1: columns, frame 20, V, SW, PL, KW): r4 = first input row
+    (column), r6 = first tap, r7 = taps. r0 = P."""
+    size, stride, pad, ker = (0, 32, 40, 24) if axis == 0 else (4, 36, 44, 28)
+    lab = "YX"[axis]
+    return (
+        t.ldr_imm(4, SP, 16 + 4 * axis) + f" ldr(r5,[r0,{stride}])\n mul(r4,r5)\n ldr(r5,[r0,{pad}])\n"
+        " sub(r4,r4,r5)\n mov(r6,0)\n sub(r6,r6,r4)\n cmp(r6,0)\n"  # first tap max(0, -start)
+        f" bge(A{lab})\n mov(r6,0)\n label(A{lab})\n ldr(r7,[r0,{size}])\n sub(r7,r7,r4)\n"
+        f" ldr(r5,[r0,{ker}])\n cmp(r7,r5)\n ble(B{lab})\n mov(r7,r5)\n label(B{lab})\n"  # end min(K, size - start)
+        " sub(r7,r7,r6)\n add(r4,r4,r6)\n"
+    )
+
+
+MAX_FRAME = 6144
+
+
+def add_imm(rd: int, imm: int) -> str:
+    return t.addw(rd, rd, imm) if imm < 4096 else f" movw(r5,{imm})\n" + t.add_lsl(rd, rd, 5, 0)
+
+
+def scaled(rd: int, at: int, rn: int = 12, rm: int = 8) -> str:
+    """rd = the weight byte at rn + at times M (in rm)."""
+    return t.ldrsb_imm(rd, rn, at) + t.mul(rd, rd, rm)

@@ -1,0 +1,365 @@
+"""int8 convolutions on cores with the DSP extension (SMLAD, SXTB16)."""
+
+from __future__ import annotations
+
+from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.ops.dsp_common import FRAME_HEAD, LR, OC_SLOT, PIXEL_ACCS, SP, constants, gather, requant, unroll
+from mcuroof.kernels.ops.dsp_dense import dense_applies, dense_source
+
+# frame of the block kernel, beside P, X, W, O, N, p and OC: the triple being filled, the channel
+# pair's channels c and c2 (c + 1, or c where that is the last channel), the block's passes and
+# their countdown, the pair's biases
+B_TB, B_C, B_PASSES, B_COUNT, B_BIAS, B_C2 = 24, 28, 32, 36, 40, 52
+BLOCK_FRAME = 4000  # the block kernel's whole frame (head, widened weights, block, gather row)
+
+
+def conv_applies(job) -> bool:
+    layer = job.layer
+    return (
+        job.emitter == "asm_thumb"
+        and job.dtype == "int8"
+        and layer.op in ("CONV_2D", "FULLY_CONNECTED")
+        and constants(job) is not None
+    )
+
+
+def _pixel(
+    j: int, px: int, direct: bool, c: int, kh: int, kw: int, groups: int, qoff: int, boff: int, block: bool = False
+) -> str:
+    """Pixel j of the pass (p + j, at most N - 1; px pixels a pass): its output address to the
+    frame, its inputs widened into the int16 rows (per group of 4 inputs, [x0,x2] [x1,x3] at
+    sp + qoff + 8*px*g + 8j). In a `block`, both go to the triple at frame[B_TB] instead: the
+    address to its word j, the inputs from its byte 16 + 8j on."""
+    out = t.ldr_imm(5, SP, B_TB) + t.str_imm(6, 5, 4 * j) if block else t.str_imm(6, SP, 24 + 4 * j)
+    dest = t.ldr_imm(2, SP, B_TB) + t.addw(2, 2, 16 + 8 * j) if block else t.addw(2, SP, qoff + 8 * j)
+    code = t.ldr_imm(4, SP, 20)
+    if j:
+        code += (
+            t.ldr_imm(5, SP, 16) + f" add(r4,{j})\n cmp(r4,r5)\n blt(PL{j})\n mov(r4,r5)\n sub(r4,1)\n label(PL{j})\n"
+        )
+    code += (
+        t.ldr_imm(5, SP, OC_SLOT)
+        + t.mul(6, 4, 5)
+        + t.ldr_imm(7, SP, 12)
+        + " add(r6,r6,r7)\n"
+        + out  # O + p*OC
+        + t.ldr_imm(0, SP, 0)
+        + " ldr(r5,[r0,16])\n udiv(r6,r4,r5)\n"
+        + t.mul(7, 6, 5)
+        + " sub(r7,r4,r7)\n"
+    )  # oy, ox
+    if direct:  # 1x1 convolution or dense layer: the pixel's C inputs in place
+        code += (
+            " ldr(r5,[r0,32])\n mul(r6,r5)\n ldr(r5,[r0,4])\n mul(r6,r5)\n"
+            " ldr(r5,[r0,36])\n mul(r7,r5)\n add(r6,r6,r7)\n"
+            + f" movw(r5,{c})\n mul(r6,r5)\n"
+            + t.ldr_imm(7, SP, 4)
+            + " add(r1,r6,r7)\n"
+        )
+    else:
+        code += gather(c, kh, kw, boff).replace("(G", f"(G{j}") + t.addw(1, SP, boff)
+    return (
+        code
+        + dest
+        + f" movw(r3,{groups})\n label(WD{j})\n"
+        + t.ldr_post(8, 1, 4)
+        + t.sxtb16(9, 8)
+        + t.sxtb16(8, 8, 8)
+        + t.strd_post(9, 8, 2, 8 * px)
+        + f" sub(r3,1)\n bne_w(WD{j})\n"
+    )
+
+
+def _mac_pair(k: int, groups: int, qoff: int, single: bool = False) -> str:
+    """Output channels c and c+1 (r3 = c; only c where `single`) of the pixel pair: biases and
+    the K loop. Accumulators r10, r11 (pixel 0), r12, lr (pixel 1)."""
+    u = unroll(groups)
+    pairs = ((0, (10, 12)),) if single else ((0, (10, 12)), (k, (11, LR)))
+    body = ""
+    for g in range(u):
+        body += t.ldrd_imm(4, 5, 0, 16 * g) + t.ldrd_imm(6, 7, 0, 16 * g + 8)
+        for wofs, (a0, a1) in pairs:
+            body += (
+                t.ldr_imm(8, 1, wofs + 4 * g)
+                + t.sxtb16(9, 8)
+                + t.sxtb16(8, 8, 8)
+                + t.smlad(a0, 9, 4, a0)
+                + t.smlad(a0, 8, 5, a0)
+                + t.smlad(a1, 9, 6, a1)
+                + t.smlad(a1, 8, 7, a1)
+            )
+    bias = (
+        t.ldr_imm(10, 8, 64) + " mov(r12,r10)\n"
+        if single
+        else t.ldrd_imm(10, 11, 8, 64) + " mov(r12,r10)\n mov(lr,r11)\n"
+    )
+    loop = "K1" if single else "KL"
+    return (
+        t.ldr_imm(8, SP, 0)
+        + t.add_lsl(8, 8, 3, 2)
+        + bias  # biases of c, c+1
+        + t.ldr_imm(1, SP, 8)
+        + f" movw(r2,{k})\n"
+        + t.mla(1, 3, 2, 1)  # W + c*K
+        + t.addw(0, SP, qoff)
+        + f" mov(r2,{groups // u})\n label({loop})\n"
+        + body
+        + f" add(r0,{16 * u})\n add(r1,{4 * u})\n sub(r2,1)\n bne_w({loop})\n"
+    )
+
+
+def _mac_rows(k: int, groups: int, qoff: int, px: int, single: bool = False) -> str:
+    """Up to three pixels, output channels c and c+1 (r0 = c; only c where `single`), K
+    unrolled: per 4 inputs, each channel's 4 weights loaded and widened once (LDR, 2 SXTB16)
+    serve the pixels, whose inputs are one LDRD each from the stack. Accumulators: (r10, r11)
+    pixel 0, (r12, lr) pixel 1, (r5, r6) pixel 2; weights r8, r9 (c) and r2, r3 (c+1)."""
+    body = ""
+    for g in range(groups):
+        body += t.ldr_imm(8, 1, 4 * g) + t.sxtb16(9, 8, 8) + t.sxtb16(8, 8)
+        if not single:
+            body += t.ldr_imm(2, 1, k + 4 * g) + t.sxtb16(3, 2, 8) + t.sxtb16(2, 2)
+        for j, (a0, a1) in enumerate(PIXEL_ACCS[:px]):
+            body += t.ldrd_imm(4, 7, SP, qoff + 8 * px * g + 8 * j) + t.smlad(a0, 8, 4, a0) + t.smlad(a0, 9, 7, a0)
+            if not single:
+                body += t.smlad(a1, 2, 4, a1) + t.smlad(a1, 3, 7, a1)
+    bias = (
+        t.ldr_imm(10, 8, 64) + " mov(r12,r10)\n mov(r5,r10)\n"
+        if single
+        else t.ldrd_imm(10, 11, 8, 64) + " mov(r12,r10)\n mov(lr,r11)\n mov(r5,r10)\n mov(r6,r11)\n"
+    )
+    return (
+        t.ldr_imm(8, SP, 0)
+        + t.add_lsl(8, 8, 0, 2)
+        + bias
+        + t.ldr_imm(1, SP, 8)
+        + f" movw(r2,{k})\n"
+        + t.mla(1, 0, 2, 1)
+        + body
+    )
+
+
+def _store(pixels, cr: int) -> str:
+    """Accumulators to the pass's pixels' outputs at channel r<cr> (and the next one)."""
+    return "".join(
+        t.ldr_imm(7, SP, 24 + 4 * j) + f" add(r7,r7,r{cr})\n" + "".join(t.strb_imm(a, 7, i) for i, a in enumerate(accs))
+        for j, accs in enumerate(pixels)
+    )
+
+
+def _block_pass(groups: int, woff: int) -> str:
+    """One pass of the block kernel: 3 pixels (the triple at r1) x channels c, c+1, K unrolled.
+    Per 4 inputs: the pair's widened weights by two LDRD from the frame, each pixel's inputs by
+    one LDRD, 12 SMLAD: 17 instructions per 24 MACs. The first group's SMLADs start from the
+    biases (r10, r11; pixel 0, whose accumulators they are, last)."""
+    code = t.ldrd_imm(10, 11, SP, B_BIAS)
+    for g in range(groups):
+        code += t.ldrd_imm(8, 9, SP, woff + 16 * g) + t.ldrd_imm(2, 3, SP, woff + 16 * g + 8)
+        for j in (2, 1, 0):
+            a0, a1 = PIXEL_ACCS[j]
+            code += (
+                t.ldrd_imm(4, 7, 1, 16 + 24 * g + 8 * j)
+                + t.smlad(a0, 8, 4, 10 if g == 0 else a0)
+                + t.smlad(a0, 9, 7, a0)
+                + t.smlad(a1, 2, 4, 11 if g == 0 else a1)
+                + t.smlad(a1, 3, 7, a1)
+            )
+    return code
+
+
+def _block_weights(k: int, groups: int, woff: int) -> str:
+    """Channels c (frame[B_C]) and c2 = min(c + 1, OC - 1) (to frame[B_C2]): weights widened into
+    the frame (per group of 4, c's [w0,w2] [w1,w3] at woff + 16g, c2's after them), biases to
+    frame[B_BIAS]."""
+    code = (
+        t.ldr_imm(0, SP, B_C) + t.ldr_imm(6, SP, OC_SLOT) + " sub(r6,1)\n add(r5,r0,1)\n cmp(r5,r6)\n"
+        " ble(C2)\n mov(r5,r6)\n label(C2)\n"
+        + t.str_imm(5, SP, B_C2)
+        + t.ldr_imm(1, SP, 8)
+        + f" movw(r2,{k})\n"
+        + t.mla(7, 5, 2, 1)
+        + t.mla(1, 0, 2, 1)
+    )  # W + c*K, W + c2*K
+    for g in range(groups):
+        code += (
+            t.ldr_imm(8, 1, 4 * g)
+            + t.sxtb16(9, 8, 8)
+            + t.sxtb16(8, 8)
+            + t.ldr_imm(2, 7, 4 * g)
+            + t.sxtb16(3, 2, 8)
+            + t.sxtb16(2, 2)
+            + t.strd_imm(8, 9, SP, woff + 16 * g)
+            + t.strd_imm(2, 3, SP, woff + 16 * g + 8)
+        )
+    return (
+        code
+        + t.ldr_imm(8, SP, 0)
+        + t.add_lsl(9, 8, 5, 2)
+        + t.add_lsl(8, 8, 0, 2)
+        + t.ldr_imm(10, 8, 64)
+        + t.ldr_imm(11, 9, 64)
+        + t.strd_imm(10, 11, SP, B_BIAS)
+    )
+
+
+def _block_store() -> str:
+    """The pass's 6 requantized outputs: pixel j's address is word j of its triple (r1)."""
+    code = t.ldr_imm(8, SP, B_C) + t.ldr_imm(9, SP, B_C2)
+    for j, (a0, a1) in enumerate(PIXEL_ACCS):
+        code += t.ldr_imm(2, 1, 4 * j) + t.strb_reg(a0, 2, 8) + t.strb_reg(a1, 2, 9)
+    return code
+
+
+def _block_applies(job, groups: int) -> bool:
+    """The block kernel takes convolutions (not dense layers) with K unrolled in LDRD's reach."""
+    dense = all(tl.params[3] * tl.params[4] == 1 for tl in job.tiles)
+    return not dense and 16 + 24 * groups <= 1020
+
+
+def conv_block_source(job) -> str:
+    """Convolutions by blocks of pixels: a block's pixels widened once into int16 rows (triples
+    of pixels: their 3 output addresses, then per group of 4 inputs each pixel's [x0,x2] [x1,x3]);
+    then per pair of output channels, its weights widened once into the frame and the block's
+    triples swept by `_block_pass`. Weights are widened once per block and pair (inside the
+    timed call; never stored widened), inputs once per call."""
+    k, m, s, lo, c, kh, kw, direct, kp, groups = _conv_shape(job)
+    woff = FRAME_HEAD
+    tsize = 16 + 24 * groups
+    goff = woff + 16 * groups
+    gather = 0 if direct else -(-kp // 8) * 8
+    passes = max(1, (BLOCK_FRAME - goff - gather) // tsize)
+    boff = goff + gather
+    frame = boff + passes * tsize
+    pad = "" if direct or kp == k else " mov(r4,0)\n" + t.str_imm(4, SP, goff + kp - 4)
+    widen = (
+        " label(BLK)\n" + t.ldr_imm(4, SP, 16) + t.ldr_imm(5, SP, 20) + " sub(r4,r4,r5)\n add(r4,2)\n"
+        f" movw(r5,3)\n udiv(r4,r4,r5)\n movw(r5,{passes})\n cmp(r4,r5)\n ble(BA)\n mov(r4,r5)\n label(BA)\n"
+        + t.str_imm(4, SP, B_PASSES)
+        + t.str_imm(4, SP, B_COUNT)
+        + t.addw(4, SP, boff)
+        + t.str_imm(4, SP, B_TB)
+        + " label(TRI)\n"
+        + "".join(_pixel(j, 3, direct, c, kh, kw, groups, 0, goff, True) for j in range(3))
+        + t.ldr_imm(4, SP, 20)
+        + " add(r4,3)\n"
+        + t.str_imm(4, SP, 20)
+        + t.ldr_imm(4, SP, B_TB)
+        + t.addw(4, 4, tsize)
+        + t.str_imm(4, SP, B_TB)
+        + t.ldr_imm(4, SP, B_COUNT)
+        + " sub(r4,1)\n"
+        + t.str_imm(4, SP, B_COUNT)
+        + " bne_w(TRI)\n"
+    )
+    pairs = (
+        " mov(r4,0)\n"
+        + t.str_imm(4, SP, B_C)
+        + " label(CH)\n"
+        + _block_weights(k, groups, woff)
+        + t.ldr_imm(0, SP, B_PASSES)
+        + t.addw(1, SP, boff)
+        + " label(PASS)\n"
+        + _block_pass(groups, woff)
+        + requant(m, s, lo, [a for acc in PIXEL_ACCS for a in acc])
+        + _block_store()
+        + t.addw(1, 1, tsize)
+        + " sub(r0,1)\n bne_w(PASS)\n"
+        + t.ldr_imm(0, SP, B_C)
+        + " add(r0,2)\n"
+        + t.str_imm(0, SP, B_C)
+        + t.ldr_imm(4, SP, OC_SLOT)
+        + " cmp(r0,r4)\n blt_w(CH)\n"
+    )
+    return (
+        "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+        + t.subw(SP, SP, frame)
+        + t.str_imm(3, SP, 0)
+        + t.str_imm(0, SP, 4)
+        + t.str_imm(1, SP, 8)
+        + t.str_imm(2, SP, 12)
+        + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n"
+        + t.str_imm(4, SP, 16)  # N = OH*OW
+        + " ldr(r4,[r3,20])\n"
+        + t.str_imm(4, SP, OC_SLOT)
+        + " mov(r4,0)\n"
+        + t.str_imm(4, SP, 20)
+        + pad
+        + widen
+        + pairs
+        + t.ldr_imm(4, SP, 20)
+        + t.ldr_imm(5, SP, 16)
+        + " cmp(r4,r5)\n blt_w(BLK)\n"
+        + t.addw(SP, SP, frame)
+        + " pop({r8,r9,r10,r11})\n"
+    )
+
+
+def _conv_shape(job):
+    """(K, M, S, LO, C, KH, KW, direct, K rounded up to 4, groups of 4 inputs) of a convolution
+    or dense job; direct: its inputs read in place (1x1, C a multiple of 4)."""
+    k, m, s, lo = constants(job)
+    p = job.tiles[0].params
+    c, kh, kw = p[2], p[6], p[7]
+    kp = -(-k // 4) * 4
+    return k, m, s, lo, c, kh, kw, kh == kw == 1 and c % 4 == 0, kp, kp // 4
+
+
+def conv_source(job) -> str:
+    k, m, s, lo, c, kh, kw, direct, kp, groups = _conv_shape(job)
+    if _block_applies(job, groups):
+        return conv_block_source(job)
+    if dense_applies(job, direct):
+        return dense_source(job)
+    # pixels a pass: three where their rows are within LDRD's reach of sp, one for dense layers
+    dense = all(tl.params[3] * tl.params[4] == 1 for tl in job.tiles)
+    px = 1 if dense and FRAME_HEAD + 8 * groups <= 1020 else 3 if not dense and FRAME_HEAD + 24 * groups <= 1020 else 2
+    qoff = FRAME_HEAD
+    boff = qoff + 8 * px * groups
+    frame = boff + (0 if direct else -(-kp // 8) * 8)
+    pad = "" if direct or kp == k else " mov(r4,0)\n" + t.str_imm(4, SP, boff + kp - 4)
+    cr = 3 if px == 2 else 0
+    pixels = PIXEL_ACCS[:px]
+    mac = (
+        (lambda single=False: _mac_pair(k, groups, qoff, single))
+        if px == 2
+        else (lambda single=False: _mac_rows(k, groups, qoff, px, single))
+    )
+    return (
+        "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+        + t.subw(SP, SP, frame)
+        + t.str_imm(3, SP, 0)
+        + t.str_imm(0, SP, 4)
+        + t.str_imm(1, SP, 8)
+        + t.str_imm(2, SP, 12)
+        + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n"
+        + t.str_imm(4, SP, 16)  # N = OH*OW
+        + " ldr(r4,[r3,20])\n"
+        + t.str_imm(4, SP, OC_SLOT)
+        + " mov(r4,0)\n"
+        + t.str_imm(4, SP, 20)
+        + pad
+        + " label(PIX)\n"
+        + "".join(_pixel(j, px, direct, c, kh, kw, groups, qoff, boff) for j in range(px))
+        + f" mov(r{cr},0)\n"
+        + t.ldr_imm(4, SP, OC_SLOT)
+        + " cmp(r4,1)\n beq_w(ONE)\n"
+        " label(CH)\n"
+        + mac()
+        + requant(m, s, lo, [a for acc in pixels for a in acc])
+        + _store(pixels, cr)
+        + f" add(r{cr},2)\n"
+        + t.ldr_imm(4, SP, OC_SLOT)
+        + f" sub(r4,1)\n cmp(r{cr},r4)\n blt_w(CH)\n bne_w(CE)\n"
+        f" sub(r{cr},1)\n bgt_w(CH)\n b(CE)\n"
+        " label(ONE)\n"
+        + mac(True)
+        + requant(m, s, lo, [acc[0] for acc in pixels])
+        + _store([acc[:1] for acc in pixels], cr)
+        + " label(CE)\n"
+        + t.ldr_imm(4, SP, 20)
+        + f" add(r4,{px})\n"
+        + t.str_imm(4, SP, 20)
+        + t.ldr_imm(5, SP, 16)
+        + " cmp(r4,r5)\n blt_w(PIX)\n"
+        + t.addw(SP, SP, frame)
+        + " pop({r8,r9,r10,r11})\n"
+    )

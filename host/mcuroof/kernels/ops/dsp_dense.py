@@ -1,0 +1,97 @@
+"""int8 dense layers on cores with the DSP extension."""
+
+from __future__ import annotations
+
+from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.ops.dsp_common import LR, SP, constants, requant, unroll
+
+DENSE_ACCS = (6, 7, 8, 9, 10, 11, 12)  # the accumulators of a dense pass's channels
+DENSE_UNROLL = 32  # groups of 4 inputs a loop step, at most
+
+
+def _dense_pass(k: int, groups: int, n: int, m: int, s: int, lo: int, tag: str) -> str:
+    """Output channels c..c+n-1 (c in r7 on entry) of a dense layer: per 4 inputs, one LDR and
+    two SXTB16 widen the inputs for the n channels, whose 4 weights are an LDR and two SXTB16
+    each, then 2 SMLAD: 3 + 5n instructions per 4n MACs. r0 walks X up to lr, r1 the weights;
+    c is kept at frame 12."""
+    u = unroll(groups, DENSE_UNROLL)
+    accs = DENSE_ACCS[:n]
+    body = ""
+    for g in range(u):
+        body += t.ldr_imm(4, 0, 4 * g) + t.sxtb16(5, 4, 8) + t.sxtb16(4, 4)
+        for j, a in enumerate(accs):
+            body += (
+                t.ldr_imm(2, 1, j * k + 4 * g)
+                + t.sxtb16(3, 2, 8)
+                + t.sxtb16(2, 2)
+                + t.smlad(a, 2, 4, a)
+                + t.smlad(a, 3, 5, a)
+            )
+    return (
+        t.str_imm(7, SP, 12)
+        + t.ldr_imm(1, SP, 4)
+        + f" movw(r2,{k})\n"
+        + t.mla(1, 7, 2, 1)  # W + c*K
+        + t.ldr_imm(2, SP, 0)
+        + t.add_lsl(2, 2, 7, 2)
+        + "".join(t.ldr_imm(a, 2, 64 + 4 * j) for j, a in enumerate(accs))  # biases
+        + t.ldr_imm(0, SP, 16)
+        + f" movw(r2,{k})\n"
+        + t.add_lsl(LR, 0, 2, 0)
+        + f" label(DL{tag})\n"
+        + body
+        + f" add(r0,{4 * u})\n add(r1,{4 * u})\n"
+        + t.cmp_reg(0, LR)
+        + f" bne_w(DL{tag})\n"
+        + requant(m, s, lo, accs)
+        + t.ldr_imm(5, SP, 8)
+        + t.ldr_imm(4, SP, 12)
+        + " add(r5,r5,r4)\n"
+        + "".join(t.strb_imm(a, 5, j) for j, a in enumerate(accs))
+    )
+
+
+def dense_applies(job, direct: bool) -> bool:
+    return direct and all(tl.params[3] * tl.params[4] == 1 for tl in job.tiles)
+
+
+def dense_source(job) -> str:
+    """Dense layers (and 1x1 convolutions of one pixel) with K % 4 == 0, inputs read in place:
+    passes of n channels (up to 7, the first tile's channels and those LDR reaches from one
+    register), the last one over the previous (same values stored twice); tiles of fewer
+    channels one at a time. Each input serves the n channels once: no reuse to widen for."""
+    k, m, s, lo = constants(job)
+    groups = k // 4
+    reach = (4095 - 4 * unroll(groups, DENSE_UNROLL)) // k + 1  # channels whose weights LDR reaches from r1
+    n = max(1, min(len(DENSE_ACCS), reach, job.tiles[0].params[5]))
+    wide = (
+        " mov(r7,0)\n label(DW)\n" + t.ldr_imm(4, SP, 0) + " ldr(r4,[r4,20])\n" + f" sub(r4,{n})\n"
+        " cmp(r7,r4)\n ble(DA)\n mov(r7,r4)\n label(DA)\n"  # c = min(c, OC - n)
+        + _dense_pass(k, groups, n, m, s, lo, "N")
+        + t.ldr_imm(7, SP, 12)
+        + f" add(r7,{n})\n"
+        + t.ldr_imm(4, SP, 0)
+        + " ldr(r4,[r4,20])\n cmp(r7,r4)\n blt_w(DW)\n b(DE)\n"
+    )
+    one = (
+        " label(DO)\n mov(r7,0)\n label(D1)\n"
+        + _dense_pass(k, groups, 1, m, s, lo, "1")
+        + t.ldr_imm(7, SP, 12)
+        + " add(r7,1)\n"
+        + t.ldr_imm(4, SP, 0)
+        + " ldr(r4,[r4,20])\n cmp(r7,r4)\n"
+        " blt_w(D1)\n label(DE)\n"
+    )
+    return (
+        "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+        + t.subw(SP, SP, 24)
+        + t.str_imm(3, SP, 0)
+        + t.str_imm(1, SP, 4)
+        + t.str_imm(2, SP, 8)
+        + t.str_imm(0, SP, 16)
+        + f" ldr(r4,[r3,20])\n cmp(r4,{n})\n blt_w(DO)\n"
+        + wide
+        + one
+        + t.addw(SP, SP, 24)
+        + " pop({r8,r9,r10,r11})\n"
+    )

@@ -1,0 +1,423 @@
+"""int8 asm_thumb layer kernels for cores with the DSP extension (Armv7E-M, Armv8-M: SMLAD,
+SXTB16, SSAT), in the manner of CMSIS-NN: a whole tile per assembler call, loops and
+requantization inside the routine, operands widened once and reused from registers.
+
+`source(job)` renders the kernel `k(X, W, O, P)` of the layer-op contract (kernels.ops.contract) (same P layout,
+same requantization (acc * M) >> S clamped to [LO, 127]) for dense layers and convolutions, or
+None where these kernels do not apply (the Cortex-M0 kernels of kernels.ops.m0 run instead).
+The layer's constants (K, M, S, LO) are rendered into the code; the tile's sizes are read from P.
+
+Convolutions and dense layers (`conv`): im2col and a register-blocked matrix product. Each
+output pixel's K = KH*KW*C inputs are gathered (zeros where the window leaves the input; 1x1
+convolutions and dense layers with C % 4 == 0 are read in place) and widened by SXTB16 into an
+int16 row on the stack, interleaved so that one LDRD loads a pixel's 4 inputs as two halfword
+pairs. Convolutions with K <= 164 (`conv_block_source`) widen a block of up to ~4 KB of pixels
+at once; per pair of output channels, the pair's weights are widened once into the frame and
+serve every pass over the block: a pass takes 3 pixels x 2 channels with K unrolled, per 4
+inputs two LDRD of weights, one LDRD per pixel and 12 SMLAD: 17 instructions per 24 MACs
+(KWS's 1x1 layers: 1.63x under the SMLAD roof; widening the weights in the pass, 21 per 24,
+gave 1.92x). Dense layers take 1 pixel a pass with the weights widened in the pass (each
+weight serves one pixel); K over 156 2 pixels with K looped. An odd pixel or channel count
+runs its last pass over the previous one (same values stored twice); a tile of one channel
+has its own loop (the block kernel pairs the last channel with itself).
+
+Depthwise 3x3, stride 1 or 2 (`depthwise_planes_source`, a kernel per tile shape C, V, OW):
+a channel at a time, its input widened once per call into a zero-padded int16 plane on the
+stack, its 9 weights packed in 6 registers as halfword pairs along the row; each output row
+swept two pixels a pass, per kernel row one LDRD and SMLAD, SMLATB, SMLABT, SMLAD (6 MACs),
+requantized and stored in the pass: ~24 instructions per 18 MACs (stride 2: one more load);
+kernel rows on the top or bottom padding left out.
+Depthwise 3x3, stride 2 (`depthwise_direct_source`, a kernel per tile shape): no plane; the
+int8 input read in place a channel at a time (LDRSB, PKHBT into a pair, SMLAD, LDRSB, SMLAxB:
+5 instructions per kernel row and pixel), taps on padding left out: a stride-2 input serves
+~2.25 MACs, too few to pay for widening it into a plane (2 instructions an input).
+On MVE cores the tiles of 4 output rows or more run kernels.ops.mve's depthwise kernel
+(strided ones whose height is no multiple of 4 excepted: the in-place kernel is faster there).
+Other depthwise layers (`depthwise_rows_source`, strided ones): input rows widened once per call into a ring of KH
+zero-padded row slots on the stack, weights widened once per call; per pixel and 4 channels a
+tap is 2 LDRD and 4 SMLABB/SMLATT (a tap's weight serves one output per channel: nothing to
+pair for SMLAD). Tiles whose channels are not a multiple of 4 use `depthwise_source` (pointers
+walked tap by tap), under 4 channels LDRSB and MLA.
+
+Instruction counts are what QEMU -icount charges; the choices hold on a real Cortex-M4/M7 too
+(LDRD is one 64-bit access on the M7; no LDM; weights are widened only inside the timed call,
+into the kernel's stack frame, never stored widened).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.ops.dsp_common import LR, SP, constants, rq, scaled, window
+from mcuroof.kernels.ops.dsp_planes import (
+    FOLD_M,
+    depthwise_direct_source,
+    depthwise_planes_source,
+    direct_applies,
+    direct_tiles,
+    planes_tiles,
+)
+from mcuroof.kernels.ops.dsp_rows import depthwise_rows_source, dw_rows_geometry
+
+
+def depthwise_applies(job) -> bool:
+    return (
+        job.emitter == "asm_thumb"
+        and job.dtype == "int8"
+        and job.layer.op == "DEPTHWISE_CONV_2D"
+        and constants(job) is not None
+    )
+
+
+def depthwise_source(job) -> str:
+    """Depthwise: per output pixel, 4 channels at a time (the last 4 overlap where C % 4 != 0):
+    each tap's 4 inputs and 4 weights widened by SXTB16, 4 SMLABB/SMLATT into 4 accumulators,
+    requantized and stored; the whole tile in one call. 10 instructions per 4 MACs per tap: a
+    tap's weights serve one output per channel, so they are not reused from registers."""
+    _, m, s, lo = constants(job)
+    frame = 64
+    tap = (
+        t.ldr_imm(4, 1, 0)
+        + t.ldr_imm(6, 2, 0)
+        + t.add_lsl(1, 1, 9, 0)
+        + t.add_lsl(2, 2, 9, 0)
+        + t.sxtb16(5, 4, 8)
+        + t.sxtb16(4, 4)
+        + t.sxtb16(7, 6, 8)
+        + t.sxtb16(6, 6)
+        + t.smlabb(10, 4, 6, 10)
+        + t.smlatt(12, 4, 6, 12)
+        + t.smlabb(11, 5, 7, 11)
+        + t.smlatt(LR, 5, 7, LR)
+    )
+    pixel = (
+        t.ldr_imm(0, SP, 0)
+        + window(0)
+        + t.str_imm(7, SP, 28)  # rows of taps
+        + " ldr(r5,[r0,28])\n mul(r6,r5)\n"
+        + t.str_imm(4, SP, 36)
+        + t.str_imm(6, SP, 40)
+        + window(1)
+        + t.str_imm(7, SP, 32)  # taps per row
+        + t.ldr_imm(5, SP, 36)
+        + " ldr(r1,[r0,4])\n mul(r5,r1)\n add(r5,r5,r4)\n ldr(r1,[r0,8])\n"
+        " mul(r5,r1)\n"
+        + t.ldr_imm(2, SP, 4)
+        + " add(r5,r5,r2)\n"
+        + t.str_imm(5, SP, 36)  # X + (y*V+x)*C
+        + t.ldr_imm(5, SP, 40)
+        + " add(r5,r5,r6)\n mul(r5,r1)\n"
+        + t.ldr_imm(2, SP, 8)
+        + " add(r5,r5,r2)\n"
+        + t.str_imm(5, SP, 40)  # W + (ky*KW+kx)*C
+        + " ldr(r5,[r0,4])\n sub(r5,r5,r7)\n mul(r5,r1)\n"
+        + t.str_imm(5, SP, 44)  # (V - n)*C
+        + " ldr(r5,[r0,28])\n sub(r5,r5,r7)\n mul(r5,r1)\n"
+        + t.str_imm(5, SP, 48)  # (KW - n)*C
+        + " mov(r9,r1)\n movw(r8,0)\n"
+    )
+    group = (
+        t.ldr_imm(0, SP, 0)
+        + t.add_lsl(0, 0, 8, 2)
+        + t.ldrd_imm(10, 11, 0, 64)
+        + t.ldrd_imm(12, LR, 0, 72)
+        + t.ldr_imm(1, SP, 36)
+        + t.add_lsl(1, 1, 8, 0)
+        + t.ldr_imm(2, SP, 40)
+        + t.add_lsl(2, 2, 8, 0)
+        + t.ldr_imm(0, SP, 28)
+        + " label(R)\n"
+        + t.ldr_imm(3, SP, 32)
+        + " label(T)\n"
+        + tap
+        + " sub(r3,1)\n bne_w(T)\n"
+        + t.ldr_imm(4, SP, 44)
+        + t.ldr_imm(5, SP, 48)
+        + " add(r1,r1,r4)\n add(r2,r2,r5)\n sub(r0,1)\n bne_w(R)\n"
+        + f" movw(r4,{m})\n"
+        + "".join(rq(a, s, lo) for a in (10, 11, 12, LR))
+        + t.ldr_imm(5, SP, 24)
+        + t.add_lsl(5, 5, 8, 0)
+        + "".join(t.strb_imm(a, 5, i) for i, a in enumerate((10, 11, 12, LR)))
+    )
+    nxt = (
+        t.addw(8, 8, 4) + " mov(r5,r8)\n mov(r4,r9)\n cmp(r5,r4)\n beq_w(GE)\n sub(r4,3)\n cmp(r5,r4)\n"
+        " blt_w(G)\n sub(r4,1)\n mov(r8,r4)\n bne_w(G)\n label(GE)\n"
+    )
+    step = (
+        t.ldr_imm(4, SP, 24)
+        + " mov(r5,r9)\n add(r4,r4,r5)\n"
+        + t.str_imm(4, SP, 24)  # next pixel's output
+        + t.ldr_imm(0, SP, 0)
+        + t.ldr_imm(4, SP, 20)
+        + " add(r4,1)\n ldr(r5,[r0,16])\n cmp(r4,r5)\n"
+        " blt(NX)\n mov(r4,0)\n"
+        + t.ldr_imm(6, SP, 16)
+        + " add(r6,1)\n"
+        + t.str_imm(6, SP, 16)
+        + " label(NX)\n"
+        + t.str_imm(4, SP, 20)
+        + t.ldr_imm(6, SP, 16)
+        + " ldr(r5,[r0,12])\n cmp(r6,r5)\n"
+        " blt_w(PIX)\n"
+    )
+    # tiles of fewer than 4 channels: a channel at a time, LDRSB and MLA
+    single = (
+        t.ldr_imm(0, SP, 0)
+        + t.add_lsl(0, 0, 8, 2)
+        + t.ldr_imm(10, 0, 64)
+        + t.ldr_imm(1, SP, 36)
+        + t.add_lsl(1, 1, 8, 0)
+        + t.ldr_imm(2, SP, 40)
+        + t.add_lsl(2, 2, 8, 0)
+        + t.ldr_imm(0, SP, 28)
+        + " label(R1)\n"
+        + t.ldr_imm(3, SP, 32)
+        + " label(T1)\n"
+        + t.ldrsb_post(4, 1, 0)
+        + t.ldrsb_post(6, 2, 0)
+        + t.add_lsl(1, 1, 9, 0)
+        + t.add_lsl(2, 2, 9, 0)
+        + t.mla(10, 4, 6, 10)
+        + " sub(r3,1)\n bne_w(T1)\n"
+        + t.ldr_imm(4, SP, 44)
+        + t.ldr_imm(5, SP, 48)
+        + " add(r1,r1,r4)\n add(r2,r2,r5)\n sub(r0,1)\n bne_w(R1)\n"
+        + f" movw(r4,{m})\n"
+        + rq(10, s, lo)
+        + t.ldr_imm(5, SP, 24)
+        + t.add_lsl(5, 5, 8, 0)
+        + t.strb_imm(10, 5, 0)
+        + t.addw(8, 8, 1)
+        + " mov(r5,r8)\n mov(r4,r9)\n cmp(r5,r4)\n blt_w(G1)\n beq_w(GE)\n"
+    )
+    return (
+        "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+        + t.subw(SP, SP, frame)
+        + t.str_imm(3, SP, 0)
+        + t.str_imm(0, SP, 4)
+        + t.str_imm(1, SP, 8)
+        + t.str_imm(2, SP, 24)
+        + " mov(r4,0)\n"
+        + t.str_imm(4, SP, 16)
+        + t.str_imm(4, SP, 20)
+        + " label(PIX)\n"
+        + pixel
+        + " mov(r4,r9)\n cmp(r4,4)\n blt_w(G1)\n label(G)\n"
+        + group
+        + nxt
+        + step
+        + " b(END)\n label(G1)\n"
+        + single
+        + " label(END)\n"
+        + t.addw(SP, SP, frame)
+        + " pop({r8,r9,r10,r11})\n"
+    )
+
+
+def _depthwise_other(job) -> str:
+    """The row-slot or per-tap depthwise kernel of the job, as k."""
+    if not dw_rows_geometry(job):
+        return depthwise_source(job)
+    if all(tl.params[2] % 4 == 0 for tl in job.tiles):
+        return depthwise_rows_source(job).replace("def kr(", "def k(")
+    # tiles whose channels are not a multiple of 4 run the other kernel
+    return (
+        depthwise_rows_source(job)
+        + "#--\n"
+        + depthwise_source(job).replace("def k(", "def kg(")
+        + "#--\ndef k(X,W,O,P):\n if P[2]&3:\n  kg(X,W,O,P)\n else:\n  kr(X,W,O,P)\n"
+    )
+
+
+# Depthwise 3x3, stride 1, on 3x3 inputs and outputs (VWW's last depthwise layer;
+# `depthwise_3x3_source`): a channel's whole input and weights in registers, as pairs along the
+# row: weights A_j = (w[j][0], w[j][1]) in r2-r4, B_j = (w[j][1], w[j][2]) in r5-r7 (times M),
+# inputs P_r = (x[r][0], x[r][1]) in r8-r10, Q_r = (x[r][1], x[r][2]) in r11, r12, lr. Output
+# (y, 0) is sum B_j.P_r, (y, 1) A_j.P_r + w[j][2]*x[r][2] (SMLATT B_j, Q_r), (y, 2) A_j.Q_r over
+# the kernel rows j whose input row r = y + j - 1 exists: 28 MAC instructions for the 49 MACs
+# that miss the padding, against ~75 to load, pair and scale a channel's weights and inputs and
+# store its 9 outputs. Frame: P, X, W, O, the channels' end, W + c, the bias pointer, X + c,
+# the bias times M, O + c.
+K3_FRAME = 40
+
+
+def _k3_applies(p) -> bool:
+    return tuple(p[:12]) == (3, 3, p[2], 3, 3, p[2], 3, 3, 1, 1, 1, 1) and 8 * p[2] <= 4095
+
+
+def _k3_outputs(c: int, s: int, lo: int, ys) -> str:
+    """Outputs of rows ys: r0 the sum (from the bias: at sp + 32, in r10 before row 2 of the
+    input is loaded, in r8 once row 0 is done with), then SSAT/USAT, STRB at r1."""
+    code = ""
+    for y in ys:
+        rows = [(j, y + j - 1) for j in range(3) if 0 <= y + j - 1 < 3]
+        if y == 2:
+            code += t.ldr_imm(8, SP, 32)  # input row 0 (r8) is done with
+        for x in range(3):
+            ra = (10, 0, 8)[y]
+            if y == 1:
+                code += t.ldr_imm(0, SP, 32)
+            for j, r in rows:
+                pr, qr = 8 + r, (11, 12, LR)[r]
+                if x == 0:
+                    code += t.smlad(0, 5 + j, pr, ra)
+                elif x == 1:
+                    code += t.smlad(0, 2 + j, pr, ra) + t.smlatt(0, 5 + j, qr, 0)
+                else:
+                    code += t.smlad(0, 2 + j, qr, ra)
+                ra = 0
+            code += (t.usat(0, 7, 0, s) if lo == 0 else t.ssat(0, 8, 0, s)) + t.strb_imm(0, 1, (3 * y + x) * c)
+    return code
+
+
+def depthwise_3x3_source(job, p, name: str) -> str:
+    _, m, s, lo = constants(job)
+    c = p[2]
+
+    def row(r: int, tmp: int) -> str:
+        pr, qr = 8 + r, (11, 12, LR)[r]
+        return (
+            t.ldrsb_imm(pr, 0, 3 * r * c)
+            + t.ldrsb_imm(qr, 0, (3 * r + 1) * c)
+            + t.ldrsb_imm(tmp, 0, (3 * r + 2) * c)
+            + t.pkhbt(pr, pr, qr)
+            + t.pkhbt(qr, qr, tmp)
+        )
+
+    weights = (
+        t.ldr_imm(8, SP, 20)
+        + f" movw(r11,{m})\n"
+        + "".join(
+            scaled(2 + j, 3 * j * c, 8, 11)
+            + scaled(9, (3 * j + 1) * c, 8, 11)
+            + scaled(5 + j, (3 * j + 2) * c, 8, 11)
+            + t.pkhbt(2 + j, 2 + j, 9)
+            + t.pkhbt(5 + j, 9, 5 + j)
+            for j in range(3)
+        )
+        + t.addw(8, 8, 1)
+        + t.str_imm(8, SP, 20)
+        + t.ldr_imm(8, SP, 24)
+        + t.ldr_post(9, 8, 4)
+        + t.str_imm(8, SP, 24)
+        + t.mul(9, 9, 11)
+        + t.str_imm(9, SP, 32)
+    )
+    inputs = (
+        t.ldr_imm(0, SP, 28)
+        + t.addw(1, 0, 1)
+        + t.str_imm(1, SP, 28)
+        + row(0, 1)
+        + row(1, 1)
+        + t.ldr_imm(1, SP, 36)
+        + t.ldr_imm(10, SP, 32)
+    )
+    rest = t.ldr_imm(0, SP, 28) + t.subw(0, 0, 1) + row(2, 0)  # input row 2 after output row 0 (r10 held the bias)
+    return (
+        f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n"
+        + t.subw(SP, SP, K3_FRAME)
+        + t.str_imm(3, SP, 0)
+        + t.str_imm(0, SP, 4)
+        + t.str_imm(1, SP, 8)
+        + t.str_imm(2, SP, 12)
+        + t.str_imm(1, SP, 20)
+        + " add(r3,64)\n"
+        + t.str_imm(3, SP, 24)
+        + t.str_imm(0, SP, 28)
+        + t.str_imm(2, SP, 36)
+        + t.addw(4, 2, c)
+        + t.str_imm(4, SP, 16)
+        + " label(CH)\n"
+        + weights
+        + inputs
+        + _k3_outputs(c, s, lo, (0,))
+        + rest
+        + _k3_outputs(c, s, lo, (1, 2))
+        + " add(r1,1)\n"
+        + t.str_imm(1, SP, 36)
+        + t.ldr_imm(0, SP, 16)
+        + " cmp(r1,r0)\n blt_w(CH)\n"
+        + t.addw(SP, SP, K3_FRAME)
+        + " pop({r8,r9,r10,r11})\n"
+    )
+
+
+def _test(p, ps) -> str:
+    """The shortest test of P that tells tile shape p from the shapes ps of the other tiles
+    (each comparison costs the interpreter a few hundred instructions per call)."""
+    for n in range(1, 8):
+        for fields in itertools.combinations((2, 3, 0, 4, 1, 10, 11), n):
+            if not any(all(q[j] == p[j] for j in fields) for q in ps if q != p):
+                return " and ".join(f"P[{i}]=={p[i]}" for i in fields)
+    return "True"
+
+
+def _mve_groups(job) -> dict:
+    """kernels.ops.mve's depthwise groups, less the strided ones whose heights are no multiple
+    of 4 (its last step of 4 rows overlaps the one before): the in-place kernel is faster there
+    (qemu-m55, VWW DW11: 2.41 ms against 3.04)."""
+    from mcuroof.kernels.ops import mve as layer_kernels_mve
+
+    return {
+        key: ps
+        for key, ps in layer_kernels_mve.depthwise_groups(job).items()
+        if not all(q[8] == 2 and q[3] % 4 and direct_applies(tuple(q[:12])) for q in ps if q[3] >= 4)
+    }
+
+
+def _depthwise_dispatch(job) -> str:
+    """The MVE kernels, the in-place stride-2 kernels and the plane kernels (one per tile
+    shape) for the tile shapes they take, the other depthwise kernels (as
+    kd) for the rest; k picks by P."""
+    from mcuroof.kernels.ops import mve as layer_kernels_mve
+
+    mve = _mve_groups(job)
+    whole = {key for key, ps in mve.items() if min(q[3] for q in ps) >= 4}  # no tile left to the DSP
+    shapes = {tuple(tl.params[:12]) for tl in job.tiles}
+    fold = constants(job)[1] < FOLD_M
+    direct = [p for p in direct_tiles(job) if (p[2], p[1], p[4]) not in whole] if fold else []
+    k3 = (
+        [
+            p
+            for p in dict.fromkeys(tuple(tl.params[:12]) for tl in job.tiles)
+            if _k3_applies(p) and (p[2], p[1], p[4]) not in whole
+        ]
+        if fold
+        else []
+    )
+    planes = [p for p in planes_tiles(job) if (p[2], p[1], p[4]) not in whole and p not in direct + k3] if fold else []
+    if not planes and not mve and not direct and not k3:
+        return _depthwise_other(job)
+    code = "".join(layer_kernels_mve.depthwise_source(job, ps, f"km{i}") + "#--\n" for i, ps in enumerate(mve.values()))
+    code += "".join(depthwise_direct_source(job, p, f"kq{i}") + "#--\n" for i, p in enumerate(direct))
+    code += "".join(depthwise_3x3_source(job, p, f"k3{i}") + "#--\n" for i, p in enumerate(k3))
+    code += "".join(depthwise_planes_source(job, [p], f"kp{i}") + "#--\n" for i, p in enumerate(planes))
+    taken = set(direct) | set(planes) | set(k3)
+    rest = {p for p in shapes - taken if (p[2], p[1], p[4]) not in whole}
+    if rest:
+        code += _depthwise_other(job).replace("def k(", "def kd(") + "#--\n"
+    order = list(dict.fromkeys(tuple(tl.params[:12]) for tl in job.tiles))  # the first tile's test first
+    named = sorted(
+        [(p, f"kq{i}") for i, p in enumerate(direct)]
+        + [(p, f"k3{i}") for i, p in enumerate(k3)]
+        + [(p, f"kp{i}") for i, p in enumerate(planes)],
+        key=lambda pn: order.index(pn[0]),
+    )
+    tests = [(f"P[2]=={c} and P[1]=={v} and P[4]=={ow} and P[3]>=4", f"km{i}") for i, (c, v, ow) in enumerate(mve)] + [
+        (_test(p, shapes), name) for p, name in named
+    ]
+    code += "def k(X,W,O,P):\n" + "".join(
+        f" {'if' if i == 0 else 'elif'} {cond}:\n  {name}(X,W,O,P)\n" for i, (cond, name) in enumerate(tests)
+    )
+    return code + (" else:\n  kd(X,W,O,P)\n" if rest else "")
+
+
+def source(job) -> str:
+    """The depthwise kernels of this job (MVE ones where the core has MVE)."""
+    return _depthwise_dispatch(job)
+
+
+def kernel_isa(job) -> str:
+    return "mve" if _mve_groups(job) else "dsp"

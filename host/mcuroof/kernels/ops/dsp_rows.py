@@ -1,0 +1,250 @@
+"""int8 depthwise layers on cores with the DSP extension, from widened input rows: each input
+row is widened once per call into a row slot, every tap is then two LDRD and four SMLAxB."""
+
+from __future__ import annotations
+
+from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, constants, rq
+
+# Depthwise with widened, zero-padded input rows. Frame: 64 bytes of state, then per channel
+# group of 4 its taps' widened weights (8 bytes a tap) and its 4 biases (WP bytes a group), then
+# KH row slots: one input row each, as PWM columns of GM groups of widened [c0,c2] [c1,c3]
+# words (zeros where the window leaves the input). Each input row is widened once per call
+# into slot y % KH; every tap is then two LDRD and four SMLABB/SMLATT.
+D_P, D_X, D_W, D_OUT, D_OY, D_OX, D_LAST, D_Y0, D_RB, D_COL = 0, 4, 8, 12, 16, 20, 24, 28, 32, 44
+D_PAD = 48  # (GB - GN) * 8: the rest of a column after the block's GN groups
+D_G0, D_GN = 52, 56  # the block's first channel group and its group count
+
+
+def dw_rows_geometry(job):
+    """(GB, PWM, T, WP, woff, roff, slot, frame) of the row-slot depthwise kernel, or None where
+    it does not apply (channels not a multiple of 4, windows over 3 rows, offsets out of reach).
+    GB: channel groups a block (all of them where they fit, else 16, 8 or 4: the kernel runs
+    the tile a block of channels at a time)."""
+    ps = [tl.params for tl in job.tiles if tl.params[2] % 4 == 0]
+    if not ps:
+        return None
+    kh, kw = ps[0][6], ps[0][7]
+    if kh > 3 or len({p[6:12] for p in ps}) != 1:
+        return None
+    pwm = max((p[4] - 1) * p[9] + kw for p in ps)
+    taps = kh * kw
+    wp = taps * 8 + 16
+    gm = max(p[2] for p in ps) // 4
+    for gb in [gm] + [g for g in (16, 8, 4) if g < gm]:
+        woff, roff = 64, 64 + gb * wp
+        slot = pwm * gb * 8
+        frame = roff + kh * slot
+        if (kw - 1) * gb * 8 <= 1016 and taps * 8 + 8 <= 1020 and roff + (kh - 1) * slot <= 4095 and frame <= MAX_FRAME:
+            return gb, pwm, taps, wp, woff, roff, slot, frame
+    return None
+
+
+def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: int) -> str:
+    """Input row y = y0 + ky into slot y % KH, unless built already: columns x = col - PL of the
+    pass's (OW-1)*SW + KW, each G widened groups (zeros outside the input), then the column's
+    unused groups skipped. Its slot address to the frame."""
+    lab = f"B{ky}"
+    return (
+        t.ldr_imm(4, SP, D_Y0)
+        + (f" add(r4,{ky})\n" if ky else "")
+        + t.ldr_imm(5, SP, D_LAST)
+        + f" cmp(r4,r5)\n ble_w({lab}S)\n"
+        + t.str_imm(4, SP, D_LAST)
+        + t.ldr_imm(0, SP, D_P)
+        + f" movw(r5,{4 * kh})\n add(r5,r5,r4)\n movw(r6,{kh})\n udiv(r7,r5,r6)\n"
+        " mul(r7,r6)\n sub(r5,r5,r7)\n"
+        + f" movw(r6,{slot})\n mul(r5,r6)\n"
+        + t.addw(1, SP, roff)
+        + " add(r1,r1,r5)\n"  # dst: slot (y % KH)
+        + t.ldr_imm(2, SP, D_X)
+        + " ldr(r5,[r0,4])\n ldr(r6,[r0,8])\n mov(r10,r6)\n mul(r5,r6)\n"
+        " mul(r5,r4)\n add(r2,r2,r5)\n"
+        + t.ldr_imm(5, SP, D_G0)
+        + t.add_lsl(9, 2, 5, 2)  # X + y*V*C + 4*g0
+        + t.ldr_imm(11, SP, D_PAD)
+        + " movw(r8,0)\n movw(r12,0)\n"
+        " ldr(r5,[r0,16])\n sub(r5,1)\n ldr(r6,[r0,36])\n mul(r5,r6)\n ldr(r6,[r0,28])\n add(r5,r5,r6)\n"
+        " mov(r4,r5)\n"  # columns
+         + f" movw(r5,{pl})\n neg(r5,r5)\n"  # x = -PL
+        f" label({lab}C)\n"
+        + t.ldr_imm(3, SP, D_GN)
+        + (f" lsr(r3,r3,{unroll.bit_length() - 1})\n" if unroll > 1 else "")
+        + t.ldr_imm(6, SP, D_Y0)
+        + (f" add(r6,{ky})\n" if ky else "")
+        + " ldr(r7,[r0,0])\n cmp(r6,r7)\n"
+        f" bcs_w({lab}Z)\n ldr(r7,[r0,4])\n cmp(r5,r7)\n bcs_w({lab}Z)\n"
+        + t.mul(2, 5, 10)
+        + t.add_lsl(2, 2, 9, 0)
+        + f" label({lab}G)\n"
+        + (t.ldr_post(6, 2, 4) + t.sxtb16(7, 6, 8) + t.sxtb16(6, 6) + t.strd_post(6, 7, 1, 8)) * unroll
+        + f" sub(r3,1)\n bne_w({lab}G)\n b({lab}N)\n"
+        f" label({lab}Z)\n" + t.strd_post(8, 12, 1, 8) * unroll + f" sub(r3,1)\n bne_w({lab}Z)\n"
+        f" label({lab}N)\n" + t.add_lsl(1, 1, 11, 0) + f" add(r5,1)\n sub(r4,1)\n bne_w({lab}C)\n"
+        f" label({lab}S)\n"
+        + t.ldr_imm(4, SP, D_Y0)
+        + (f" add(r4,{ky})\n" if ky else "")
+        + f" movw(r5,{4 * kh})\n add(r5,r5,r4)\n movw(r6,{kh})\n udiv(r7,r5,r6)\n mul(r7,r6)\n"
+        f" sub(r5,r5,r7)\n movw(r6,{slot})\n mul(r5,r6)\n"
+        + t.addw(1, SP, roff)
+        + " add(r1,r1,r5)\n"
+        + t.str_imm(1, SP, D_RB + 4 * ky)
+    )
+
+
+def depthwise_rows_source(job) -> str:
+    """Depthwise, the whole tile per call, input rows widened once (see the frame above): per
+    pixel and group of 4 channels, each tap is LDRD inputs, LDRD weights, SMLABB/SMLATT x 4
+    (6 instructions per 4 MACs); biases, requantization and a 4-byte store per group. Columns
+    of the window on the left or right padding are skipped (one group loop per span of taps
+    the tiles' columns have); rows on the top or bottom padding are multiplied as zeros."""
+    _, m, s, lo = constants(job)
+    gm, pwm, taps, wp, woff, roff, slot, frame = dw_rows_geometry(job)  # gm: groups a block
+    p = job.tiles[0].params
+    kh, kw, sh, sw, pt, pl = p[6:12]
+    rb = (1, 2, 3)[:kh]
+    groups = {tl.params[2] // 4 for tl in job.tiles if tl.params[2] % 4 == 0}
+    unroll = 4 if all(g % 4 == 0 for g in groups) else 2 if all(g % 2 == 0 for g in groups) else 1
+    big = frame > 4095
+    grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
+    shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
+    weights = (
+        t.ldr_imm(4, SP, D_P)
+        + " ldr(r0,[r4,8])\n"
+        + t.ldr_imm(3, SP, D_GN)
+        + t.addw(1, SP, woff)
+        + t.ldr_imm(9, SP, D_P)
+        + t.ldr_imm(8, SP, D_G0)
+        + " label(WG)\n"
+        + t.ldr_imm(2, SP, D_W)
+        + t.add_lsl(2, 2, 8, 2)
+        + f" mov(r4,{taps})\n label(WT)\n"
+        + t.ldr_imm(6, 2, 0)
+        + t.add_lsl(2, 2, 0, 0)
+        + t.sxtb16(7, 6, 8)
+        + t.sxtb16(6, 6)
+        + t.strd_post(6, 7, 1, 8)
+        + " sub(r4,1)\n bne_w(WT)\n"
+        + t.add_lsl(2, 9, 8, 4)
+        + t.ldrd_imm(6, 7, 2, 64)
+        + t.strd_imm(6, 7, 1, 0)
+        + t.ldrd_imm(6, 7, 2, 72)
+        + t.strd_imm(6, 7, 1, 8)
+        + " add(r1,16)\n"
+        + t.addw(8, 8, 1)
+        + " sub(r3,1)\n bne_w(WG)\n"
+    )
+
+    def loop(v: int, kx0: int, kx1: int, last: bool) -> str:
+        """The group loop of a pixel whose window keeps the taps kx0 <= kx < kx1 (the others
+        fall on zero padding: skipped, not multiplied)."""
+        taps_code = "".join(
+            t.ldrd_imm(4, 5, rb[ky], kx * gm * 8)
+            + t.ldrd_imm(6, 7, 8, (ky * kw + kx) * 8)
+            + t.smlabb(10, 4, 6, 10)
+            + t.smlatt(12, 4, 6, 12)
+            + t.smlabb(11, 5, 7, 11)
+            + t.smlatt(LR, 5, 7, LR)
+            for ky in range(kh)
+            for kx in range(kx0, kx1)
+        )
+        return (
+            f" label(GL{v})\n"
+            + t.ldrd_imm(10, 11, 8, taps * 8)
+            + t.ldrd_imm(12, LR, 8, taps * 8 + 8)
+            + taps_code
+            + f" movw(r4,{m})\n"
+            + "".join(rq(a, s, lo) for a in (10, 11, 12, LR))
+            + "".join(t.strb_imm(a, 9, i) for i, a in enumerate((10, 11, 12, LR)))
+            + t.addw(9, 9, 4)
+            + "".join(f" add(r{r},8)\n" for r in rb)
+            + t.addw(8, 8, wp)
+            + f" sub(r0,1)\n bne_w(GL{v})\n"
+            + ("" if last else " beq_w(GD)\n")
+        )
+
+    cands = [tl.params for tl in job.tiles if tl.params[2] % 4 == 0]
+    spans = sorted({(max(0, pl - ox * sw), min(kw, q[1] + pl - ox * sw)) for q in cands for ox in range(q[4])})
+    dispatch = (
+        t.ldr_imm(4, SP, D_OX) + f" movw(r5,{sw})\n mul(r4,r5)\n movw(r5,{pl})\n sub(r4,r4,r5)\n"
+        " mov(r6,0)\n sub(r6,r6,r4)\n cmp(r6,0)\n bge(DA)\n mov(r6,0)\n label(DA)\n"  # kx0
+         + t.ldr_imm(5, SP, D_P) + " ldr(r7,[r5,4])\n sub(r7,r7,r4)\n" + f" movw(r5,{kw})\n"
+        " cmp(r7,r5)\n ble(DB)\n mov(r7,r5)\n label(DB)\n"  # kx1
+        + "".join(
+            f" cmp(r6,{a})\n bne(DN{v})\n cmp(r7,{b})\n beq_w(GL{v})\n label(DN{v})\n"
+            for v, (a, b) in enumerate(spans[:-1])
+        )
+    )
+    order = [len(spans) - 1] + list(range(len(spans) - 1))
+    group = dispatch + "".join(loop(v, *spans[v], i == len(order) - 1) for i, v in enumerate(order)) + " label(GD)\n"
+    pixel = (
+        " label(PX)\n"
+        + t.ldr_imm(5, SP, D_P)
+        + t.ldr_imm(4, SP, D_OY)
+        + " ldr(r6,[r5,16])\n mul(r4,r6)\n"
+        + t.ldr_imm(6, SP, D_OX)
+        + " add(r4,r4,r6)\n ldr(r6,[r5,8])\n mul(r4,r6)\n"
+        + t.ldr_imm(6, SP, D_G0)
+        + t.add_lsl(4, 4, 6, 2)
+        + t.ldr_imm(6, SP, D_OUT)
+        + t.add_lsl(9, 4, 6, 0)  # O + pixel*C + 4*g0
+        + t.ldr_imm(0, SP, D_GN)
+        + t.ldr_imm(5, SP, D_COL)
+        + "".join(t.ldr_imm(r, SP, D_RB + 4 * i) + f" add(r{r},r{r},r5)\n" for i, r in enumerate(rb))
+        + t.addw(8, SP, woff)
+        + group
+        + t.ldr_imm(5, SP, D_COL)
+        + t.addw(5, 5, sw * gm * 8)
+        + t.str_imm(5, SP, D_COL)
+        + t.ldr_imm(4, SP, D_OX)
+        + " add(r4,1)\n"
+        + t.str_imm(4, SP, D_OX)
+        + t.ldr_imm(0, SP, D_P)
+        + " ldr(r5,[r0,16])\n cmp(r4,r5)\n blt_w(PX)\n"
+    )
+    row = (
+        " label(ROW)\n" + t.ldr_imm(4, SP, D_OY) + f" movw(r5,{sh})\n mul(r4,r5)\n" + f" movw(r5,{pt})\n"
+        " sub(r4,r4,r5)\n"
+        + t.str_imm(4, SP, D_Y0)
+        + "".join(_dw_build(ky, kh, pl, gm, roff, slot, unroll) for ky in range(kh))
+        + " mov(r4,0)\n"
+        + t.str_imm(4, SP, D_COL)
+        + t.str_imm(4, SP, D_OX)
+        + pixel
+        + t.ldr_imm(4, SP, D_OY)
+        + " add(r4,1)\n"
+        + t.str_imm(4, SP, D_OY)
+        + t.ldr_imm(0, SP, D_P)
+        + " ldr(r5,[r0,12])\n cmp(r4,r5)\n blt_w(ROW)\n"
+    )
+    return (
+        "@micropython.asm_thumb\ndef kr(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+        + grow
+        + t.str_imm(3, SP, D_P)
+        + t.str_imm(0, SP, D_X)
+        + t.str_imm(1, SP, D_W)
+        + t.str_imm(2, SP, D_OUT)
+        + " mov(r4,0)\n"
+        + t.str_imm(4, SP, D_G0)
+        + " label(BLK)\n"
+        + t.ldr_imm(0, SP, D_P)
+        + " ldr(r4,[r0,8])\n lsr(r4,r4,2)\n"
+        + t.ldr_imm(5, SP, D_G0)
+        + f" sub(r4,r4,r5)\n movw(r6,{gm})\n cmp(r4,r6)\n ble(BA)\n mov(r4,r6)\n label(BA)\n"  # GN
+        + t.str_imm(4, SP, D_GN)
+        + " sub(r6,r6,r4)\n lsl(r6,r6,3)\n"
+        + t.str_imm(6, SP, D_PAD)
+        + weights
+        + " mov(r4,0)\n"
+        + t.str_imm(4, SP, D_OY)
+        + " movw(r4,0x8000)\n neg(r4,r4)\n"
+        + t.str_imm(4, SP, D_LAST)
+        + row
+        + t.ldr_imm(4, SP, D_G0)
+        + f" add(r4,{gm})\n"
+        + t.str_imm(4, SP, D_G0)
+        + t.ldr_imm(0, SP, D_P)
+        + " ldr(r5,[r0,8])\n lsr(r5,r5,2)\n cmp(r4,r5)\n blt_w(BLK)\n"
+        + shrink
+        + " pop({r8,r9,r10,r11})\n"
+    )

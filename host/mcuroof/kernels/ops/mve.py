@@ -1,0 +1,441 @@
+"""int8 asm_thumb layer kernels for cores with MVE (Helium, Armv8.1-M: the Cortex-M55), for
+convolutions and dense layers with up to 256 inputs per output (K), and 3x3 depthwise
+layers (`depthwise_source`, below; dsp_depthwise's dispatch picks it per tile shape).
+
+Per output pixel, its K int8 inputs (gathered on the stack as the DSP kernels' im2col does,
+except for 1x1 convolutions and dense layers with K a multiple of 16) are loaded once into up
+to four vector registers (VLDRB, 16 lanes each); per output channel, its K weights are loaded
+into four more and VMLADAVA.S8 adds 16 products per instruction into the accumulator, which
+starts at the channel's bias (K over 64: the inputs are loaded again with each channel's
+weights, 3 instructions per 16 MACs); then
+(acc * M) >> S clamped (MUL, SSAT/USAT with the shift) and stored. Same contract as
+kernels.ops.contract (k(X, W, O, P), P's layout); the layer's K, M, S and LO are rendered into the code.
+"""
+
+from __future__ import annotations
+
+from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.ops import dsp_common
+
+SP = 13
+LR = 14
+MAX_K = 256  # the gathered inputs (16 bytes a vector) stay a small stack frame
+
+
+def applies(job) -> bool:
+    """A job MVE kernels can run: an int8 asm_thumb convolution or dense layer with K <= 256."""
+    layer = job.layer
+    if job.emitter != "asm_thumb" or job.dtype != "int8" or "mve" not in job.isa:
+        return False
+    const = dsp_common.constants(job) if layer.op in ("CONV_2D", "FULLY_CONNECTED") else None
+    return bool(const) and const[0] <= MAX_K
+
+
+def source(job) -> str:
+    k, m, s, lo = dsp_common.constants(job)
+    p = job.tiles[0].params
+    c, kh, kw = p[2], p[6], p[7]
+    nq = -(-k // 16)
+    direct = kh == kw == 1 and k % 16 == 0
+    boff, frame = 32, 32 + (0 if direct else 16 * nq)
+    if direct:  # the pixel's K inputs in place
+        inputs = (
+            " ldr(r5,[r0,32])\n mul(r6,r5)\n ldr(r5,[r0,4])\n mul(r6,r5)\n"
+            " ldr(r5,[r0,36])\n mul(r7,r5)\n add(r6,r6,r7)\n"
+            + f" movw(r5,{k})\n mul(r6,r5)\n"
+            + t.ldr_imm(7, SP, 4)
+            + " add(r1,r6,r7)\n"
+        )
+        weights = "".join(t.vldrb_post(4 + q, 1, 16) for q in range(nq))
+        pad = ""
+        if nq > 4:  # K over 64: the inputs stream from memory with the weights, per channel
+            weights = "".join(
+                t.vldrb_post(0, 4, 16) + t.vldrb_post(1, 1, 16) + t.vmladava(8, 0, 1, 8) for _ in range(nq)
+            )
+    else:  # gathered (zeros where the window leaves the input) into K bytes on the stack, then
+        # zeros up to 16 * nq: the weights read past a channel's K are multiplied by them
+        inputs = dsp_common.gather(c, kh, kw, boff) + t.addw(1, SP, boff)
+        weights = "".join(t.vldrb_imm(4 + q, 1, 16 * q) for q in range(nq)) + t.addw(1, 1, k)
+        pad = " movw(r4,0)\n" + "".join(t.str_imm(4, SP, boff + o) for o in range(k // 4 * 4, 16 * nq, 4))
+        if nq > 4:
+            weights = "".join(
+                t.vldrb_post(0, 4, 16) + t.vldrb_imm(1, 1, 16 * q) + t.vmladava(8, 0, 1, 8) for q in range(nq)
+            ) + t.addw(1, 1, k)
+    return (
+        "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+        + t.subw(SP, SP, frame)
+        + t.str_imm(3, SP, 0)
+        + t.str_imm(0, SP, 4)
+        + t.str_imm(1, SP, 8)
+        + t.str_imm(2, SP, 12)
+        + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n"
+        + t.str_imm(4, SP, 16)  # N = OH*OW
+        + " mov(r4,0)\n"
+        + t.str_imm(4, SP, 20)
+        + pad
+        + " label(PIX)\n"
+        + t.ldr_imm(4, SP, 20)
+        + t.ldr_imm(0, SP, 0)
+        + " ldr(r5,[r0,16])\n udiv(r6,r4,r5)\n"
+        + t.mul(7, 6, 5)
+        + " sub(r7,r4,r7)\n"  # oy, ox
+        + inputs
+        + ("".join(t.vldrb_post(q, 1, 16) for q in range(nq)) if nq <= 4 else " mov(r2,r1)\n")
+        + t.ldr_imm(0, SP, 0)
+        + t.ldr_imm(4, SP, 20)
+        + t.ldr_imm(1, SP, 8)
+        + " mov(r3,r0)\n add(r3,64)\n"  # weights, biases
+        + " ldr(r6,[r0,20])\n mov(r5,r4)\n mul(r5,r6)\n"
+        + t.ldr_imm(7, SP, 12)
+        + " add(r5,r5,r7)\n"
+        + f" movw(r7,{m})\n label(CH)\n"
+        + t.ldr_post(8, 3, 4)
+        + (" mov(r4,r2)\n" if nq > 4 else "")
+        + weights
+        + ("".join(t.vmladava(8, q, 4 + q, 8) for q in range(nq)) if nq <= 4 else "")
+        + t.mul(8, 8, 7)
+        + (t.usat(8, 7, 8, s) if lo == 0 else t.ssat(8, 8, 8, s))
+        + t.strb_post(8, 5, 1)
+        + " sub(r6,1)\n bne_w(CH)\n"
+        + t.ldr_imm(4, SP, 20)
+        + " add(r4,1)\n"
+        + t.str_imm(4, SP, 20)
+        + t.ldr_imm(5, SP, 16)
+        + " cmp(r4,r5)\n blt_w(PIX)\n"
+        + t.addw(SP, SP, frame)
+        + " pop({r8,r9,r10,r11})\n"
+    )
+
+
+# Depthwise 3x3, stride 1 or 2: lanes are four output pixels of a column (oy..oy+3). Per channel the
+# input is widened once into a zero-padded int16 plane stored column by column (plane[x + PL]
+# [y + PT], LP halfwords a column), the 9 weights times M go to r4-r12 (and the bias times M to
+# q5: M folded in once per channel), and each column of outputs is swept four pixels a step: per
+# tap VLDRH.S32 (the four rows' inputs) and VMLA.S32 by the tap's weight (2 instructions per 4
+# MACs), then VSHR by S, VMAX/VMIN clamp and a
+# VSTRB.32 scatter to the four pixels' outputs (OW*C apart). A column whose height is not a
+# multiple of 4 ends with a step over its last four pixels (two of them stored twice). Where
+# four plane columns are within VLDRH's reach, columns go in pairs: 12 loads serve 18 VMLA;
+# where five are, in threes (15 loads, 27 VMLA; the third accumulator is q3, reloaded with the
+# widening's gather offsets per channel). Tall columns (LP over 41) reach the farther plane
+# columns from a second base, r3.
+# The widening gathers four input rows a step (VLDRB.S32 with row offsets, VSTRH.32 down the
+# column), its last block backed up like the columns' last step.
+# Frame: P, X, W, O, c, columns left, column plane, column output (0..28), the gather and
+# scatter offsets on their way to q3 and q4 (32), then the input rows widened (40), the
+# back-up of the last step in the plane and in O (48, 52) and of the widening's last block in
+# the plane and in X (56, 60), the plane (64).
+DW_FRAME_HEAD = 80  # state, then (at 64) the widening's gather offsets, kept for q3's reload
+DW_GATHER = 64
+
+
+def _dw_shape(ps):
+    """(LP, frame) of the MVE depthwise kernel of tiles sharing C, V and OW, or None."""
+    p = ps[0]
+    c, v, ow, st = p[2], p[1], p[4], p[8]
+    if st not in (1, 2) or any(q[6:10] != (3, 3, st, st) or q[10] > 1 or q[11] > 1 for q in ps):
+        return None
+    lp = -(-(st * max(q[3] for q in ps) + 3 - st) // 4) * 4
+    frame = DW_FRAME_HEAD + 2 * lp * (st * ow + 3 - st)
+    if lp > 60 or frame > dsp_common.MAX_FRAME or 8 * c > 4095 or 4 * v * c > 4095 or 3 * ow * c > 65535:
+        return None
+    return lp, frame
+
+
+def depthwise_groups(job) -> dict:
+    """The job's tiles by (C, V, OW) that the MVE depthwise kernel takes (tiles of fewer than
+    4 output rows run the DSP kernels)."""
+    if "mve" not in job.isa or job.layer.op != "DEPTHWISE_CONV_2D":
+        return {}
+    groups = {}
+    for tl in job.tiles:
+        p = tl.params
+        groups.setdefault((p[2], p[1], p[4]), []).append(p)
+    return {key: ps for key, ps in groups.items() if _dw_shape(ps) and max(q[3] for q in ps) >= 4}
+
+
+def _dw_step(lp: int, s: int) -> str:
+    """Four output pixels of the column: r0 = their plane (column ox, row oy), r1 = their
+    first output; bias in q5 and weights (times M), clamps in q6/q7, scatter offsets in q4."""
+    return (
+        t.vmov_q(0, 5)
+        + "".join(
+            t.vldrh_s32(1, 0, 2 * (kx * lp + ky)) + t.vmla_s32(0, 1, 4 + 3 * ky + kx)
+            for ky in range(3)
+            for kx in range(3)
+        )
+        + t.vshr_s32(0, 0, s)
+        + t.vmax_s32(0, 0, 6)
+        + t.vmin_s32(0, 0, 7)
+        + t.vstrb_32_scatter(0, 1, 4)
+    )
+
+
+def _dw_step_strided(lp: int, s: int) -> str:
+    """_dw_step for stride 2: the four pixels' rows are 2 apart in the plane column, so each
+    tap is a VLDRH.S32 gather (offsets 0, 4, 8, 12 bytes in q2) from lr = r0 + the tap."""
+    return (
+        t.vmov_q(0, 5)
+        + "".join(
+            t.addw(LR, 0, 2 * (kx * lp + ky)) + t.vldrh_s32_gather(1, LR, 2) + t.vmla_s32(0, 1, 4 + 3 * ky + kx)
+            for ky in range(3)
+            for kx in range(3)
+        )
+        + t.vshr_s32(0, 0, s)
+        + t.vmax_s32(0, 0, 6)
+        + t.vmin_s32(0, 0, 7)
+        + t.vstrb_32_scatter(0, 1, 4)
+    )
+
+
+def _bases(n: int, lp: int):
+    """How a step reaches n plane columns with VLDRH (offsets up to 254): the columns from r0,
+    the rest from r3 = r0 + 2*k0*LP; k0 or None where even two bases do not reach."""
+    k0 = next((k for k in range(n, 0, -1) if 2 * ((k - 1) * lp + 2) <= 254), None)
+    return k0 if k0 and (k0 == n or 2 * ((n - 1 - k0) * lp + 2) <= 254) else None
+
+
+def _col(cx: int, ky: int, lp: int, k0: int) -> tuple:
+    return (0, 2 * (cx * lp + ky)) if cx < k0 else (3, 2 * ((cx - k0) * lp + ky))
+
+
+def _dw_step2(lp: int, s: int, c: int) -> str:
+    """Output columns ox and ox+1 at once, four pixels each: the 4 plane columns' 12 loads
+    serve both (18 VMLA); accumulators q0 and q2; r1 left at the second column's output."""
+    k0 = _bases(4, lp)
+    body = t.vmov_q(0, 5) + t.vmov_q(2, 5) + (t.addw(3, 0, 2 * k0 * lp) if k0 < 4 else "")
+    for cx in range(4):
+        for ky in range(3):
+            body += t.vldrh_s32(1, *_col(cx, ky, lp, k0))
+            if cx <= 2:
+                body += t.vmla_s32(0, 1, 4 + 3 * ky + cx)
+            if cx >= 1:
+                body += t.vmla_s32(2, 1, 4 + 3 * ky + cx - 1)
+    return (
+        body
+        + "".join(t.vshr_s32(q, q, s) + t.vmax_s32(q, q, 6) + t.vmin_s32(q, q, 7) for q in (0, 2))
+        + t.vstrb_32_scatter(0, 1, 4)
+        + t.addw(1, 1, c)
+        + t.vstrb_32_scatter(2, 1, 4)
+    )
+
+
+def _dw_step3(lp: int, s: int, c: int) -> str:
+    """Output columns ox..ox+2 at once, four pixels each: the 5 plane columns' 15 loads serve
+    27 VMLA; accumulators q0, q2, q3; r1 left at the third column's output."""
+    accs = (0, 2, 3)
+    k0 = _bases(5, lp)
+    body = "".join(t.vmov_q(q, 5) for q in accs) + (t.addw(3, 0, 2 * k0 * lp) if k0 < 5 else "")
+    for cx in range(5):
+        for ky in range(3):
+            body += t.vldrh_s32(1, *_col(cx, ky, lp, k0))
+            body += "".join(t.vmla_s32(q, 1, 4 + 3 * ky + cx - o) for o, q in enumerate(accs) if 0 <= cx - o <= 2)
+    return (
+        body
+        + "".join(t.vshr_s32(q, q, s) + t.vmax_s32(q, q, 6) + t.vmin_s32(q, q, 7) for q in accs)
+        + t.vstrb_32_scatter(0, 1, 4)
+        + t.addw(1, 1, c)
+        + t.vstrb_32_scatter(2, 1, 4)
+        + t.addw(1, 1, c)
+        + t.vstrb_32_scatter(3, 1, 4)
+    )
+
+
+def _dw_columns(step: str, lab: str, owc: int, back: int, st: int) -> str:
+    """The column (pair) at the frame's plane and output addresses: its steps down OH, the
+    last one backed up where OH % 4 != 0; r1 ends `back` bytes past a step's first output."""
+    return (
+        t.ldr_imm(0, SP, 24)
+        + t.ldr_imm(1, SP, 28)
+        + t.ldr_imm(2, SP, 0)
+        + " ldr(r2,[r2,12])\n lsr(r2,r2,2)\n"
+        + f" label({lab}K)\n"
+        + step
+        + f" add(r0,{8 * st})\n"
+        + dsp_common.add_imm(1, 4 * owc - back)
+        + f" sub(r2,1)\n bne_w({lab}K)\n"
+        + t.ldr_imm(2, SP, 48)
+        + f" cmp(r2,0)\n beq_w({lab}N)\n sub(r0,r0,r2)\n"
+        + t.ldr_imm(2, SP, 52)
+        + " sub(r1,r1,r2)\n"
+        + step
+        + f" label({lab}N)\n"
+    )
+
+
+def depthwise_source(job, ps, name: str) -> str:
+    _, m, s, lo = dsp_common.constants(job)
+    lp, frame = _dw_shape(ps)
+    p = ps[0]
+    c, v, ow, st, pt, pl = p[2], p[1], p[4], p[8], p[10], p[11]
+    owc = ow * c
+    big = frame > 4095
+    grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
+    shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
+    setup = (
+        (
+            "".join(f" movw(r4,{4 * i})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
+            + t.addw(4, SP, 32)
+            + t.vldr_q(2, 4, 32)
+            if st == 2
+            else ""
+        )  # rows 2 apart
+        + "".join(
+            f" movw(r4,{i * v * c})\n" + t.str_imm(4, SP, DW_GATHER + 4 * i) for i in range(4)
+        )  # gather: 4 input rows
+        + "".join(f" movw(r4,{i * owc})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
+        + t.addw(4, SP, 32)
+        + t.vldr_q(4, 4, 32)  # scatter: 4 output rows
+        # the widening's last block back-up: 4 - rows % 4 rows, rows = min(H, ST*OH + 3 - ST - PT) >= 4
+        + " ldr(r2,[r3,0])\n ldr(r5,[r3,12])\n"
+        + (" add(r5,r5,r5)\n" if st == 2 else "")
+        + f" add(r5,{3 - st - pt})\n"
+        + " cmp(r2,r5)\n ble(RA)\n mov(r2,r5)\n label(RA)\n"
+        + t.str_imm(2, SP, 40)
+        + " lsl(r4,r2,30)\n lsr(r4,r4,30)\n beq(RZ)\n neg(r4,r4)\n add(r4,4)\n label(RZ)\n"
+        + " add(r5,r4,r4)\n"
+        + t.str_imm(5, SP, 56)
+        + f" movw(r5,{v * c})\n"
+        + t.mul(4, 4, 5)
+        + t.str_imm(4, SP, 60)
+        + (" movw(r4,0)\n" if lo == 0 else " movw(r4,128)\n neg(r4,r4)\n")
+        + t.vdup_32(6, 4)
+        + " movw(r4,127)\n"
+        + t.vdup_32(7, 4)
+        # the last step's back-up: 4 - OH % 4 rows (none where OH % 4 == 0)
+        + " ldr(r4,[r3,12])\n lsl(r4,r4,30)\n lsr(r4,r4,30)\n beq(BZ)\n neg(r4,r4)\n add(r4,4)\n label(BZ)\n"
+        + " add(r5,r4,r4)\n"
+        + (" add(r5,r5,r5)\n" if st == 2 else "")
+        + t.str_imm(5, SP, 48)
+        + f" movw(r5,{owc})\n"
+        + t.mul(4, 4, 5)
+        + t.str_imm(4, SP, 52)
+        + f" movw(r4,{(frame - DW_FRAME_HEAD) // 8})\n"
+        + t.addw(0, SP, DW_FRAME_HEAD)
+        + " movw(r6,0)\n movw(r7,0)\n label(Z)\n"
+        + t.strd_post(6, 7, 0, 8)
+        + " sub(r4,1)\n bne_w(Z)\n"
+        + " mov(r4,0)\n"
+        + t.str_imm(4, SP, 16)
+    )
+    xs = min(v, st * (ow - 1) + 3 - pl)
+    block = " mov(r0,r1)\n mov(r5,r3)\n" + (t.addw(0, 0, c)).join(
+        t.vldrb_s32_gather(0, 0, 3) + t.vstrh_32_post(0, 5, 2 * lp) for _ in range(xs)
+    )
+    widen = (
+        t.addw(4, SP, DW_GATHER)
+        + t.vldr_q(3, 4, 32)  # q3: the gather offsets (an accumulator of _dw_step3)
+        + t.ldr_imm(2, SP, 40)
+        + " lsr(r2,r2,2)\n"  # blocks of 4 input rows
+        + t.ldr_imm(1, SP, 4)
+        + t.ldr_imm(5, SP, 16)
+        + t.add_lsl(1, 1, 5, 0)  # X + c
+        + t.addw(3, SP, DW_FRAME_HEAD + 2 * (pl * lp + pt))
+        + " label(WR)\n"
+        + block
+        + dsp_common.add_imm(1, 4 * v * c)
+        + " add(r3,8)\n sub(r2,1)\n bne_w(WR)\n"
+        + t.ldr_imm(2, SP, 56)
+        + " cmp(r2,0)\n beq_w(WN)\n sub(r3,r3,r2)\n"
+        + t.ldr_imm(2, SP, 60)
+        + " sub(r1,r1,r2)\n"
+        + block
+        + " label(WN)\n"
+    )
+    # M folded into the weights and the bias once per channel (32-bit lanes: exact for any M)
+    weights = (
+        t.ldr_imm(1, SP, 8)
+        + t.ldr_imm(5, SP, 16)
+        + t.add_lsl(1, 1, 5, 0)
+        + f" movw(r3,{m})\n"
+        + "".join(t.ldrsb_imm(4 + i, 1, i * c) + t.mul(4 + i, 4 + i, 3) for i in range(9))
+        + t.ldr_imm(0, SP, 0)
+        + t.ldr_imm(2, SP, 16)
+        + t.add_lsl(0, 0, 2, 2)
+        + t.ldr_imm(2, 0, 64)
+        + t.mul(2, 2, 3)
+        + t.vdup_32(5, 2)
+    )
+    step = _dw_step(lp, s) if st == 1 else _dw_step_strided(lp, s)
+    triples = ow // 3 if st == 1 and _bases(5, lp) else 0  # 5 plane columns within VLDRH's reach (of r0 and r3)
+    pairs = (ow - 3 * triples) // 2 if st == 1 and _bases(4, lp) else 0  # 4 plane columns
+    columns = (
+        t.addw(0, SP, DW_FRAME_HEAD)
+        + t.str_imm(0, SP, 24)
+        + t.ldr_imm(1, SP, 12)
+        + t.ldr_imm(2, SP, 16)
+        + " add(r1,r1,r2)\n"
+        + t.str_imm(1, SP, 28)
+    )
+    if triples:
+        columns += (
+            f" movw(r2,{triples})\n"
+            + t.str_imm(2, SP, 20)
+            + " label(CT)\n"
+            + _dw_columns(_dw_step3(lp, s, c), "T", owc, 2 * c, st)
+            + t.ldr_imm(0, SP, 24)
+            + t.addw(0, 0, 6 * lp)
+            + t.str_imm(0, SP, 24)
+            + t.ldr_imm(1, SP, 28)
+            + t.addw(1, 1, 3 * c)
+            + t.str_imm(1, SP, 28)
+            + t.ldr_imm(2, SP, 20)
+            + " sub(r2,1)\n"
+            + t.str_imm(2, SP, 20)
+            + " bne_w(CT)\n"
+        )
+    if pairs:
+        columns += (
+            f" movw(r2,{pairs})\n"
+            + t.str_imm(2, SP, 20)
+            + " label(CP)\n"
+            + _dw_columns(_dw_step2(lp, s, c), "P", owc, c, st)
+            + t.ldr_imm(0, SP, 24)
+            + t.addw(0, 0, 4 * lp)
+            + t.str_imm(0, SP, 24)
+            + t.ldr_imm(1, SP, 28)
+            + t.addw(1, 1, 2 * c)
+            + t.str_imm(1, SP, 28)
+            + t.ldr_imm(2, SP, 20)
+            + " sub(r2,1)\n"
+            + t.str_imm(2, SP, 20)
+            + " bne_w(CP)\n"
+        )
+    if ow - 3 * triples - 2 * pairs:
+        columns += (
+            f" movw(r2,{ow - 3 * triples - 2 * pairs})\n"
+            + t.str_imm(2, SP, 20)
+            + " label(COL)\n"
+            + _dw_columns(step, "C", owc, 0, st)
+            + t.ldr_imm(0, SP, 24)
+            + t.addw(0, 0, 2 * lp * st)
+            + t.str_imm(0, SP, 24)
+            + t.ldr_imm(1, SP, 28)
+            + t.addw(1, 1, c)
+            + t.str_imm(1, SP, 28)
+            + t.ldr_imm(2, SP, 20)
+            + " sub(r2,1)\n"
+            + t.str_imm(2, SP, 20)
+            + " bne_w(COL)\n"
+        )
+    return (
+        f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n"
+        + t.VPUSH_D8_D15
+        + grow
+        + t.str_imm(3, SP, 0)
+        + t.str_imm(0, SP, 4)
+        + t.str_imm(1, SP, 8)
+        + t.str_imm(2, SP, 12)
+        + setup
+        + " label(CH)\n"
+        + widen
+        + weights
+        + columns
+        + t.ldr_imm(4, SP, 16)
+        + " add(r4,1)\n"
+        + t.str_imm(4, SP, 16)
+        + f" movw(r5,{c})\n cmp(r4,r5)\n blt_w(CH)\n"
+        + shrink
+        + t.VPOP_D8_D15
+        + " pop({r8,r9,r10,r11})\n"
+    )

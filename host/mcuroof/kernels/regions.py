@@ -1,0 +1,47 @@
+"""MicroPython source of the region readers (firmware/regions.py)."""
+
+from __future__ import annotations
+
+from mcuroof.kernels.contract import Kernel, unit_key
+
+# Region readers (firmware/regions.py): k(wa, p, 0, n) sums n x 32 bytes of words from word
+# address wa (address // 4: a small int for any 32-bit address), p times over (so that a call
+# reads enough for its call cost not to matter), and returns one pass's sum; w(buf) is a
+# buffer's word address.
+ASM_READ8 = (
+    "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n lsl(r0,r0,2)\n label(P)\n push({r0,r3})\n"
+    " mov(r2,0)\n label(L)\n"
+    + "".join(
+        f" ldr(r{4 + j % 4},[r0,{4 * j}])\n"
+        + (" add(r2,r2,r4)\n add(r2,r2,r5)\n add(r2,r2,r6)\n add(r2,r2,r7)\n" if j % 4 == 3 else "")
+        for j in range(8)
+    )
+    + " add(r0,32)\n sub(r3,1)\n bgt(L)\n pop({r0,r3})\n sub(r1,1)\n bgt(P)\n mov(r0,r2)\n"
+)
+ASM_WADDR = "@micropython.asm_thumb\ndef w(r0):\n lsr(r0,r0,2)\n"
+VIPER_READ8 = (
+    "@micropython.viper\ndef k(wa:int,np:int,c,n:int)->int:\n p=ptr32(wa<<2)\n m=n*8\n s=0\n"
+    " while np>0:\n  s=0\n  i=0\n  while i<m:\n"
+    "   s+=p[i]+p[i+1]+p[i+2]+p[i+3]+p[i+4]+p[i+5]+p[i+6]+p[i+7]\n   i+=8\n  np-=1\n return s\n"
+)
+VIPER_WADDR = "def w(b):\n import uctypes\n return uctypes.addressof(b)>>2\n"
+READERS = {"asm_thumb": (ASM_READ8, ASM_WADDR), "viper": (VIPER_READ8, VIPER_WADDR)}
+SKIP_REASONS = {
+    "unix": "the unix port has no memory-mapped flash or separate RAM regions: the host's caches "
+    "and DRAM are the memory suite's levels",
+    "no-reader": "no asm_thumb (or viper on ESP32) to read raw addresses with on this port",
+    "no-map": "no known memory map for this platform",
+}
+
+
+def regions_kernels(cfg: dict) -> list[Kernel]:
+    if not cfg["regions"]:
+        why = SKIP_REASONS.get(cfg.get("skip"), "no region to read on this port")
+        return [Kernel(unit_key("regions", "skip"), f"_skip(None,None,{why!r})\n")]
+    em = cfg["emitter"]
+    reader, waddr = READERS[em]
+    out = []
+    for rg in cfg["regions"]:
+        call = f"region(k,w,'{em}','{rg['name']}',{rg['wa']!r},{rg['top']},{rg['rng']!r})\n"
+        out.append(Kernel(unit_key("regions", em, rg["name"]), reader + waddr + call))
+    return out

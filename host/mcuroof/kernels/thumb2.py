@@ -1,0 +1,328 @@
+"""Thumb-2 instructions MicroPython's inline assembler lacks, as `data(2, hw1, hw2)` lines.
+
+MLA, SMLAD, SXTB16 (Armv7-M and its DSP extension, ARM DDI 0403E), VFMA.F32 (FPv5), and the
+MVE (Helium, Armv8.1-M, ARM DDI 0553) loads, VMLADAVA and vector VFMA. tests/test_thumb2.py
+checks every encoder against the GNU assembler. Pure computation.
+"""
+
+from __future__ import annotations
+
+MVE_SIZE = {8: (0, 0x100), 16: (0, 0), 32: (1, 0)}  # VMLADAV size bits: (first halfword, second)
+MVE_LOAD = {8: 0x000, 16: 0x080, 32: 0x100}  # VLDRB / VLDRH / VLDRW size field
+
+
+def data(hw1: int, hw2: int) -> str:
+    return f" data(2,{hw1:#06x},{hw2:#06x})\n"
+
+
+def mla(rd: int, rn: int, rm: int, ra: int) -> str:
+    """MLA Rd, Rn, Rm, Ra: Rd = Ra + Rn * Rm."""
+    return data(0xFB00 | rn, ra << 12 | rd << 8 | rm)
+
+
+def smlad(rd: int, rn: int, rm: int, ra: int) -> str:
+    """SMLAD Rd, Rn, Rm, Ra: Rd = Ra + Rn.lo * Rm.lo + Rn.hi * Rm.hi (signed halfwords)."""
+    return data(0xFB20 | rn, ra << 12 | rd << 8 | rm)
+
+
+def sxtb16(rd: int, rm: int, ror: int = 0) -> str:
+    """SXTB16 Rd, Rm, ROR #ror: bytes 0 and 2 of Rm rotated, sign-extended to halfwords."""
+    return data(0xFA2F, 0xF080 | rd << 8 | (ror // 8) << 4 | rm)
+
+
+def vfma_f32(sd: int, sn: int, sm: int) -> str:
+    """VFMA.F32 Sd, Sn, Sm: Sd += Sn * Sm (fused)."""
+    return data(0xEEA0 | (sd & 1) << 6 | sn >> 1, (sd >> 1) << 12 | 0x0A00 | (sn & 1) << 7 | (sm & 1) << 5 | sm >> 1)
+
+
+def vldr_q(qd: int, rn: int, bits: int) -> str:
+    """VLDRB.U8 / VLDRH.U16 / VLDRW.U32 Qd, [Rn]: 16 bytes as lanes of `bits`."""
+    return data(0xED90 | rn, qd << 13 | 0x1E00 | MVE_LOAD[bits])
+
+
+def vmladava(rda: int, qn: int, qm: int, bits: int) -> str:
+    """VMLADAVA.S<bits> Rda, Qn, Qm: Rda += the sum over lanes of Qn * Qm (Rda even)."""
+    lo, hi = MVE_SIZE[bits]
+    return data(0xEEF0 | qn << 1 | lo, (rda >> 1) << 13 | 0x0E00 | hi | 0x20 | qm << 1)
+
+
+def vfma_q_f32(qd: int, qn: int, qm: int) -> str:
+    """VFMA.F32 Qd, Qn, Qm (MVE): four float32 lanes, Qd += Qn * Qm."""
+    return data(0xEF00 | qn << 1, qd << 13 | 0x0C50 | qm << 1)
+
+
+# Loads, stores and arithmetic on any register r0-r12 and lr (the inline assembler takes r0-r7
+# for most of them), for the DSP layer kernels of kernels.ops.dsp_*.
+def ldr_imm(rt: int, rn: int, imm: int) -> str:
+    """LDR.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
+    return data(0xF8D0 | rn, rt << 12 | imm)
+
+
+def str_imm(rt: int, rn: int, imm: int) -> str:
+    """STR.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
+    return data(0xF8C0 | rn, rt << 12 | imm)
+
+
+def strb_imm(rt: int, rn: int, imm: int) -> str:
+    """STRB.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
+    return data(0xF880 | rn, rt << 12 | imm)
+
+
+def ldr_post(rt: int, rn: int, imm: int) -> str:
+    """LDR Rt, [Rn], #imm: load, then Rn += imm (0 <= imm < 256)."""
+    return data(0xF850 | rn, rt << 12 | 0xB00 | imm)
+
+
+def ldrsb_post(rt: int, rn: int, imm: int) -> str:
+    """LDRSB Rt, [Rn], #imm: a sign-extended byte, then Rn += imm (0 <= imm < 256)."""
+    return data(0xF910 | rn, rt << 12 | 0xB00 | imm)
+
+
+def strb_post(rt: int, rn: int, imm: int) -> str:
+    """STRB Rt, [Rn], #imm: store a byte, then Rn += imm (0 <= imm < 256)."""
+    return data(0xF800 | rn, rt << 12 | 0xB00 | imm)
+
+
+def ldrd_imm(rt: int, rt2: int, rn: int, imm: int) -> str:
+    """LDRD Rt, Rt2, [Rn, #imm] (imm a multiple of 4 below 1024; Rn + imm word-aligned)."""
+    return data(0xE9D0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
+
+
+def strd_post(rt: int, rt2: int, rn: int, imm: int) -> str:
+    """STRD Rt, Rt2, [Rn], #imm: store two words, then Rn += imm (a multiple of 4 below 1024)."""
+    return data(0xE8E0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
+
+
+def addw(rd: int, rn: int, imm: int) -> str:
+    """ADDW Rd, Rn, #imm (0 <= imm < 4096; Rn may be sp)."""
+    return data(0xF200 | (imm >> 11 & 1) << 10 | rn, (imm >> 8 & 7) << 12 | rd << 8 | imm & 0xFF)
+
+
+def subw(rd: int, rn: int, imm: int) -> str:
+    """SUBW Rd, Rn, #imm (0 <= imm < 4096; Rn and Rd may be sp)."""
+    return data(0xF2A0 | (imm >> 11 & 1) << 10 | rn, (imm >> 8 & 7) << 12 | rd << 8 | imm & 0xFF)
+
+
+def add_lsl(rd: int, rn: int, rm: int, shift: int) -> str:
+    """ADD.W Rd, Rn, Rm, LSL #shift."""
+    return data(0xEB00 | rn, (shift >> 2) << 12 | rd << 8 | (shift & 3) << 6 | rm)
+
+
+def mul(rd: int, rn: int, rm: int) -> str:
+    """MUL.W Rd, Rn, Rm (flags unchanged)."""
+    return data(0xFB00 | rn, 0xF000 | rd << 8 | rm)
+
+
+def asr_imm(rd: int, rm: int, shift: int) -> str:
+    """ASR.W Rd, Rm, #shift (1 <= shift <= 31)."""
+    return data(0xEA4F, (shift >> 2) << 12 | rd << 8 | (shift & 3) << 6 | 0x20 | rm)
+
+
+def ssat(rd: int, bits: int, rn: int, asr: int = 0) -> str:
+    """SSAT Rd, #bits, Rn[, ASR #asr]: Rn (shifted right arithmetically by 1..31) clamped to
+    the signed range of `bits` bits."""
+    return data(0xF300 | (0x20 if asr else 0) | rn, (asr >> 2) << 12 | rd << 8 | (asr & 3) << 6 | (bits - 1))
+
+
+def usat(rd: int, bits: int, rn: int, asr: int = 0) -> str:
+    """USAT Rd, #bits, Rn[, ASR #asr]: Rn (shifted right arithmetically by 1..31) clamped to
+    [0, 2**bits - 1]."""
+    return data(0xF380 | (0x20 if asr else 0) | rn, (asr >> 2) << 12 | rd << 8 | (asr & 3) << 6 | bits)
+
+
+def sadd8(rd: int, rn: int, rm: int) -> str:
+    """SADD8 Rd, Rn, Rm: the four byte lanes of Rn and Rm added (wrapping), one instruction."""
+    return data(0xFA80 | rn, 0xF000 | rd << 8 | rm)
+
+
+def smlabb(rd: int, rn: int, rm: int, ra: int) -> str:
+    """SMLABB Rd, Rn, Rm, Ra: Rd = Ra + Rn.lo * Rm.lo (signed halfwords)."""
+    return data(0xFB10 | rn, ra << 12 | rd << 8 | rm)
+
+
+def smlatt(rd: int, rn: int, rm: int, ra: int) -> str:
+    """SMLATT Rd, Rn, Rm, Ra: Rd = Ra + Rn.hi * Rm.hi (signed halfwords)."""
+    return data(0xFB10 | rn, ra << 12 | rd << 8 | 0x30 | rm)
+
+
+def ldrb_imm(rt: int, rn: int, imm: int) -> str:
+    """LDRB.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
+    return data(0xF890 | rn, rt << 12 | imm)
+
+
+def ldrb_post(rt: int, rn: int, imm: int) -> str:
+    """LDRB Rt, [Rn], #imm: load a byte, then Rn += imm (0 <= imm < 256)."""
+    return data(0xF810 | rn, rt << 12 | 0xB00 | imm)
+
+
+def ldr_reg(rt: int, rn: int, rm: int) -> str:
+    """LDR.W Rt, [Rn, Rm]."""
+    return data(0xF850 | rn, rt << 12 | rm)
+
+
+def strb_reg(rt: int, rn: int, rm: int) -> str:
+    """STRB.W Rt, [Rn, Rm]."""
+    return data(0xF800 | rn, rt << 12 | rm)
+
+
+def cmp_reg(rn: int, rm: int) -> str:
+    """CMP.W Rn, Rm (any registers but sp, pc)."""
+    return data(0xEBB0 | rn, 0x0F00 | rm)
+
+
+def strd_imm(rt: int, rt2: int, rn: int, imm: int) -> str:
+    """STRD Rt, Rt2, [Rn, #imm] (imm a multiple of 4 below 1024)."""
+    return data(0xE9C0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
+
+
+def vldrb_post(qd: int, rn: int, imm: int) -> str:
+    """VLDRB.U8 Qd, [Rn], #imm (MVE): 16 bytes, then Rn += imm (0 <= imm < 128)."""
+    return data(0xECB0 | rn, qd << 13 | 0x1E00 | imm)
+
+
+def vstrb_post(qd: int, rn: int, imm: int) -> str:
+    """VSTRB.8 Qd, [Rn], #imm (MVE): 16 bytes stored, then Rn += imm (0 <= imm < 128)."""
+    return data(0xECA0 | rn, qd << 13 | 0x1E00 | imm)
+
+
+def vadd_i8(qd: int, qn: int, qm: int) -> str:
+    """VADD.I8 Qd, Qn, Qm (MVE): sixteen byte lanes added (wrapping)."""
+    return data(0xEF00 | qn << 1, qd << 13 | 0x0840 | qm << 1)
+
+
+def str_post(rt: int, rn: int, imm: int) -> str:
+    """STR Rt, [Rn], #imm: store a word, then Rn += imm (0 <= imm < 256)."""
+    return data(0xF840 | rn, rt << 12 | 0xB00 | imm)
+
+
+def vldrb_imm(qd: int, rn: int, imm: int) -> str:
+    """VLDRB.U8 Qd, [Rn, #imm] (MVE): 16 bytes from Rn + imm (0 <= imm < 128)."""
+    return data(0xED90 | rn, qd << 13 | 0x1E00 | imm)
+
+
+def smlabt(rd: int, rn: int, rm: int, ra: int) -> str:
+    """SMLABT Rd, Rn, Rm, Ra: Rd = Ra + Rn.lo * Rm.hi (signed halfwords)."""
+    return data(0xFB10 | rn, ra << 12 | rd << 8 | 0x10 | rm)
+
+
+def smlatb(rd: int, rn: int, rm: int, ra: int) -> str:
+    """SMLATB Rd, Rn, Rm, Ra: Rd = Ra + Rn.hi * Rm.lo (signed halfwords)."""
+    return data(0xFB10 | rn, ra << 12 | rd << 8 | 0x20 | rm)
+
+
+def pkhbt(rd: int, rn: int, rm: int) -> str:
+    """PKHBT Rd, Rn, Rm, LSL #16: Rn's low halfword, Rm's low halfword on top."""
+    return data(0xEAC0 | rn, 4 << 12 | rd << 8 | rm)
+
+
+def ldrsb_imm(rt: int, rn: int, imm: int) -> str:
+    """LDRSB.W Rt, [Rn, #imm] (0 <= imm < 4096): a sign-extended byte."""
+    return data(0xF990 | rn, rt << 12 | imm)
+
+
+def strh_imm(rt: int, rn: int, imm: int) -> str:
+    """STRH.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
+    return data(0xF8A0 | rn, rt << 12 | imm)
+
+
+# MVE (Armv8.1-M) for the depthwise kernel of kernels.ops.mve: lanes are four output pixels.
+def vldrh_s32(qd: int, rn: int, imm: int) -> str:
+    """VLDRH.S32 Qd, [Rn, #imm] (MVE): four halfwords sign-extended to 32-bit lanes (r0-r7,
+    imm even, 0 <= imm <= 254)."""
+    return data(0xED98 | rn, qd << 13 | 0x0F00 | imm >> 1)
+
+
+def vmla_s32(qda: int, qn: int, rm: int) -> str:
+    """VMLA.S32 Qda, Qn, Rm (MVE): Qda += Qn * Rm, lane by lane (a scalar)."""
+    return data(0xEE21 | qn << 1, qda << 13 | 0x0E40 | rm)
+
+
+def vmov_q(qd: int, qm: int) -> str:
+    """VMOV Qd, Qm (VORR Qd, Qm, Qm)."""
+    return data(0xEF20 | qm << 1, qd << 13 | 0x0150 | qm << 1)
+
+
+def vdup_32(qd: int, rt: int) -> str:
+    """VDUP.32 Qd, Rt: Rt in the four lanes."""
+    return data(0xEEA0 | qd << 1, rt << 12 | 0x0B10)
+
+
+def vmul_i32(qd: int, qn: int, rm: int) -> str:
+    """VMUL.I32 Qd, Qn, Rm (MVE): Qn * Rm, lane by lane (a scalar)."""
+    return data(0xEE21 | qn << 1, qd << 13 | 0x1E60 | rm)
+
+
+def vshr_s32(qd: int, qm: int, shift: int) -> str:
+    """VSHR.S32 Qd, Qm, #shift (1 <= shift <= 32)."""
+    return data(0xEF80 | (64 - shift), qd << 13 | 0x0050 | qm << 1)
+
+
+def vmax_s32(qd: int, qn: int, qm: int) -> str:
+    """VMAX.S32 Qd, Qn, Qm."""
+    return data(0xEF20 | qn << 1, qd << 13 | 0x0640 | qm << 1)
+
+
+def vmin_s32(qd: int, qn: int, qm: int) -> str:
+    """VMIN.S32 Qd, Qn, Qm."""
+    return data(0xEF20 | qn << 1, qd << 13 | 0x0650 | qm << 1)
+
+
+def vstrb_32_scatter(qd: int, rn: int, qm: int) -> str:
+    """VSTRB.32 Qd, [Rn, Qm] (MVE): each lane's low byte to Rn + that lane of Qm."""
+    return data(0xEC80 | rn, qd << 13 | 0x0F00 | qm << 1)
+
+
+VPUSH_D8_D15 = data(0xED2D, 0x8B10)  # q4-q7 are callee-saved (d8-d15)
+VPOP_D8_D15 = data(0xECBD, 0x8B10)
+
+
+def vldrb_s32_gather(qd: int, rn: int, qm: int) -> str:
+    """VLDRB.S32 Qd, [Rn, Qm] (MVE): four bytes from Rn + each lane of Qm, sign-extended."""
+    return data(0xEC90 | rn, qd << 13 | 0x0F00 | qm << 1)
+
+
+def vstrh_32_post(qd: int, rn: int, imm: int) -> str:
+    """VSTRH.32 Qd, [Rn], #imm (MVE): the lanes' low halfwords, then Rn += imm (r0-r7, imm even
+    below 256)."""
+    return data(0xECA8 | rn, qd << 13 | 0x0F00 | imm >> 1)
+
+
+def vldrh_s32_gather(qd: int, rn: int, qm: int) -> str:
+    """VLDRH.S32 Qd, [Rn, Qm] (MVE): four halfwords from Rn + each lane of Qm (bytes),
+    sign-extended."""
+    return data(0xEC90 | rn, qd << 13 | 0x0F10 | qm << 1)
+
+
+# The average pool of kernels.ops.pool: four int8 channels summed into halfword pairs per word.
+def sxtab16(rd: int, rn: int, rm: int, ror: int = 0) -> str:
+    """SXTAB16 Rd, Rn, Rm, ROR #ror: bytes 0 and 2 of Rm rotated, sign-extended and added to
+    Rn's two halfwords (each wrapping on its own)."""
+    return data(0xFA20 | rn, 0xF080 | rd << 8 | (ror // 8) << 4 | rm)
+
+
+def sxth(rd: int, rm: int) -> str:
+    """SXTH.W Rd, Rm: the low halfword of Rm, sign-extended."""
+    return data(0xFA0F, 0xF080 | rd << 8 | rm)
+
+
+def vldrb_s16(qd: int, rn: int, imm: int) -> str:
+    """VLDRB.S16 Qd, [Rn, #imm] (MVE): eight bytes sign-extended to halfword lanes (r0-r7,
+    0 <= imm < 128)."""
+    return data(0xED90 | rn, qd << 13 | 0x0E80 | imm)
+
+
+def vadd_i16(qd: int, qn: int, qm: int) -> str:
+    """VADD.I16 Qd, Qn, Qm (MVE): eight halfword lanes added (wrapping)."""
+    return data(0xEF10 | qn << 1, qd << 13 | 0x0840 | qm << 1)
+
+
+def vmovl_s16(qd: int, qm: int, top: bool = False) -> str:
+    """VMOVLB.S16 (VMOVLT.S16 where `top`) Qd, Qm (MVE): the even (odd) halfword lanes of Qm
+    sign-extended to four word lanes."""
+    return data(0xEEB0, qd << 13 | (0x1000 if top else 0) | 0x0F40 | qm << 1)
+
+
+# The depthwise kernels of kernels.ops.dsp_*.
+def sub_reg(rd: int, rn: int, rm: int) -> str:
+    """SUB.W Rd, Rn, Rm (any registers but sp, pc; flags unchanged)."""
+    return data(0xEBA0 | rn, rd << 8 | rm)

@@ -1,0 +1,166 @@
+"""The emulated boards: QEMU's BBC micro:bit running Debian's MicroPython firmware, and QEMU's Arm
+MPS2/MPS3 machines (Cortex-M3, M7, M55) running the MicroPython built from firmware/port.
+
+Every machine runs with -icount: time on the board counts instructions (2^K ns each), not cycles.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+from mcuroof.errors import UserError
+from mcuroof.links.serial import SerialLink
+
+FIRMWARE = Path("/usr/share/firmware-microbit-micropython/firmware.hex")
+APT_HINT = "apt-get install qemu-system-arm firmware-microbit-micropython"
+DEFAULT_ICOUNT_SHIFT = 6  # 2^6 ns per instruction: about the real 16 MHz part
+MAX_ICOUNT_SHIFT = 10  # QEMU refuses larger shifts
+# board name -> QEMU machine; the micro:bit loads Debian's hex, the others firmware_build's ELF
+MACHINES = {"qemu-microbit": "microbit", "qemu-m3": "mps2-an385", "qemu-m7": "mps2-an500", "qemu-m55": "mps3-an547"}
+ICOUNT_NOTE = "time is QEMU virtual time (-icount): it counts instructions, it is not cycle-accurate"
+
+
+def is_qemu_board(name: str | None) -> bool:
+    return name in MACHINES
+
+
+def firmware_args(board: str, on_progress=None) -> list[str]:
+    """QEMU's arguments that load the board's firmware (building it first where needed)."""
+    if board == "qemu-microbit":
+        if not FIRMWARE.exists():
+            raise UserError(f"{FIRMWARE} not found: {APT_HINT}")
+        return ["-device", f"loader,file={FIRMWARE}"]
+    from mcuroof.links import firmware_build
+
+    return ["-kernel", str(firmware_build.ensure(board, on_progress))]
+
+
+class QemuMicrobit:
+    """Starts qemu-system-arm for a board with -icount, exposes its UART as a SerialLink.
+    (Named for the first board it ran; `board` picks any of MACHINES.)"""
+
+    def __init__(
+        self,
+        icount_shift: int = DEFAULT_ICOUNT_SHIFT,
+        firmware: Path = FIRMWARE,
+        monitor: bool = False,
+        board: str = "qemu-microbit",
+        on_progress=None,
+    ):
+        qemu = shutil.which("qemu-system-arm")
+        if not qemu:
+            raise UserError(f"qemu-system-arm not found: {APT_HINT}")
+        load = ["-device", f"loader,file={firmware}"] if firmware != FIRMWARE else firmware_args(board, on_progress)
+        self.icount_shift = icount_shift
+        # monitor=True (tests): a QEMU monitor on a unix socket, for system_reset
+        self._mondir = tempfile.TemporaryDirectory(prefix="mcuroof-qemu-") if monitor else None
+        mon = f"unix:{self._mondir.name}/monitor,server,nowait" if monitor else "none"
+        self.cmd = [
+            qemu,
+            "-M",
+            MACHINES[board],
+            "-nographic",
+            "-monitor",
+            mon,
+            "-serial",
+            "pty",
+            "-icount",
+            f"shift={icount_shift}",
+            *load,
+        ]
+        self.proc = None
+        self.pty = None
+        self.starts = 0
+
+    def start(self) -> str:
+        self.proc = subprocess.Popen(
+            self.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline().decode(errors="replace")
+            m = re.search(r"(/dev/pts/\d+)", line)
+            if m:
+                self.pty = m.group(1)
+                self.starts += 1
+                return self.pty
+            if not line and self.proc.poll() is not None:
+                break
+        self.stop()
+        raise UserError("qemu-system-arm did not open its serial pty")
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def system_reset(self) -> None:
+        """A hardware reset of the emulated board (as a watchdog or brown-out would do)."""
+        if not self._mondir:
+            raise RuntimeError("QEMU was started without a monitor")
+        with socket.socket(socket.AF_UNIX) as mon:
+            mon.connect(f"{self._mondir.name}/monitor")
+            mon.sendall(b"system_reset\n")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """Kill QEMU outright (tests: the emulator dying mid-run)."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+class QemuLink(SerialLink):
+    """A SerialLink that owns the QEMU process behind it and stops it on close.
+
+    `wrap` (tests) maps QEMU's pty to the device actually opened, e.g. a fault-injecting proxy's
+    pty (faultproxy.FaultProxy.attach); it is called again whenever the link is re-opened.
+    If QEMU died, recover() starts a fresh one (the run then resumes on a freshly booted board).
+    """
+
+    def __init__(
+        self,
+        icount_shift: int = DEFAULT_ICOUNT_SHIFT,
+        wrap: Callable[[str], str] | None = None,
+        monitor: bool = False,
+        board: str = "qemu-microbit",
+        on_progress=None,
+    ):
+        self.qemu = QemuMicrobit(icount_shift, monitor=monitor, board=board, on_progress=on_progress)
+        self.wrap = wrap
+        pty = self.qemu.start()
+        try:
+            super().__init__(wrap(pty) if wrap else pty)
+        except BaseException:
+            self.qemu.stop()
+            raise
+        self.name = board
+        self.description = (
+            f"QEMU -M {MACHINES[board]} on {pty}, -icount shift={icount_shift} (instruction-counted time)"
+        )
+        self.icount_shift = icount_shift
+
+    def _device(self) -> str:
+        if not self.qemu.alive():
+            self.qemu.stop()
+            self.qemu.start()
+        return self.wrap(self.qemu.pty) if self.wrap else self.qemu.pty
+
+    def close(self):
+        super().close()
+        self.qemu.stop()

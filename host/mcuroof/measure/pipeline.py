@@ -1,0 +1,154 @@
+"""One run of the suites into one folder: collect -> derive -> save -> draw.
+
+`mcuroof run` calls `measure` once; `--clocks` (clocks.py) once per clock. Printing is left to
+the command: only the progress bar of a running collection is drawn here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from mcuroof.board import capability
+from mcuroof.board import profiles as boards
+from mcuroof.errors import BoardError
+from mcuroof.measure import host_memcpy, runfolder
+from mcuroof.measure.collect import Collector
+from mcuroof.measure.rawlog import RawLog
+from mcuroof.report import html as html_report
+from mcuroof.report import plot
+from mcuroof.results import document as results
+from mcuroof.suites import layers as layer_suite
+from mcuroof.suites import registry
+from mcuroof.suites.base import Context
+from mcuroof.version import __version__
+
+
+@dataclass
+class Spec:
+    """What to run and on which board, as the header of raw.jsonl records it."""
+
+    board: str  # the board's name: qemu-microbit, unix, or a profile name
+    icount_shift: int | None  # QEMU's -icount shift, None on a real board
+    suites: list[str]
+    profile: str | None = None  # the profile of the theoretical roofs
+    layers: layer_suite.Request | None = None
+    options: dict = field(default_factory=dict)  # as given: model, dtype, emitter, tile_seconds, port
+
+    def header(self, link, resumed: bool, clock_hz: int | None = None) -> dict:
+        return {
+            "tool": f"mcuroof {__version__}",
+            "board": self.board,
+            "link": link.description,
+            "icount_shift": self.icount_shift,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "suites": self.suites,
+            "resumed": resumed,
+            "profile": self.profile,
+            "clock_hz": clock_hz,
+            **self.options,
+        }
+
+
+def measure(spec: Spec, link, out: Path, console, entries: list[dict] | None = None, clock=None) -> dict:
+    """Run the suites into out/raw.jsonl and write results.json, roofline.png and report.html there.
+
+    `entries`: the raw log of the interrupted run to continue. `clock` (clocks.Setting): set the
+    board's clock before the suites and read it again after them."""
+    log = RawLog(out / "raw.jsonl")
+    try:
+        log.write("header", **spec.header(link, entries is not None, clock.hz if clock else None))
+        t0 = time.monotonic()
+        if clock:
+            clock.set(Collector(link, log))
+        probe, records = collect(link, log, spec, console, entries)
+        if clock:
+            clock.check(Collector(link, log))
+        wall = time.monotonic() - t0
+    except BoardError as e:
+        if clock:  # --clocks does not resume: the clocks finished before are kept
+            raise BoardError(f"{e}; the clocks finished before {out.name} are kept in {out.parent}") from None
+        raise BoardError(f"{e}; the partial run is kept: {runfolder.resume_command(out)}") from None
+    finally:
+        log.close()
+    data = derive(spec, link, probe, records, wall, clock)
+    draw(data, out)
+    return data
+
+
+def draw(data: dict, out: Path) -> None:
+    results.save(data, out / "results.json")
+    plot.draw(data, out / "roofline.png")
+    html_report.write(data, out / "report.html")
+
+
+def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, clock=None) -> dict:
+    clock_hz = clock.hz_set if clock else None
+    facts = results.Run(
+        spec.board,
+        link.description,
+        spec.icount_shift,
+        wall,
+        theoretical(spec.profile or spec.board, spec.icount_shift, clock_hz),
+        memcpy_reference(records) if probe.get("platform") == "linux" else None,
+        clock.facts(probe, spec.icount_shift) if clock else {},
+        spec.suites,
+        Context(records, spec.layers),
+    )
+    return results.document(facts, probe, records)
+
+
+def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[dict]]:
+    """The probe and the records of every suite, with a progress bar per suite."""
+    records: list[dict] = []
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("probe", total=1)
+        collector = Collector(link, log)
+        if entries:
+            collector.resume_from(entries)
+        probe = collector.probe()
+        if spec.layers and not entries:
+            capability.check_probe(spec.layers, probe, spec.board)
+        progress.update(task, completed=1)
+        for suite in spec.suites:
+            contract = registry.get(suite)
+            cfg = contract.config(probe, Context(records, spec.layers))
+            keys = [k.key for k in contract.kernels(cfg)]
+            task = progress.add_task(suite, total=len(keys))
+            seen: set[str] = set()
+
+            def advance(_suite, rec, seen=seen, task=task):
+                key = registry.record_key(rec, _suite)
+                if key and key not in seen:
+                    seen.add(key)
+                    progress.update(task, completed=len(seen) - 1, description=f"{_suite}: {key}")
+
+            collector.on_record = advance
+            records += collector.run_suite(suite, cfg)
+            progress.update(task, completed=len(keys), description=suite)
+    faults = {k: v for k, v in collector.stats.items() if v}
+    if faults or collector.retries:
+        console.print(f"recovered from faults: {faults}; MemoryError retries: {collector.retries}", highlight=False)
+    return probe, records
+
+
+def memcpy_reference(records: list[dict]) -> list[dict]:
+    sizes = sorted({r["bytes"] for r in records if r.get("t") == "mem" and r.get("em") == "c"})
+    return host_memcpy.memcpy_bandwidth(sizes) if sizes else []
+
+
+def theoretical(profile: str, icount_shift: int | None, clock_hz: float | None = None) -> list[dict]:
+    """The profile's theoretical roofs at the clock the run had (set, emulated or the profile's)."""
+    if profile not in boards.board_names():
+        return []
+    return boards.theoretical_roofs(boards.load_board(profile), clock_hz=clock_hz, icount_shift=icount_shift)

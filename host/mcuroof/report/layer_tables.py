@@ -1,0 +1,158 @@
+"""Summary tables of a profiled model (results.json `points` and `model`), as rich renderables."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from mcuroof.model import names as layer_names
+from mcuroof.units import duration, si
+
+ADVICE_KEYS = {
+    "above": "ABOVE ROOF",
+    "software": "software",
+    "below": "below",
+    "memory": "slope",
+    "compute": "ceiling",
+    "nomac": "fuse",
+}
+
+
+def layer_points(result: dict) -> list[dict]:
+    """The network's layer points (the user's own kernels have a table of their own)."""
+    return [p for p in result.get("points") or [] if not p.get("user")]
+
+
+def layers_table(result: dict) -> Table | None:
+    pts = layer_points(result)
+    if not pts:
+        return None
+    t = Table(title=f"Layers of {result.get('model', {}).get('name', 'the model')} on the board", title_justify="left")
+    for col in ("layer", "kernel", "tile", "OI", "MACC/s", "bytes/s (of roof)", "roof", "headroom", "bound", "advice"):
+        t.add_column(col, justify="right" if col in ("tile", "OI", "MACC/s", "roof", "headroom") else "left")
+    for p in sorted(pts, key=lambda p: (p["index"], p["dtype"], p["emitter"])):
+        share = f" ({p['memory_share']:.0%})" if p.get("memory_share") else ""
+        name = layer_names.short(p) if p["verified"] else f"{layer_names.short(p)} [bold red]FAILED CHECK[/]"
+        t.add_row(
+            name,
+            f"{p['emitter']} {p['dtype']}",
+            f"{p['tile_fraction']:.2g}",
+            f"{p['oi']:.3g}",
+            si(p["macs_per_s"], ""),
+            si(p["bytes_per_s"], "B/s") + share,
+            si(p["roof_macs_per_s"], "") if p.get("roof_macs_per_s") else "-",
+            f"{p['headroom']:.3g}x" if p.get("headroom") else "-",
+            p["bound"],
+            ADVICE_KEYS.get(p.get("advice_kind"), "-"),
+            style="bold red" if p.get("above_roof") else None,
+        )
+    return t
+
+
+def model_table(result: dict) -> Table | None:
+    m = result.get("model") or {}
+    rows = m.get("whole_model") or []
+    if not rows:
+        return None
+    fit = m.get("fit") or {}
+    estimate = fit.get("fits") is False
+    title = f"Whole model: {m.get('name')} ({si(m.get('macc', 0), 'MACC')})"
+    if fit:
+        title += f": {fit['text'].split(':')[0]}"
+    t = Table(title=title, title_justify="left")
+    speed = "estimate/s (tiles)" if estimate else "inferences/s"
+    for col in ("emitter", "dtype", "layers", "predicted (roofline)", "measured", speed, "measured / predicted"):
+        t.add_column(col, justify="left" if col in ("emitter", "dtype") else "right")
+    for r in rows:
+        ratio = r.get("measured_over_predicted")
+        rate = r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s")
+        t.add_row(
+            r["emitter"],
+            r["dtype"],
+            str(r["layers"]),
+            duration(r["predicted_seconds"]),
+            duration(r["measured_seconds"]),
+            (f"~{rate:.3g}" if estimate else f"{rate:.3g}") if rate else "-",
+            f"{ratio:.3g}" if ratio else "-",
+        )
+    return t
+
+
+def layer_set_lines(m: dict) -> list[str]:
+    """What each whole-model row borrowed from another emitter, or lacks (points.whole_model)."""
+    lines = []
+    for r in m.get("whole_model") or []:
+        lent: dict[str, list[str]] = {}
+        for b in r.get("borrowed", []):
+            lent.setdefault(b["emitter"], []).append(str(b["index"]))
+        for em, idx in lent.items():
+            lines.append(
+                f"whole model {r['emitter']} {r['dtype']}: layer(s) {', '.join(idx)} timed with {em} "
+                f"(no verified {r['emitter']} time)"
+            )
+        if r.get("missing"):
+            lines.append(
+                f"whole model {r['emitter']} {r['dtype']}: PARTIAL, layer(s) "
+                f"{', '.join(str(i) for i in r['missing'])} have no time from any emitter; no inferences/s"
+            )
+    return lines
+
+
+def fit_line(m: dict) -> str | None:
+    """The model's fit verdict on the board, and what its speed is when it does not fit."""
+    fit = m.get("fit")
+    if not fit:
+        return None
+    if fit["fits"] is False:
+        return (
+            f"[bold red]{fit['text']}[/]: the whole-model speed is an estimate from layers run one "
+            "at a time (tiles), not inferences/s this board can do"
+        )
+    return fit["text"]
+
+
+def model_lines(result: dict) -> list[str]:
+    m = result.get("model") or {}
+    if not m:
+        return []
+    lines = [
+        f"peak memory (analytic, weights + live activations): {m['peak_memory_bytes']:,} B at layer "
+        f"{m['peak_memory_layer']}; largest heap one layer's (tile's) buffers took on the board: "
+        f"{m['measured_peak_heap_bytes'] or 0:,} B (gc.mem_alloc)"
+    ]
+    if fit_line(m):
+        lines.insert(0, fit_line(m))
+    lines += layer_set_lines(m)
+    for s in m.get("not_profiled", []):
+        where = f" ({s['emitter']}, {s['dtype']})" if s.get("emitter") else ""
+        lines.append(f"not profiled: layer {s['index']} {s.get('name', '')} {s.get('op', '')}{where}: {s['why']}")
+    advice: dict[tuple[str, str], set] = {}
+    for p in layer_points(result):
+        advice.setdefault((ADVICE_KEYS.get(p.get("advice_kind"), "-"), p["advice"]), set()).add(
+            f"{p['index']} {p['emitter']}"
+        )
+    for (key, text), runs in advice.items():
+        lines.append(f"advice [bold]{key}[/] ({', '.join(sorted(runs, key=lambda r: int(r.split()[0])))}): {text}")
+    above = [p for p in layer_points(result) if p.get("above_roof")]
+    if above:
+        lines.append(
+            f"[bold red]{len(above)} point(s) ABOVE their roof: an accounting error "
+            f"(layers {', '.join(str(p['index']) for p in above)}); do not trust them[/]"
+        )
+    tiled = [p for p in layer_points(result) if p["tile_fraction"] < 1]
+    if tiled:
+        fit = sum(p.get("projection") == "fit" for p in tiled)
+        rows = sum(p.get("projection") == "rows" for p in tiled)
+        lone = [p for p in tiled if p.get("projection") == "tile"]
+        lines.append(
+            f"{len(tiled)} of {len(layer_points(result))} layer runs ran on a tile (memory or time budget); "
+            f"their time is projected to the whole layer by executed MACs, {fit} of them by a per-pixel "
+            f"+ per-MAC fit over two channel counts, {rows} by a per-row + per-MAC fit over two widths"
+        )
+        if lone:
+            names = ", ".join(f"{p['index']} {p['emitter']}" for p in lone)
+            lines.append(f"{len(lone)} lone tile(s) without a fit (layers {names}): left out of whole-model totals")
+    return lines
+
+
+def renderables(result: dict) -> list:
+    return [x for x in (layers_table(result), model_table(result)) if x is not None] + model_lines(result)

@@ -1,0 +1,594 @@
+"""The roofline plot: log-log, x = MACC/byte, y = MACC/s; roofs, ridges and layer points.
+
+Each emitter's roofline has its own shape, min(its memory ceiling x OI, its compute ceiling),
+and bends at its own ridge; the measured top roof (fastest memory level, fastest compute
+ceiling) is drawn strongest; theoretical roofs meet at their own ridge. Every line is named
+once, inline (memory on the left edge, compute on the right); lines closer than a label's
+height share one label. The legend holds only the point markers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+import matplotlib.ticker
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.transforms import Bbox  # noqa: E402
+
+from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.errors import UserError
+from mcuroof.model import names as layer_names
+from mcuroof.units import si
+
+EMITTER_COLORS = {
+    "c": "#1f3b73",
+    "asm_thumb": "#d62728",
+    "viper": "#9467bd",
+    "native": "#2ca02c",
+    "bytecode": "#ff7f0e",
+    None: "#555555",
+}
+DTYPE_STYLES = {"int8": "-", "int16": (0, (6, 2)), "int32": (0, (3, 1, 1, 1)), "float32": ":"}
+DTYPE_MARKERS = {"int8": "s", "int16": "^", "int32": "D", "float32": "o"}
+LEVEL_COLORS = ["#08306b", "#2171b5", "#6baed6", "#9ecae1", "#c6dbef"]
+REGION_COLORS = {"flash": "#8c564b", "SRAM": "#17becf", "PSRAM": "#e377c2"}
+THEORY_COLOR = "#7f7f7f"
+TOP_COLOR = "#08306b"
+LABEL_PT = 7.5  # roof label font size (points); a label's slot is its line height
+MAX_NUMBERED = 150  # above this many point groups the numbers are left out (the key says so)
+MAX_KEY_ROWS = 60
+
+
+@dataclass
+class Line:
+    """One drawn roof segment: a memory slope (bytes/s, from the left edge up to x_end) or a
+    compute flat (MACC/s, from x_start to the right edge); `roofs` are the results' roofs it
+    stands for (a label names them all)."""
+
+    kind: str
+    value: float
+    bend: float | None
+    style: dict
+    roofs: list = field(default_factory=list)
+    tag: str = ""  # the run's letter on a comparison plot
+
+
+def roof_lines(roofs: list[dict]) -> list[Line]:
+    """The segments to draw: pure geometry from the roofs (bends are ridge points, MACC/byte)."""
+    measured = [r for r in roofs if r["source"] == "measured"]
+    comps = sorted((r for r in measured if r["kind"] == "compute"), key=lambda r: -r["macs_per_s"])
+    top_mem = roofs_mod.top_memory(roofs)
+    top_c = comps[0] if comps else None
+    peak = top_c["macs_per_s"] if top_c else None
+    lines = []
+    for r in measured:
+        if r["kind"] == "memory" and r.get("role") in ("roof", "region"):
+            top = r is top_mem and bool(top_c) and top_c.get("role") == "roof"
+            style = (
+                dict(color=TOP_COLOR, ls="-", lw=3.2, zorder=3)
+                if top
+                else dict(color=REGION_COLORS.get(r.get("region"), "#7b4173"), ls=(0, (8, 2, 1, 2, 1, 2)), lw=1.6)
+                if r["role"] == "region"
+                else dict(color=LEVEL_COLORS[min(r.get("level", 1) - 1, len(LEVEL_COLORS) - 1)], ls="-", lw=1.8)
+            )
+            lines.append(Line("memory", r["bytes_per_s"], peak / r["bytes_per_s"] if peak else None, style, [r]))
+    for em in dict.fromkeys(r.get("emitter") for r in comps):
+        own = [r for r in measured if r["kind"] == "memory" and r.get("role") == "ceiling" and r.get("emitter") == em]
+        mem = max(own, key=lambda r: r["bytes_per_s"]) if own else top_mem
+        em_comps = [r for r in comps if r.get("emitter") == em]
+        if own:
+            lines.append(
+                Line(
+                    "memory",
+                    mem["bytes_per_s"],
+                    em_comps[0]["macs_per_s"] / mem["bytes_per_s"],
+                    dict(color=EMITTER_COLORS.get(em, "#555"), ls="-.", lw=1.3),
+                    [mem],
+                )
+            )
+        for c in em_comps:
+            start = c["macs_per_s"] / mem["bytes_per_s"] if mem else None
+            if c is top_c and c.get("role") == "roof":
+                start = min(start, c["macs_per_s"] / top_mem["bytes_per_s"]) if top_mem and start else start
+                style = dict(color=TOP_COLOR, ls="-", lw=3.2, zorder=3)
+            else:
+                style = dict(color=EMITTER_COLORS.get(em, "#555"), ls=DTYPE_STYLES.get(c.get("dtype"), "-"), lw=1.5)
+            lines.append(Line("compute", c["macs_per_s"], start, style, [c]))
+    for r in measured:  # memory ceilings of emitters without a compute ceiling here: up to the top roof
+        if r["kind"] == "memory" and r.get("role") == "ceiling" and not any(r in ln.roofs for ln in lines):
+            lines.append(
+                Line(
+                    "memory",
+                    r["bytes_per_s"],
+                    peak / r["bytes_per_s"] if peak else None,
+                    dict(color=EMITTER_COLORS.get(r.get("emitter"), "#555"), ls="-.", lw=1.3),
+                    [r],
+                )
+            )
+    lines += _theory_lines(roofs)
+    return lines
+
+
+def _theory_lines(roofs: list[dict]) -> list[Line]:
+    mems = [r for r in roofs if r["source"] != "measured" and r["kind"] == "memory"]
+    comps = [r for r in roofs if r["source"] != "measured" and r["kind"] == "compute"]
+    peak = max((r["macs_per_s"] for r in comps), default=None)
+    fastest = max((r["bytes_per_s"] for r in mems), default=None)
+    style = dict(color=THEORY_COLOR, ls="--", lw=1.2)
+    return [Line("memory", r["bytes_per_s"], peak / r["bytes_per_s"] if peak else None, style, [r]) for r in mems] + [
+        Line("compute", r["macs_per_s"], r["macs_per_s"] / fastest if fastest else None, style, [r]) for r in comps
+    ]
+
+
+def select(result: dict, emitters: list[str] | None = None, dtypes: list[str] | None = None) -> dict:
+    """The results with only these emitters' and element types' ceilings and points (memory
+    roofs, regions and theoretical memory stay: they bound every emitter)."""
+    if not emitters and not dtypes:
+        return result
+    roofs, points = result["roofs"], result.get("points") or []
+    for what, asked, have in (
+        ("emitter", emitters, {r.get("emitter") for r in roofs} | {p["emitter"] for p in points}),
+        ("dtype", dtypes, {r.get("dtype") for r in roofs if r["kind"] == "compute"} | {p["dtype"] for p in points}),
+    ):
+        unknown = [a for a in asked or [] if a not in have]
+        if unknown:
+            raise UserError(
+                f"no {what} {', '.join(unknown)} in these results "
+                f"(they have: {', '.join(sorted(h for h in have if h))})"
+            )
+
+    def keep(r: dict) -> bool:
+        if r["kind"] == "memory":
+            return r.get("role") != "ceiling" or not emitters or r.get("emitter") in emitters
+        if r["source"] != "measured":
+            return not dtypes or r.get("dtype") in dtypes
+        return (not emitters or r.get("emitter") in emitters) and (not dtypes or r.get("dtype") in dtypes)
+
+    return {
+        **result,
+        "roofs": [r for r in roofs if keep(r)],
+        "points": [
+            p for p in points if (not emitters or p["emitter"] in emitters) and (not dtypes or p["dtype"] in dtypes)
+        ],
+    }
+
+
+def draw(
+    result: dict,
+    path: Path,
+    title: str | None = None,
+    emitters: list[str] | None = None,
+    dtypes: list[str] | None = None,
+    panels: bool = False,
+) -> Path:
+    """Write the roofline (format from the suffix; SVG keeps its text as text)."""
+    return save(figure(result, title, emitters, dtypes, panels), path)
+
+
+def figure(
+    result: dict,
+    title: str | None = None,
+    emitters: list[str] | None = None,
+    dtypes: list[str] | None = None,
+    panels: bool = False,
+):
+    result = select(result, emitters, dtypes)
+    _require_something(result)
+    groups = _panel_emitters(result) if panels else [None]
+    fig, axes = plt.subplots(
+        1,
+        len(groups),
+        figsize=(5.2 * len(groups) + 3.2 if panels else 13, 7),
+        dpi=110,
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+    )
+    xlim, ylim = limits(result["roofs"], result.get("points") or [])
+    shown = [p for p in result.get("points") or [] if _shown(p)]
+    for ax, em in zip(axes[0], groups):
+        part = select(result, [em]) if em else result
+        draw_axes(ax, part, xlim, ylim, label_points=False)
+        if em:
+            ax.set_title(em, fontsize=10)
+    fig.suptitle(title or _title(result.get("board", {})), fontsize=11)
+    if shown:
+        _key(fig, shown)
+    fig.tight_layout(rect=(0, 0, 0.8 if shown else 1, 1))
+    for ax in axes[0]:  # after the layout: label placement works in display space
+        _place_labels(ax)
+        _label_points(ax)
+    return fig
+
+
+def draw_axes(ax, result: dict, xlim=None, ylim=None, label_points: bool = True):
+    """The roofline on one matplotlib Axes (the notebook API's entry point); returns the Axes."""
+    if xlim is None or ylim is None:
+        xlim, ylim = limits(result["roofs"], result.get("points") or [])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.mcuroof_labels = []
+    for ln in roof_lines(result["roofs"]):
+        _draw_line(ax, ln, xlim)
+    ax.mcuroof_numbers = _draw_points(ax, result.get("points") or [])
+    ax.set_xlabel("operational intensity (MACC / byte)")
+    ax.set_ylabel("attainable performance (MACC / s)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.grid(True, which="minor", alpha=0.08)
+    plain_ticks(ax)
+    if label_points:
+        _place_labels(ax)
+        _label_points(ax)
+    return ax
+
+
+def plain_ticks(ax) -> None:
+    """Decade ticks as plain text (0.01, 1, 100; 10k, 1M, 1G): readable, editable in SVG, and
+    much faster to lay out than mathtext powers of ten."""
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: si(v, "").strip()))
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def _draw_line(ax, ln: Line, xlim) -> None:
+    if ln.kind == "memory":
+        if ln.bend and ln.bend <= xlim[0]:
+            return  # ends left of the axes (a panel of a slower emitter): neither drawn nor named
+        x_end = min(ln.bend, xlim[1]) if ln.bend else xlim[1]
+        ax.plot([xlim[0], x_end], [ln.value * xlim[0], ln.value * x_end], **ln.style)
+        if ln.bend and ln.bend < xlim[1]:
+            ax.plot([ln.bend], [ln.value * ln.bend], "o", color=ln.style["color"], ms=3.5, zorder=4)
+    else:
+        ax.plot([max(ln.bend or xlim[0], xlim[0]), xlim[1]], [ln.value, ln.value], **ln.style)
+    ax.mcuroof_labels.append(ln)
+
+
+def _require_something(result: dict) -> None:
+    measured = [r for r in result["roofs"] if r["source"] == "measured"]
+    if not measured and not any(_shown(p) for p in result.get("points") or []):
+        raise UserError("nothing to plot: the results hold no measured roof and no verified point")
+
+
+def _panel_emitters(result: dict) -> list[str]:
+    ems = [r["emitter"] for r in result["roofs"] if r["kind"] == "compute" and r["source"] == "measured"]
+    ems += [p["emitter"] for p in result.get("points") or []]
+    return list(dict.fromkeys(e for e in ems if e)) or [None]
+
+
+def save(fig, path: Path) -> Path:
+    """Write the figure (format from the suffix) and free it; a one-line error if it cannot."""
+    try:
+        with matplotlib.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
+            fig.savefig(path)
+    except (OSError, ValueError) as e:
+        raise UserError(f"{path}: cannot write the plot ({e})") from None
+    finally:
+        plt.close(fig)
+    return path
+
+
+def _title(board: dict) -> str:
+    parts = [f"Empirical roofline: {board.get('name', '?')}", board.get("firmware") or ""]
+    if board.get("icount_shift") is not None:
+        parts.append(f"QEMU -icount shift={board['icount_shift']} (time counts instructions)")
+    return " | ".join(p for p in parts if p)
+
+
+def _shown(p: dict) -> bool:
+    return bool(p.get("verified") and p.get("oi") and p.get("macs_per_s"))
+
+
+def limits(roofs: list[dict], points: list[dict], margin: float = 2.5):
+    """Axis ranges fitted to the data: every bend (ridge) and point with a small margin, room
+    right of the last bend for the compute labels, and every drawn line's left end in view."""
+    return fit(roof_lines(roofs), points, margin)
+
+
+def fit(lines: list[Line], points: list[dict], margin: float = 2.5):
+    pts = [p for p in points if _shown(p)]
+    bends = [ln.bend for ln in lines if ln.bend]
+    xs = bends + [p["oi"] for p in pts] or [0.05, 20.0]  # compute ceilings alone: a few decades
+    lo = min(xs) / margin
+    hi = max(max(xs) * margin, max(bends, default=lo) * 8)
+    comps = [ln.value for ln in lines if ln.kind == "compute"]
+    ys = comps + [p["macs_per_s"] for p in pts]
+    ys += [ln.value * lo for ln in lines if ln.kind == "memory"]
+    top = max(comps + [p["macs_per_s"] for p in pts], default=None) or max(ln.value * hi for ln in lines)
+    return (lo, hi), (min(ys) / margin, top * margin)
+
+
+def _label(r: dict) -> str:
+    value = si(r["bytes_per_s"], "B/s") if r["kind"] == "memory" else si(r["macs_per_s"], "MACC/s")
+    tag = "" if r["source"] == "measured" else " (theory)"
+    return f"{r['name']}{tag}: {value}"
+
+
+def group_label(roofs: list[dict]) -> str:
+    """One label for roofs drawn closer than a label's height: names that differ in one word
+    share the rest ("int8/int16 asm_thumb"), values that share a unit share it."""
+    if len(roofs) == 1:
+        return _label(roofs[0])
+    words = [r["name"].split() for r in roofs]
+    sources = {r["source"] == "measured" for r in roofs}
+    if len({len(w) for w in words}) == 1 and len(sources) == 1:
+        diff = [i for i in range(len(words[0])) if len({w[i] for w in words}) > 1]
+        if not diff:
+            return f"{roofs[0]['name']}{'' if True in sources else ' (theory)'}: {_values(roofs)}"
+        if len(diff) == 1:
+            i = diff[0]
+            name = " ".join(words[0][:i] + ["/".join(dict.fromkeys(w[i] for w in words))] + words[0][i + 1 :])
+            return f"{name}{'' if True in sources else ' (theory)'}: {_values(roofs)}"
+    return _by_kernel(roofs)
+
+
+def _by_kernel(roofs: list[dict]) -> str:
+    """Roofs of several kernels at one height: each kernel's element types joined, then the value
+    once where they share it ("int8/int16/int32 asm_thumb mla, float32 asm_thumb vfma: 14.7 MMACC/s")."""
+    kernels: dict[tuple, list[dict]] = {}
+    for r in roofs:
+        kernels.setdefault((r["source"], tuple(r["name"].split()[1:])), []).append(r)
+    if len(kernels) == len(roofs):
+        return "; ".join(_label(r) for r in roofs)
+    values = {_label(r).rsplit(": ", 1)[1] for r in roofs}
+    if len(values) > 1 or len({r["source"] for r in roofs}) > 1:
+        return "; ".join(group_label(g) for g in kernels.values())
+    names = [group_label(g).rsplit(": ", 1)[0] for g in kernels.values()]
+    return f"{', '.join(names)}: {values.pop()}"
+
+
+def _values(roofs: list[dict]) -> str:
+    texts = [_label(r).rsplit(": ", 1)[1] for r in roofs]
+    units = {t.split(" ", 1)[1] for t in texts}
+    if len(set(texts)) == 1:
+        return texts[0]
+    if len(units) == 1:
+        return "/".join(dict.fromkeys(t.split(" ", 1)[0] for t in texts)) + " " + units.pop()
+    return "/".join(texts)
+
+
+def _place_labels(ax) -> None:
+    """Every line gets its label once, none overlaps another or leaves the axes: compute labels
+    on the right edge, memory labels on the left, each as close as it can be to just above its
+    own line (least-squares positions under a minimum spacing); lines closer than a label's
+    height share one label; a label pushed away from its line is tied to it by a leader."""
+    lines = getattr(ax, "mcuroof_labels", [])
+    xlim, ylim = ax.get_xlim(), ax.get_ylim()
+    lo_y, hi_y = math.log10(ylim[0]), math.log10(ylim[1])
+    span = hi_y - lo_y
+    fig = ax.figure
+    axes_px = ax.get_position().height * fig.get_figheight() * fig.dpi
+    slot = span * (LABEL_PT * fig.dpi / 72 * 1.3) / axes_px  # one text line, in decades
+    for kind, x, ha in (("compute", xlim[1] / 1.12, "right"), ("memory", xlim[0] * 1.12, "left")):
+        ys = [(math.log10(ln.value * (x if kind == "memory" else 1)), ln) for ln in lines if ln.kind == kind]
+        ys = [(y, ln) for y, ln in ys if lo_y <= y <= hi_y]
+        groups = [part for g in _group(sorted(ys, key=lambda t: t[0]), slot) for part in _by_run(g)]
+        if not groups:
+            continue
+        gap = min(slot, span / (len(groups) + 0.5))
+        size = LABEL_PT * min(1.0, gap / slot)
+        want = [g[0][0] + gap * 0.55 for g in groups]
+        for g, ly in zip(groups, spread(want, gap, lo_y + gap / 2, hi_y - gap / 2)):
+            g = sorted(g, key=lambda t: (t[1].tag, [_roof_order(r) for r in t[1].roofs]))
+            named = [r for _, ln in g for r in ln.roofs]
+            y, roofs = g[0][0], _distinct(named)
+            colors = {ln.style["color"] for _, ln in g}
+            color = colors.pop() if len(colors) == 1 else "#333333"
+            moved = abs(ly - y - gap * 0.55) > gap * 0.6
+            tip = x * 1.1 if ha == "right" else x / 1.1
+            tags = "/".join(dict.fromkeys(ln.tag for _, ln in g if ln.tag))
+            text = f"{tags} {group_label(roofs)}" if tags else group_label(roofs)
+            t = ax.annotate(
+                text,
+                xy=(tip, 10**y),
+                xytext=(x, 10**ly),
+                color=color,
+                fontsize=size,
+                ha=ha,
+                va="center",
+                zorder=6,
+                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.65),
+                arrowprops=dict(arrowstyle="-", color=color, lw=0.6, alpha=0.8) if moved else None,
+            )
+            t.mcuroof_roofs = named
+
+
+def _distinct(roofs: list[dict]) -> list[dict]:
+    """Roofs of several runs that read the same (name and value as shown) are named once."""
+    seen: dict[str, dict] = {}
+    for r in roofs:
+        seen.setdefault(_label(r), r)
+    return list(seen.values())
+
+
+def _roof_order(r: dict) -> tuple:
+    dtypes = list(DTYPE_STYLES)
+    return (
+        r["source"] != "measured",
+        str(r.get("emitter")),
+        dtypes.index(r["dtype"]) if r.get("dtype") in dtypes else len(dtypes),
+        r["name"],
+    )
+
+
+def _group(items: list[tuple[float, Line]], slot: float) -> list[list[tuple[float, Line]]]:
+    """Consecutive lines (sorted by height) closer than one label slot form one group when one
+    label can name them all: the same emitter's measured roofs, or theoretical ones."""
+    groups: list[list] = []
+    for y, ln in items:
+        if groups and y - groups[-1][0][0] < slot and _family(groups[-1][0][1]) == _family(ln):
+            groups[-1].append((y, ln))
+        else:
+            groups.append([(y, ln)])
+    return groups
+
+
+def _by_run(group: list[tuple[float, Line]]) -> list[list[tuple[float, Line]]]:
+    """A group of several runs' lines shares one label only where every run's lines read the
+    same; otherwise each run gets its own label."""
+    runs: dict[str, list] = {}
+    for item in group:
+        runs.setdefault(item[1].tag, []).append(item)
+    texts = {tag: sorted(_label(r) for _, ln in items for r in ln.roofs) for tag, items in runs.items()}
+    if len(runs) == 1 or len({tuple(t) for t in texts.values()}) == 1:
+        return [group]
+    return list(runs.values())
+
+
+def _family(ln: Line) -> tuple:
+    r = ln.roofs[0]
+    return ("measured", r.get("emitter"), r.get("role") == "region") if r["source"] == "measured" else ("theory",)
+
+
+def spread(want: list[float], gap: float, lo: float, hi: float) -> list[float]:
+    """Positions closest to `want` (sorted ascending) in the least-squares sense with every two
+    at least `gap` apart, then kept within [lo, hi] (assumes len(want) * gap fits)."""
+    blocks: list[list[float]] = []  # [sum, count] of z = want[i] - i * gap, merged while decreasing
+    for i, w in enumerate(want):
+        blocks.append([w - i * gap, 1])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            total, count = blocks.pop()
+            blocks[-1][0] += total
+            blocks[-1][1] += count
+    q = [b[0] / b[1] for b in blocks for _ in range(b[1])]
+    pos = [qi + i * gap for i, qi in enumerate(q)]
+    n = len(pos)
+    pos = [max(p, lo + i * gap) for i, p in enumerate(pos)]
+    return [min(p, hi - (n - 1 - i) * gap) for i, p in enumerate(pos)]
+
+
+def _draw_points(ax, points: list[dict], marker: str | None = None, tag: str = "") -> list[tuple]:
+    """Verified layer points, one scatter per emitter and type (colour: emitter, marker: type);
+    a point above its roof is a big red X. Returns the number labels to place, (oi, MACC/s,
+    text, colour): points that coincide share one."""
+    shown = [p for p in points if _shown(p)]
+    by_look: dict[tuple, list[dict]] = {}
+    for p in shown:
+        by_look.setdefault((p["emitter"], p["dtype"], bool(p.get("above_roof")), bool(p.get("user"))), []).append(p)
+    for (em, dt, above, user), pts in sorted(by_look.items(), key=lambda kv: (kv[0][2:], str(kv[0][0]), str(kv[0][1]))):
+        what = f"your kernels (U1, U2...): {em} {dt}" if user else f"layers: {em} {dt}"
+        ax.scatter(
+            [p["oi"] for p in pts],
+            [p["macs_per_s"] for p in pts],
+            marker="X" if above else USER_MARKER if user else marker or DTYPE_MARKERS.get(dt, "D"),
+            s=70 if above or user else 28,
+            color="#d62728" if above else EMITTER_COLORS.get(em, "#555555"),
+            edgecolors="black",
+            linewidths=0.4,
+            zorder=7,
+            label=f"{tag}point ABOVE its roof: an accounting error" if above else tag + what,
+        )
+    groups: dict[tuple, list[dict]] = {}
+    for p in shown:
+        color = "#d62728" if p.get("above_roof") else EMITTER_COLORS.get(p.get("emitter"), "#555555")
+        spot = (round(math.log10(p["oi"]) * 20), round(math.log10(p["macs_per_s"]) * 20), color)
+        groups.setdefault(spot, []).append(p)
+    if shown:
+        ax.legend(loc="lower right", fontsize=7, framealpha=0.9, markerscale=0.9)
+    if len(groups) > MAX_NUMBERED:
+        return []
+    return [
+        (pts[0]["oi"], pts[0]["macs_per_s"], ",".join(sorted({_number(p) for p in pts}, key=_order)), color)
+        for (_, _, color), pts in groups.items()
+        if all(isinstance(p.get("index"), int) for p in pts)
+    ]
+
+
+def _key(fig, shown: list[dict]) -> None:
+    """The layers beside the plot: short name, output shape and MACC (tensor names are in the
+    hover text of the HTML report and in the exports)."""
+    layers = {p["index"]: p for p in shown if isinstance(p.get("index"), int) and not p.get("user")}
+    rows = [
+        f"{layer_names.short(p):<10}{layer_names.shape_text(p.get('output_shape')):<12}{si(p.get('macc'), 'MACC'):>10}"
+        for _, p in sorted(layers.items())
+    ]
+    rows += [
+        f"{'U%d' % p['index']:<4}{p['name'][:18]:<18}{si(p.get('macc'), 'MACC'):>10}" for p in shown if p.get("user")
+    ]
+    more = len(rows) - MAX_KEY_ROWS
+    if more > 0:
+        rows = rows[:MAX_KEY_ROWS] + [f"... and {more} more layers (see the report)"]
+    head = f"{'layer':<10}{'output':<12}{'MACC':>10}"
+    size = 7 if len(rows) <= 40 else max(4.5, 7 * 40 / len(rows))
+    fig.text(0.805, 0.93, head + "\n" + "\n".join(rows), fontsize=size, va="top", ha="left", family="monospace")
+
+
+USER_MARKER = "*"
+
+
+def _number(p: dict) -> str:
+    return f"U{p['index']}" if p.get("user") else str(p["index"])
+
+
+def _order(number: str) -> tuple:
+    """Layers by index first, then the user's kernels U1, U2..."""
+    return (number.startswith("U"), int(number.lstrip("U")))
+
+
+# where a point's number may go, in points from the marker: beside it first, then further out
+LABEL_OFFSETS = [
+    (4, 2),
+    (4, -9),
+    (-4, 2),
+    (-4, -9),
+    (4, 9),
+    (-4, 9),
+    (4, -16),
+    (-4, -16),
+    (12, 16),
+    (-12, 16),
+    (12, -23),
+    (-12, -23),
+    (20, 2),
+    (-20, 2),
+]
+
+
+def _label_points(ax) -> None:
+    """Each number at the first offset where it overlaps no other text (roof labels included),
+    no marker and stays inside the axes; where none is free, at the least crowded one."""
+    labels = getattr(ax, "mcuroof_numbers", [])
+    if not labels:
+        return
+    renderer = ax.figure.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    taken = [t.get_window_extent(renderer) for t in ax.texts]
+    legend = ax.get_legend()
+    if legend:
+        taken.append(legend.get_window_extent(renderer))
+    for coll in ax.collections:  # the point markers
+        for x, y in ax.transData.transform(coll.get_offsets()):
+            taken.append(Bbox.from_bounds(x - 3, y - 3, 6, 6))
+    for oi, y, text, color in sorted(labels, key=lambda lb: (lb[0], lb[1])):
+        best = None
+        for dx, dy in LABEL_OFFSETS:
+            t = ax.annotate(
+                text,
+                (oi, y),
+                textcoords="offset points",
+                xytext=(dx, dy),
+                fontsize=6.5,
+                color=color,
+                zorder=6,
+                ha="left" if dx > 0 else "right",
+            )
+            box = t.get_window_extent(renderer)
+            crowd = sum(box.overlaps(o) for o in taken) + (
+                0 if frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1) else 100
+            )
+            if best is None or crowd < best[0]:
+                if best:
+                    best[1].remove()
+                best = (crowd, t, box)
+            else:
+                t.remove()
+            if crowd == 0:
+                break
+        taken.append(best[2])

@@ -1,0 +1,144 @@
+"""Summary tables of a results.json, as rich renderables (the caller's console prints them)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.report import layer_tables as layer_report
+from mcuroof.report import user_tables as user_report
+from mcuroof.results import document as results_mod
+from mcuroof.units import si
+
+
+def roofs_table(result: dict) -> Table:
+    board = result.get("board", {})
+    clock, step = roof_clock(board)
+    title = f"Roofs: {board.get('name', '?')} ({board.get('firmware', '')})"
+    if step == "instr":  # QEMU: time counts instructions, not cycles
+        title += f"; QEMU -icount shift={board['icount_shift']}: instruction-counted time, not cycle-accurate"
+    t = Table(title=title, title_justify="left")
+    for col in ("kind", "name", "emitter", "dtype", "source", "value", f"per {step}", "/ theory"):
+        t.add_column(col, justify="right" if col in ("value", f"per {step}", "/ theory") else "left")
+    for r in sorted(result["roofs"], key=lambda r: (r["kind"], r["source"], -_value(r))):
+        unit = "B" if r["kind"] == "memory" else "MACC"
+        per = f"{_value(r) / clock:.3g} {unit}/{step}" if clock else "-"
+        t.add_row(
+            r["kind"],
+            r["name"],
+            r.get("emitter") or "-",
+            r.get("dtype") or "-",
+            r["source"],
+            si(_value(r), unit + "/s"),
+            per,
+            theory_ratio(r, result["roofs"]),
+        )
+    return t
+
+
+def roof_clock(board: dict) -> tuple[float | None, str]:
+    """The rate the per-cycle column divides by, the same the theoretical roofs use
+    (boards.roof_clock_hz): under QEMU -icount shift=K, 1e9 / 2^K instructions per second."""
+    shift = board.get("icount_shift")
+    if isinstance(shift, int):
+        return 1e9 / 2**shift, "instr"
+    return board.get("clock_hz"), "cycle"
+
+
+def theory_ratio(roof: dict, roofs: list[dict]) -> str:
+    """measured / theoretical, against the profile's roof of the same kind and dtype (memory
+    roofs name the memory they are compared with); "-" where the profile has no figure."""
+    th = roofs_mod.theoretical_match(roof, roofs)
+    if not th:
+        return "-"
+    ratio = f"{_value(roof) / _value(th):.2g}"
+    return f"{ratio} {th['name']}" if roof["kind"] == "memory" else ratio
+
+
+def ridges_table(result: dict) -> Table:
+    """Ridge-point matrix: OI (MACC/byte) where each compute ceiling meets each memory roof."""
+    ridges = result.get("ridges", [])
+    mems = list(dict.fromkeys(r["memory"] for r in ridges))
+    comps = list(dict.fromkeys(r["compute"] for r in ridges))
+    oi = {(r["compute"], r["memory"]): r["oi"] for r in ridges}
+    t = Table(title="Ridge points (MACC/byte)", title_justify="left")
+    t.add_column("compute \\ memory")
+    for m in mems:
+        t.add_column(m, justify="right")
+    for c in comps:
+        t.add_row(c, *[f"{oi[(c, m)]:.3g}" if (c, m) in oi else "-" for m in mems])
+    return t
+
+
+def reference_table(result: dict) -> Table | None:
+    ref = result.get("reference")
+    if not ref or not ref.get("levels"):
+        return None
+    t = Table(title=f"Memory roof against {ref['kind']}", title_justify="left")
+    for col in ("level", "roof", "reference best", "at the roof's size", "median over sizes", "sizes"):
+        t.add_column(col, justify="left" if col == "level" else "right")
+    for lv in ref["levels"]:
+        at_roof = f"{lv['ratio_at_roof']:.2f} ({si(lv['roof_ws'], 'B')})" if "ratio_at_roof" in lv else "-"
+        t.add_row(
+            lv["level"],
+            si(lv["roof_bytes_per_s"], "B/s"),
+            si(lv["reference_bytes_per_s"], "B/s"),
+            at_roof,
+            f"{lv['ratio']:.2f}",
+            str(lv.get("sizes_compared", "-")),
+        )
+    return t
+
+
+def checks_line(result: dict) -> str:
+    c = result.get("checks", {})
+    line = f"{c.get('verified', 0)} measurements verified against their expected output"
+    if c.get("failed"):
+        line += f"; [bold red]{c['failed']} FAILED their check and were left out[/]"
+    if "points_verified" in c:
+        line += f"; {c['points_verified']} layer runs verified against the numpy reference"
+        if c.get("points_failed"):
+            line += f", [bold red]{c['points_failed']} FAILED (not plotted)[/]"
+    if c.get("noisy"):
+        line += (
+            f"; [bold]timing noise[/]: {c['noisy']} of {c['timed']} measurements had a median trial over "
+            f"{results_mod.NOISY - 1:.0%} slower than their fastest (the fastest is kept; a busy host "
+            "or interrupts: rerun on a quiet machine to confirm)"
+        )
+    return line
+
+
+def renderables(result: dict) -> list:
+    out = [roofs_table(result)] + icount_lines(result)
+    if result.get("ridges"):
+        out.append(ridges_table(result))
+    ref = reference_table(result)
+    if ref:
+        out.append(ref)
+    out += skipped_lines(result)
+    out += layer_report.renderables(result)
+    out += user_report.renderables(result)
+    out.append(checks_line(result))
+    return out
+
+
+def icount_lines(result: dict) -> list[str]:
+    """Under QEMU -icount, time counts instructions: memory and region roofs are the kernels'
+    instruction counts, not the speed of a memory."""
+    shift = result.get("board", {}).get("icount_shift")
+    if not isinstance(shift, int):
+        return []
+    return [
+        f"QEMU -icount shift={shift}: every instruction takes {2**shift} ns, whatever it reads; the "
+        "memory and region figures count the kernels' instructions (bytes per instruction x "
+        f"{1e3 / 2**shift:.6g} M instructions/s), not a memory's speed"
+    ]
+
+
+def skipped_lines(result: dict) -> list[str]:
+    """Why a suite (regions) measured nothing, or left a region out."""
+    return [f"regions: {s['rg'] + ' ' if s.get('rg') else ''}skipped: {s['why']}" for s in result.get("skipped", [])]
+
+
+def _value(r: dict) -> float:
+    return r["bytes_per_s"] if r["kind"] == "memory" else r["macs_per_s"]

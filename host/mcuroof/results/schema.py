@@ -1,0 +1,231 @@
+"""The JSON Schema of results.json: every field a reader (report, plot, compare, points) uses.
+
+Pure data. results.load and results.save check documents against RESULTS; docs/results.md
+describes the fields for users. To add a field: put it in its object's `required` (readers may
+index it) or `optional` (readers must .get it) with one of the shapes below; each shape carries
+a `must` phrase that results.validate puts in its one-line error ("points[3].oi must be ...").
+Unknown fields are allowed, so a newer mcuroof's additions do not break an older reader.
+"""
+
+from __future__ import annotations
+
+
+def _shape(type_: str, must: str, **rules) -> dict:
+    return {"type": type_, "must": must, **rules}
+
+
+NUMBER = _shape("number", "be a number")
+POSITIVE = _shape("number", "be a positive number", exclusiveMinimum=0)
+NON_NEGATIVE = _shape("number", "be a number >= 0", minimum=0)
+COUNT = _shape("integer", "be a whole number >= 0", minimum=0)
+TEXT = _shape("string", "be text")
+FLAG = _shape("boolean", "be true or false")
+FRACTION = _shape("number", "be a number in (0, 1]", exclusiveMinimum=0, maximum=1)
+
+
+def nullable(shape: dict) -> dict:
+    return {**shape, "type": [shape["type"], "null"], "must": shape["must"] + " or null"}
+
+
+def one_of(*values) -> dict:
+    return {"enum": list(values), "must": "be one of " + ", ".join(repr(v) for v in values)}
+
+
+def obj(required: dict, optional: dict | None = None) -> dict:
+    return {
+        "type": "object",
+        "must": "be an object",
+        "required": list(required),
+        "properties": {**required, **(optional or {})},
+    }
+
+
+def array(items: dict, **rules) -> dict:
+    return {"type": "array", "must": "be a list", "items": items, **rules}
+
+
+ROOF = {
+    **obj(
+        {
+            "kind": one_of("memory", "compute"),
+            "name": TEXT,
+            "source": one_of("measured", "theoretical"),
+            "role": one_of("roof", "ceiling", "region"),
+        },
+        {
+            "dtype": nullable(TEXT),
+            "emitter": nullable(TEXT),
+            "kernel": nullable(TEXT),
+            "level": COUNT,
+            "ws_range": array(COUNT, minItems=2, maxItems=2),
+            "region": TEXT,
+            "basis": TEXT,
+            "bytes_per_s": POSITIVE,
+            "macs_per_s": POSITIVE,
+        },
+    ),
+    # a roof's rate is the one its kind is measured in
+    "allOf": [
+        {
+            "if": {"properties": {"kind": {"const": "memory"}}, "required": ["kind"]},
+            "then": {"required": ["bytes_per_s"]},
+        },
+        {
+            "if": {"properties": {"kind": {"const": "compute"}}, "required": ["kind"]},
+            "then": {"required": ["macs_per_s"]},
+        },
+    ],
+}
+
+BOARD = obj(
+    {"name": TEXT},
+    {
+        "platform": nullable(TEXT),
+        "firmware": TEXT,
+        "clock_hz": nullable(POSITIVE),
+        "emitters": array(TEXT),
+        "icount_shift": nullable(COUNT),
+        "free_heap": nullable(COUNT),
+        "tick_us": nullable(NON_NEGATIVE),
+        "link": TEXT,
+        "wall_seconds": NON_NEGATIVE,
+        "clock_requested_hz": POSITIVE,
+        "clock_set_hz": nullable(POSITIVE),
+        "clock_lost": FLAG,
+        "clock_note": TEXT,
+    },
+)
+
+RIDGE = obj({"compute": TEXT, "memory": TEXT, "oi": POSITIVE})
+
+SWEEP = obj(
+    {"emitter": TEXT, "kernel": TEXT, "dtype": TEXT, "points": array(array(NON_NEGATIVE, minItems=2, maxItems=2))}
+)
+
+CHECKS = obj(
+    {},
+    {
+        "verified": COUNT,
+        "failed": COUNT,
+        "failed_records": array({"type": "object"}),
+        "points_verified": COUNT,
+        "points_failed": COUNT,
+        "points_above_roof": COUNT,
+        "timed": COUNT,
+        "noisy": COUNT,
+    },
+)
+
+REFERENCE = obj(
+    {
+        "kind": TEXT,
+        "levels": array(
+            obj(
+                {"level": TEXT, "roof_bytes_per_s": POSITIVE, "reference_bytes_per_s": POSITIVE, "ratio": POSITIVE},
+                {"sizes_compared": COUNT, "roof_ws": COUNT, "ratio_at_roof": POSITIVE},
+            )
+        ),
+    },
+    {"points": array({"type": "object"})},
+)
+
+POINT = obj(
+    {
+        "index": COUNT,
+        "name": TEXT,
+        "op": TEXT,
+        "dtype": TEXT,
+        "emitter": TEXT,
+        "macc": NON_NEGATIVE,
+        "oi": NON_NEGATIVE,
+        "seconds": NON_NEGATIVE,
+        "macs_per_s": NON_NEGATIVE,
+        "bytes_per_s": NON_NEGATIVE,
+        "verified": FLAG,
+        "bound": one_of("memory", "compute"),
+        "tile_fraction": FRACTION,
+        "advice": TEXT,
+    },
+    {
+        "bytes": NON_NEGATIVE,
+        "memory_share": nullable(NON_NEGATIVE),
+        "roof_macs_per_s": nullable(NON_NEGATIVE),
+        "headroom": nullable(POSITIVE),
+        "above_roof": FLAG,
+        "advice_kind": TEXT,
+        "tile_reason": TEXT,
+        "heap_bytes": nullable(COUNT),
+        "tile_data_bytes": nullable(COUNT),
+        "memory_roof": nullable(TEXT),
+        "compute_roof": nullable(TEXT),
+        "input_shapes": array(array(COUNT)),
+        "output_shape": array(COUNT),
+        "user": FLAG,
+        "file": TEXT,
+        # the share of a fitted layer's time spent per pixel ("fit") or per row ("rows"): points.call_share
+        "call_share": nullable(_shape("number", "be a number in [0, 1]", minimum=0, maximum=1)),
+        "kernel_isa": one_of("dsp", "mve", None),
+    },
+)  # user, file: a kernel of `mcuroof kernel FILE.py`
+
+USER_KERNELS = obj(
+    {"file": TEXT, "kernels": array(TEXT), "errors": array(TEXT)}, {"roofs_from": nullable(TEXT), "measured": TEXT}
+)
+
+MODEL = obj(
+    {
+        "name": TEXT,
+        "peak_memory_bytes": COUNT,
+        "peak_memory_layer": nullable(COUNT),
+        "measured_peak_heap_bytes": nullable(COUNT),
+    },
+    {
+        "source": TEXT,
+        "layers": COUNT,
+        "macc": NON_NEGATIVE,
+        "not_profiled": array(
+            obj(
+                {"index": COUNT, "why": TEXT},
+                {"name": TEXT, "op": TEXT, "emitter": nullable(TEXT), "dtype": nullable(TEXT)},
+            )
+        ),
+        "whole_model": array(
+            obj(
+                {
+                    "emitter": TEXT,
+                    "dtype": TEXT,
+                    "layers": COUNT,
+                    "predicted_seconds": NON_NEGATIVE,
+                    "measured_seconds": NON_NEGATIVE,
+                },
+                {
+                    "macc": NON_NEGATIVE,
+                    "inferences_per_s": nullable(POSITIVE),
+                    "estimated_inferences_per_s": nullable(POSITIVE),
+                    "measured_over_predicted": nullable(POSITIVE),
+                },
+            )
+        ),
+        # fit.Verdict.as_dict: fits is null where the board's flash or heap is not known
+        "fit": obj({"fits": nullable(FLAG), "text": TEXT}, {"needs": array({"type": "object"})}),
+    },
+)
+
+RESULTS = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    **obj(
+        {"schema": _shape("integer", "be a whole number >= 1", minimum=1), "board": BOARD, "roofs": array(ROOF)},
+        {
+            "tool": TEXT,
+            "created": TEXT,
+            "ridges": array(RIDGE),
+            "sweeps": array(SWEEP),
+            "checks": CHECKS,
+            "skipped": array(obj({"why": TEXT}, {"rg": nullable(TEXT)})),
+            "reference": REFERENCE,
+            "points": array(POINT),
+            "model": MODEL,
+            "user_kernels": USER_KERNELS,
+        },
+    ),
+}

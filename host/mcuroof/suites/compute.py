@@ -1,0 +1,55 @@
+"""The compute suite: peak multiply-accumulate loops per emitter and type, and the asm_thumb
+peaks of the instruction sets the core has (kernels.compute)."""
+
+from __future__ import annotations
+
+import copy
+
+from mcuroof.board import identity
+from mcuroof.kernels.compute import compute_kernels
+from mcuroof.kernels.contract import unit_key, unit_parts
+from mcuroof.suites.base import Context, Suite
+from mcuroof.suites.timing import ITERS, ITERS_LARGE, is_small, timing
+
+
+def config(probe: dict, ctx: Context | None = None) -> dict:
+    ems = [e for e in probe["emitters"] if e in ("bytecode", "native", "viper", "asm_thumb")]
+    types = ["b", "h", "i"] + (["f"] if probe.get("float") else [])
+    # the micro:bit's parser cannot hold a longer unrolled kernel in its 8 KB heap
+    unroll, unroll_asm = (8, 4) if is_small(probe) else (16, 16)
+    return {
+        **timing(probe),
+        "emitters": ems,
+        "types": types,
+        "iters": ITERS if is_small(probe) else ITERS_LARGE,
+        "unroll": unroll,
+        "unroll_asm": unroll_asm,
+        "isa": identity.describe(probe).peak_kernels,
+    }
+
+
+def shrink(cfg: dict, key: str) -> tuple[dict, str, int] | None:
+    """The config with half the unroll of unit key's emitter (after a MemoryError)."""
+    new = copy.deepcopy(cfg)
+    field = "unroll_asm" if unit_parts(key)[1] == "asm_thumb" else "unroll"
+    value = new.get(field, 0) // 2
+    if value < 1:
+        return None
+    new[field] = value
+    return new, field, value
+
+
+def key(rec: dict) -> str | None:
+    if rec.get("t") != "mac":
+        return None
+    return unit_key("compute", rec["em"], rec["ty"], *([rec["k"]] if rec.get("k") else []))
+
+
+SUITE = Suite(
+    "compute",
+    compute_kernels,
+    key,
+    {"mac": ("em", "ty", "macs", "r", "us", "med", "ovh", "chk", "u", "n")},
+    config,
+    shrink=shrink,
+)

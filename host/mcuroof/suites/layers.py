@@ -1,0 +1,221 @@
+"""The layers suite of `mcuroof run --model`: its plan on a probed board, and the points and
+whole-model figures of results.json (results.document puts them in).
+
+The plan is made after the memory and compute suites of the same run: a layer's tile is kept
+small enough that one call takes about `tile_seconds` at its emitter's measured compute ceiling
+(the micro:bit's bytecode would otherwise spend minutes per layer), and small enough for the
+board's heap. The plan is deterministic, so a resumed run makes the same one from its log.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from mcuroof.analysis import advice, fit
+from mcuroof.analysis import points as points_mod
+from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.board import identity
+from mcuroof.board import profiles as boards
+from mcuroof.errors import UserError
+from mcuroof.kernels.compute import compute_kernels
+from mcuroof.kernels.contract import TYPE_NAMES, Kernel, unit_key
+from mcuroof.kernels.ops import dispatch
+from mcuroof.model import network
+from mcuroof.suites import compute, layer_plan, timing
+from mcuroof.suites.base import Context, Suite
+
+TILE_SECONDS = {"small": 0.25, "large": 1.0}
+# MACC/s assumed for the time budget where the run measured no compute ceiling
+FALLBACK_RATE = {"small": 16e3, "large": 10e6}
+EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
+
+
+@dataclass
+class Request:
+    """What the user asked to profile; `jobs` and `skipped` are filled in once planned."""
+
+    network: network.Network
+    dtypes: list[str] | None = None  # None: the model's own element type
+    emitters: list[str] | None = None  # None: every emitter the board has
+    tile_seconds: float | None = None
+    jobs: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+
+
+def parse_list(text: str | None, allowed: tuple[str, ...], option: str) -> list[str] | None:
+    if not text:
+        return None
+    chosen = [s.strip() for s in text.split(",") if s.strip()]
+    bad = [s for s in chosen if s not in allowed]
+    if bad or not chosen:
+        raise UserError(f"{option}: unknown {', '.join(bad) or '(none)'} (choose from {', '.join(allowed)})")
+    return chosen
+
+
+def model_dtype(net: network.Network) -> str:
+    kinds = {l.dtype for l in net.layers}
+    return "float32" if kinds == {"float32"} else "int8"
+
+
+def config(probe: dict, ctx: Context) -> dict:
+    """The layers suite's config; plans the request's jobs (ctx.layers) from the probe and the
+    roofs of the suites before it (ctx.records)."""
+    request, records = ctx.layers, ctx.records
+    size = "small" if timing.is_small(probe) else "large"
+    board_emitters = [e for e in probe.get("emitters", []) if e in EMITTERS]
+    emitters = [e for e in (request.emitters or board_emitters) if e in board_emitters]
+    dtypes = request.dtypes or [model_dtype(request.network)]
+    if not probe.get("float"):
+        dtypes = [d for d in dtypes if d != "float32"]
+    _, mac, _ = roofs_mod.split(records)
+    ceilings = {(r["emitter"], r["dtype"]): r["macs_per_s"] for r in roofs_mod.compute_roofs(mac)}
+    seconds = request.tile_seconds or TILE_SECONDS[size]
+    max_work = {(em, dt): ceilings.get((em, dt), FALLBACK_RATE[size]) * seconds for em in emitters for dt in dtypes}
+    request.jobs, request.skipped = layer_plan.plan(request.network, dtypes, emitters, probe.get("free", 0), max_work)
+    isa = identity.describe(probe).isa
+    request.jobs = [dataclasses.replace(j, isa=isa) for j in request.jobs]
+    cfg = {**timing.timing(probe), "jobs": request.jobs}
+    if size == "large":
+        cfg["peaks"] = peaks_config(probe, request.jobs)
+    return cfg
+
+
+def peaks_config(probe: dict, jobs: list) -> dict | None:
+    """The compute suite's config for the emitters and types the layers ran, to measure their
+    ceilings again after them in the same process. On the unix port the host's speed moved
+    by up to 1.6x between processes (and boxed-float code between two speeds), which put
+    layer points above ceilings measured in another process; a roof is the best seen, so the
+    ceiling is the maximum of both measurements."""
+    pairs = {(j.emitter, j.dtype) for j in jobs}
+    if not pairs:
+        return None
+    cfg = compute.config(probe)
+    cfg["emitters"] = [e for e in cfg["emitters"] if any(e == em for em, _ in pairs)]
+    cfg["types"] = [layer_plan.DTYPES[dt][0] for dt in layer_plan.DTYPES if any(dt == d for _, d in pairs)]
+    return cfg
+
+
+def _profile(board: dict) -> boards.Board | None:
+    """The profile of the board that ran (where the board's name is one)."""
+    name = board.get("name")
+    return boards.load_board(name) if name in boards.board_names() else None
+
+
+def model_fit(board: dict, net: network.Network, pts: list[dict]) -> dict:
+    """The fit verdict of the network on the board that ran it: its profile and the free heap
+    its probe reported."""
+    budget = fit.budget(_profile(board), board.get("free_heap"))
+    return fit.verdict(net, budget, fit.whole_layer_heap(pts)).as_dict()
+
+
+def results_parts(request: Request, records: list[dict], roofs: list[dict], board: dict) -> dict:
+    """The `points`, `model` and layer `checks` of results.json (results.document merges them)."""
+    emitters = board.get("emitters", [])
+    by_key = {job.key: job for job in request.jobs}
+    profile = _profile(board)
+    features = frozenset(profile.features) if profile and profile.features is not None else None
+    recs: dict[str, list[dict]] = {}
+    for rec in records:
+        if rec.get("t") == "layer" and key(rec) in by_key:
+            recs.setdefault(key(rec), []).append(rec)
+    pts = [
+        points_mod.point(by_key[key], rs, roofs, emitters, features, dispatch.kernel_isa(by_key[key]))
+        for key, rs in recs.items()
+        if any(r.get("cand", 0) < len(by_key[key].candidates) for r in rs)
+    ]
+    advice.advise_all(pts, roofs, advice.Features(features, tuple(emitters)))
+    for p in pts:  # advise_all wrote the advice anew
+        points_mod.amortize_note(p)
+    net = request.network
+    peak = network.peak_memory(net)
+    layer_of = {l.index: l for l in net.layers}
+    skipped_on_board = [r for r in records if r.get("t") == "skip" and r.get("k") in layer_of and not r.get("cand")]
+    given_up = [(by_key[r["unit"]], r["why"]) for r in records if r.get("t") == "skip" and r.get("unit") in by_key]
+    summary = {
+        "name": net.name,
+        "source": net.source,
+        "layers": len(net.layers),
+        "macc": network.totals(net)["macc"],
+        "peak_memory_bytes": peak.bytes,
+        "peak_memory_layer": peak.layer,
+        "measured_peak_heap_bytes": max((p["heap_bytes"] or 0 for p in pts), default=None),
+        "not_profiled": request.skipped
+        + [
+            {
+                "index": r["k"],
+                "name": layer_of[r["k"]].name,
+                "op": layer_of[r["k"]].op,
+                "emitter": r.get("em"),
+                "dtype": r.get("ty"),
+                "why": f"no tile fitted the heap on the board ({r.get('why')})",
+            }
+            for r in skipped_on_board
+        ]
+        + [
+            {
+                "index": job.layer.index,
+                "name": job.layer.name,
+                "op": job.layer.op,
+                "emitter": job.emitter,
+                "dtype": job.dtype,
+                "why": f"its script kept failing on the board: {why}",
+            }
+            for job, why in given_up
+        ],
+        "whole_model": points_mod.whole_model(pts),
+    }
+    summary["fit"] = model_fit(board, net, pts)
+    if summary["fit"]["fits"] is False:  # layers run one at a time: not a speed the board reaches
+        for row in summary["whole_model"]:
+            row["estimated_inferences_per_s"], row["inferences_per_s"] = row["inferences_per_s"], None
+    checks = {
+        "points_verified": sum(p["verified"] for p in pts),
+        "points_failed": sum(not p["verified"] for p in pts),
+        "points_above_roof": sum(p["above_roof"] for p in pts),
+    }
+    return {"points": pts, "model": summary, "checks": checks}
+
+
+def kernels(cfg: dict) -> list[Kernel]:
+    """The layers suite: one script per Job of cfg["jobs"] (kept on the host), then the
+    compute ceilings of cfg["peaks"] measured again in the same interpreter (see peaks_config)."""
+    peaks = cfg.get("peaks")
+    if not peaks:
+        return [Kernel(job.key, dispatch.script(job)) for job in cfg.get("jobs", [])]
+    # The host's speed moves by 2x within minutes on a shared machine: a layer's ceiling is
+    # measured again right after it, so the ceiling (the best seen) samples the same moments.
+    out = []
+    for i, job in enumerate(cfg["jobs"]):
+        out.append(Kernel(job.key, dispatch.script(job)))
+        one = {**peaks, "emitters": [job.emitter], "types": [dtype_code(job.dtype)]}
+        if job.emitter in peaks["emitters"]:
+            out += compute_kernels(one, again=f"@{i}")
+    return out + compute_kernels(peaks)
+
+
+def dtype_code(dtype: str) -> str:
+    return {name: tc for tc, name in TYPE_NAMES.items()}[dtype]
+
+
+def key(rec: dict) -> str | None:
+    if rec.get("t") != "layer":
+        return None
+    return unit_key("layers", rec["em"], rec["ty"], rec["k"])
+
+
+def helpers(cfg: dict) -> list[str]:
+    """firmware/layers.py, and compute.py where the ceilings are measured again (cfg "peaks")."""
+    return ["layers"] + (["compute"] if cfg.get("peaks") else [])
+
+
+SUITE = Suite(
+    "layers",
+    kernels,
+    key,
+    {"layer": ()},
+    config,
+    helpers,
+    leaves_out_failing=True,
+    results=lambda records, roofs, board, ctx: results_parts(ctx.layers, records, roofs, board),
+)

@@ -1,0 +1,70 @@
+"""The memory suite: STREAM-like sweeps per emitter and type over growing working sets, and the
+fastest movers the memory roof is taken from (kernels.memory)."""
+
+from __future__ import annotations
+
+import copy
+
+from mcuroof.board import identity
+from mcuroof.kernels.contract import unit_key, unit_parts
+from mcuroof.kernels.memory import memory_kernels
+from mcuroof.suites.base import Context, Suite
+from mcuroof.suites.timing import HOST_PLATFORMS, MiB, is_small, timing
+
+INTERPRETED_WS = 16 * 1024
+
+
+def config(probe: dict, ctx: Context | None = None) -> dict:
+    ems = [e for e in probe["emitters"] if e in ("bytecode", "native", "viper", "asm_thumb")]
+    if probe.get("memoryview"):
+        ems.append("c")
+    types = ["b", "i"] + (["f"] if probe.get("float") else [])
+    if is_small(probe):
+        max_ws = {em: probe["free"] for em in ems}
+    elif probe.get("platform") not in HOST_PLATFORMS:
+        # a microcontroller with a big heap: interpreter loops there take seconds per 16 KB and
+        # show nothing new past it; the fast movers sweep the heap
+        max_ws = {em: INTERPRETED_WS if em in ("bytecode", "native") else probe["free"] for em in ems}
+    else:  # interpreter loops are flat past the caches; the C copy goes out to DRAM
+        max_ws = {"bytecode": 1 * MiB, "native": 1 * MiB, "viper": 16 * MiB, "c": 192 * MiB}
+    return {
+        **timing(probe),
+        "emitters": ems,
+        "types": types,
+        "max_ws": max_ws,
+        "min_n": 16,
+        "isa": identity.describe(probe).peak_kernels,
+    }
+
+
+MIN_WS = 3 * 16 * 4  # below this a memory kernel has no sweep left to run
+
+
+def shrink(cfg: dict, key: str) -> tuple[dict, str, int] | None:
+    """The config with half the working set of unit key's emitter (after a MemoryError)."""
+    new = copy.deepcopy(cfg)
+    em = unit_parts(key)[1]
+    if em not in new.get("max_ws", {}):
+        return None
+    value = new["max_ws"][em] // 2
+    if value < MIN_WS:
+        return None
+    new["max_ws"][em] = value
+    return new, "max_ws", value
+
+
+def key(rec: dict) -> str | None:
+    """mem records and the sweep's notes (skip, halved) name their kernel, emitter and type."""
+    if {"k", "em", "ty"} <= rec.keys():
+        return unit_key("memory", rec["em"], rec["ty"], rec["k"])
+    return None
+
+
+SUITE = Suite(
+    "memory",
+    memory_kernels,
+    key,
+    {"mem": ("k", "em", "ty", "n", "isz", "bytes", "r", "us", "med", "ovh", "chk", "f")},
+    config,
+    shrink=shrink,
+)

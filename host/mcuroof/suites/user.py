@@ -1,0 +1,18 @@
+"""The user suite of `mcuroof kernel FILE.py`: one script per kernel_NAME of the user's file
+(kernels.user, firmware/user.py)."""
+
+from __future__ import annotations
+
+from mcuroof.kernels.contract import Kernel, unit_key
+from mcuroof.suites.base import Suite
+
+
+def kernels(cfg: dict) -> list[Kernel]:
+    return cfg["user_file"].kernels()
+
+
+def key(rec: dict) -> str | None:
+    return unit_key("user", rec["k"]) if rec.get("t") in ("uk", "uerr") else None
+
+
+SUITE = Suite("user", kernels, key, {"uk": (), "uerr": ()})

@@ -1,0 +1,84 @@
+"""`mcuroof compare`, the measured / theoretical column, and `run --clocks`."""
+
+import pytest
+from rich.console import Console
+
+from conftest import needs_qemu
+from factories import point, roof, run_result
+from mcuroof.analysis import compare
+from mcuroof.cli import main
+from mcuroof.report import tables as report
+from mcuroof.results import document as results
+
+
+def test_roof_rows_match_by_kind_name_emitter_dtype():
+    a, b = run_result("qemu-microbit", 1, 6), run_result("qemu-microbit", 2, 5)
+    b["roofs"].append(roof("compute", "float32 bytecode", 1e3, emitter="bytecode", dtype="float32"))  # only in B
+    rows = compare.roof_rows([("A", a), ("B", b)])
+    by_name = {r["name"]: r for r in rows}
+    assert rows[0]["name"] == "top memory roof" and rows[0]["ratios"] == [1.0, 2.0]
+    assert by_name["top compute roof"]["values"] == [3.5e6, 7e6]
+    assert by_name["flash read"]["ratios"] == [1.0, 2.0]
+    assert "float32 bytecode" not in by_name  # one run only: nothing to compare
+
+
+def test_labels_are_distinct():
+    a, b = run_result("qemu-microbit", 1, 6), run_result("qemu-microbit", 2, 6)
+    from pathlib import Path
+
+    labels = compare.labels([a, b], [Path("x/results.json"), Path("y/results.json")])
+    assert labels == ["qemu-microbit shift=6 (x)", "qemu-microbit shift=6 (y)"]
+
+
+def test_compare_command(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    pa, pb = tmp_path / "a" / "results.json", tmp_path / "b" / "results.json"
+    pa.parent.mkdir()
+    pb.parent.mkdir()
+    results.save(run_result("qemu-microbit", 1, 6, points=[point("conv1", "int8", "asm_thumb", 0.01)]), pa)
+    results.save(run_result("qemu-microbit", 2, 5, points=[point("conv1", "int8", "asm_thumb", 0.005)]), pb)
+    out = tmp_path / "cmp.png"
+    assert main(["compare", str(pa), str(pb), "-o", str(out)]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    text = capsys.readouterr().out
+    assert "qemu-microbit shift=6" in text and "qemu-microbit shift=5" in text and "B/A" in text
+    assert "flash read" in text and "fastest for the whole network: B" in text
+
+
+def test_theory_ratio_column_by_hand():
+    theory = [
+        roof("memory", "SRAM", 80e6, emitter=None, dtype=None, role="roof", source="theoretical"),
+        roof("compute", "Cortex-M0 int32", 7e6, emitter=None, source="theoretical"),
+        roof("compute", "Cortex-M0 int8", 14e6, emitter=None, dtype="int8", source="theoretical"),
+    ]
+    data = run_result("qemu-microbit", 1, 6, theory=theory)
+    rs = data["roofs"]
+    assert report.theory_ratio(rs[0], rs) == "0.5 SRAM"  # 40 MB/s of 80 MB/s
+    assert report.theory_ratio(rs[1], rs) == "-"  # flash: the profile has no figure
+    assert report.theory_ratio(rs[2], rs) == "0.5"  # int32 3.5 of 7 MMACC/s
+    assert report.theory_ratio(rs[3], rs) == "0.0011"  # int8 bytecode 16 k of 14 MMACC/s
+    assert report.theory_ratio(theory[0], rs) == "-"  # theoretical rows have no ratio
+    console = Console(width=200, color_system=None, record=True)
+    console.print(report.roofs_table(data))
+    text = console.export_text()
+    assert "/ theory" in text and "0.5 SRAM" in text
+
+
+@pytest.mark.parametrize("text, message", [("64M,12x", "cannot read '12x'"), ("64M,64M", "twice"), ("", "cannot read")])
+def test_bad_clock_lists(tmp_path, capsys, text, message):
+    code = main(["run", "--board", "unix", "--clocks", text or ",", "-o", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and message in err[0]
+
+
+def test_clocks_on_a_port_without_settable_freq_unix(tmp_path, capsys):
+    code = main(["run", "--board", "unix", "--suite", "regions", "--clocks", "64M", "-o", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "unix cannot set its clock" in err[0]
+
+
+@needs_qemu
+def test_clocks_on_qemu_microbit_is_one_line_error(tmp_path, capsys):
+    code = main(["run", "--board", "qemu-microbit", "--suite", "regions", "--clocks", "64M", "-o", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "qemu-microbit cannot set its clock: machine.freq(64000000)" in err[0]

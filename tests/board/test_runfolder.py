@@ -1,0 +1,102 @@
+"""Output folders never lose, mix or mislabel a run: a folder holds one run; a finished one is
+never replaced (--force moves it aside, kept); --resume takes the run's own options; a refused
+run creates nothing; Ctrl-C says how to resume."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mcuroof.cli import main
+from mcuroof.errors import UserError
+from mcuroof.measure import runfolder
+
+HEADER = {
+    "schema": 1,
+    "kind": "header",
+    "board": "qemu-microbit",
+    "icount_shift": 6,
+    "suites": ["compute", "layers"],
+    "model": "kws-dscnn",
+    "started": "2026-12-01T10:26:40Z",
+}
+
+
+def a_run(folder: Path, finished: bool) -> dict[str, bytes]:
+    """A folder holding a run (finished: with results.json); returns its files' contents."""
+    folder.mkdir(parents=True)
+    (folder / "raw.jsonl").write_text(json.dumps(HEADER) + "\n")
+    if finished:
+        (folder / "results.json").write_text('{"schema": 1}')
+    return contents(folder)
+
+
+def contents(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def one_line(capsys, argv) -> tuple[int, str]:
+    code = main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("mcuroof: "), err
+    return code, err[0]
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (
+            ["--board", "unix"],
+            "--board unix: the run in {out} was started with --board qemu-microbit; leave --board out",
+        ),
+        (["--model", "ad-autoencoder"], "--model ad-autoencoder: the run in {out} was started with --model kws-dscnn"),
+        (["--suite", "memory"], "--suite memory: the run in {out} was started with --suite compute,layers"),
+        (["--icount-shift", "4"], "--icount-shift 4: the run in {out} was started with --icount-shift 6"),
+        (["-o", "elsewhere"], "-o elsewhere: the run in {out} was started with -o {out}"),
+    ],
+)
+def test_resume_refuses_options_that_conflict_with_the_run(argv, fragment, tmp_path, capsys):
+    out = tmp_path / "out"
+    before = a_run(out, finished=False)
+    code, line = one_line(capsys, ["run", "--resume", str(out), *argv])
+    assert code == 2 and fragment.format(out=out) in line
+    assert contents(out) == before
+
+
+def test_ctrl_c_prints_the_resume_command_and_the_folder_resumes(tmp_path):
+    """A real run on the unix port, interrupted as a terminal's Ctrl-C would (SIGINT). With SIGINT
+    as a terminal gives it: a test runner started in the background (`&`, nohup) has it ignored,
+    its children inherit that, and the run then finished (exit 0). Memory and compute suites: 35 s
+    of work, so the signal lands mid-run."""
+    out = tmp_path / "out dir"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcuroof.cli", "run", "--board", "unix", "--suite", "memory,compute", "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 60
+    while not any(e.get("kind") == "kernel" for e in _entries(out)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    err = proc.communicate(timeout=60)[1].strip().splitlines()
+    assert proc.returncode == 130 and err == [
+        f"mcuroof: interrupted; the partial run is kept: mcuroof run --resume '{out}'"
+    ]
+    assert runfolder.state(out) == "interrupted"
+    with pytest.raises(UserError, match="holds an interrupted run; continue it with `mcuroof run --resume"):
+        runfolder.check_new(out, force=False)
+
+
+def _entries(out: Path) -> list[dict]:
+    try:
+        return [json.loads(line) for line in (out / "raw.jsonl").read_text().splitlines()[:-1]]
+    except OSError:
+        return []

@@ -1,0 +1,38 @@
+"""thumb1.Asm's encodings and branch offsets against the GNU assembler (arm-none-eabi-as,
+Cortex-M0): the depthwise row routines of layer_kernels as they are sent to the micro:bit."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from mcuroof.kernels.ops import m0
+
+SHAPES = [(3, 3), (3, 2), (1, 1), (5, 3), (2, 3)]
+
+
+def assemble(tmp_path, src: str) -> list[int]:
+    if not shutil.which("arm-none-eabi-as"):
+        pytest.skip("arm-none-eabi-as not installed (apt-get install gcc-arm-none-eabi)")
+    (tmp_path / "t.s").write_text(".syntax unified\n.thumb\n" + src)
+    subprocess.run(["arm-none-eabi-as", "-mcpu=cortex-m0", "-o", tmp_path / "t.o", tmp_path / "t.s"], check=True)
+    dump = subprocess.run(
+        ["arm-none-eabi-objdump", "-d", tmp_path / "t.o"], capture_output=True, text=True, check=True
+    ).stdout
+    return [int(h, 16) for h in re.findall(r"^\s+[0-9a-f]+:\s+([0-9a-f]{4})\s", dump, re.M)]
+
+
+@pytest.mark.parametrize("kh,kw", SHAPES)
+@pytest.mark.parametrize("routine", ["pixel", "row"])
+def test_depthwise_routines_match_the_assembler(tmp_path, routine, kh, kw):
+    a = m0.dw_pixel(kh, kw) if routine == "pixel" else m0.dw_row(kh, kw, 2, 1)
+    assert a.words() == assemble(tmp_path, a.gnu())
+
+
+def test_source_is_data_lines_of_the_words():
+    a = m0.dw_pixel(3, 3)
+    src = a.source("dwpix")
+    assert src.startswith("@micropython.asm_thumb\ndef dwpix(r0,r1,r2,r3):\n data(2,")
+    words = [int(v) for line in src.splitlines()[2:] for v in line[len(" data(2,") : -1].split(",")]
+    assert words == a.words()

@@ -1,0 +1,194 @@
+"""Advice that knows the board: each piece only where the board has what it needs, and tested
+on boards that lack it (constructed points and roofs; the profiles' declared features)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcuroof.analysis import advice
+
+M0 = advice.Features(frozenset(), ("bytecode", "asm_thumb"))  # micro:bit: nothing
+M4 = advice.Features(frozenset({"fpu", "dsp"}), ("bytecode", "native", "viper", "asm_thumb"))
+M4_NO_ASM = advice.Features(frozenset({"fpu", "dsp"}), ("bytecode", "native", "viper"))
+HOST = advice.Features(frozenset({"fpu", "fpu64", "simd", "cache"}), ("bytecode", "native", "viper"))
+UNKNOWN = advice.Features(None, ("bytecode",))
+
+
+def ceiling(em, dt, rate):
+    return {
+        "kind": "compute",
+        "role": "ceiling",
+        "source": "measured",
+        "name": f"{dt} {em}",
+        "emitter": em,
+        "dtype": dt,
+        "macs_per_s": rate,
+    }
+
+
+def region(rg, rate):
+    return {
+        "kind": "memory",
+        "role": "region",
+        "source": "measured",
+        "name": f"{rg} read",
+        "region": rg,
+        "emitter": "asm_thumb",
+        "dtype": "int32",
+        "bytes_per_s": rate,
+    }
+
+
+def pt(headroom=1.2, bound="compute", dtype="int8", emitter="bytecode", op="CONV_2D", macc=1000, **kw):
+    return {
+        "index": 0,
+        "op": op,
+        "dtype": dtype,
+        "emitter": emitter,
+        "macc": macc,
+        "bound": bound,
+        "headroom": headroom,
+        "above_roof": False,
+        "macs_per_s": 100.0,
+        "seconds": 10.0,
+        "verified": True,
+        **kw,
+    }
+
+
+# micro:bit-like ceilings: no SIMD, so int8 = int16 = int32; floats in software
+FLAT = [
+    ceiling("bytecode", "int8", 1e4),
+    ceiling("bytecode", "int16", 1e4),
+    ceiling("bytecode", "int32", 1e4),
+    ceiling("bytecode", "float32", 3e3),
+    ceiling("asm_thumb", "int8", 2e6),
+]
+
+
+@pytest.mark.parametrize(
+    "headroom, kind", [(1.0, "compute"), (1.5, "compute"), (1.51, "below"), (3.99, "below"), (4.0, "software")]
+)
+def test_at_the_ceiling_only_near_it(headroom, kind):
+    k, text = advice.advise(pt(headroom), FLAT, M0)
+    assert k == kind
+    assert text.startswith("at its compute ceiling") == (kind == "compute")
+
+
+def test_int8_is_never_told_to_lower_precision():
+    for feats in (M0, M4, HOST, UNKNOWN):
+        for h in (1.0, 2.0, 10.0):
+            text = advice.advise(pt(h), FLAT, feats)[1]
+            assert "precision" not in text and "quantize" not in text
+
+
+def test_no_simd_core_says_int16_is_as_fast_and_never_suggests_simd():
+    text = advice.advise(pt(1.1), FLAT, M0)[1]
+    assert "int8 on this core has no SIMD: int16 is as fast" in text
+    assert "DSP" not in text and "vectoris" not in text
+
+
+def test_dsp_is_suggested_only_where_the_core_has_it_and_an_assembler_reaches_it():
+    assert "DSP" in advice.advise(pt(1.1), FLAT, M4)[1]
+    assert "DSP" not in advice.advise(pt(1.1), FLAT, M4_NO_ASM)[1]
+    assert "DSP" not in advice.advise(pt(1.1), FLAT, M0)[1]
+    unknown = advice.advise(pt(1.1), FLAT, UNKNOWN)[1]  # profile silent: no claim either way
+    assert "DSP" not in unknown and "has no SIMD" not in unknown
+
+
+def test_float32_without_fpu_is_told_to_quantize_with_the_measured_ratio():
+    text = advice.advise(pt(1.1, dtype="float32"), FLAT, M0)[1]
+    assert "int8 runs 3.33x faster than float32 with bytecode here (no FPU" in text and "quantize it" in text
+    # where int8 is no faster (boxed floats cost the same as ints), quantizing saves memory only
+    same = [ceiling("bytecode", "int8", 1e4), ceiling("bytecode", "float32", 0.9e4)]
+    text = advice.advise(pt(1.1, dtype="float32"), same, HOST)[1]
+    assert "quantize it" not in text and "saves memory, not time" in text and "no FPU" not in text
+
+
+def test_cache_advice_only_with_a_cache():
+    mem = pt(8.0, bound="memory")
+    assert "cache (tile" in advice.advise(mem, FLAT, HOST)[1]
+    m0 = advice.advise(mem, FLAT, M0)[1]
+    assert "no cache here, so tiling does not help" in m0 and "improve cache" not in m0
+    assert "cache" not in advice.advise(mem, FLAT, UNKNOWN)[1]
+    assert "cache" not in advice.advise(pt(8.0), FLAT, M0)[1]  # compute-bound: not about caches
+
+
+def test_faster_emitter_from_the_measured_ceilings_and_the_layer_kernels():
+    roofs = [ceiling("bytecode", "int8", 1e5), ceiling("viper", "int8", 4e6)]
+    assert "viper's int8 ceiling is 40x bytecode's here: run it with viper" in advice.advise(pt(1.1), roofs, M4)[1]
+    assert "viper" not in advice.advise(pt(1.1), roofs, M0)[1]  # not on this board
+    assert "viper" not in advice.advise(pt(1.1, dtype="float32"), roofs + [ceiling("bytecode", "float32", 1e5)], M4)[1]
+    pool = [ceiling("bytecode", "int8", 1e4), ceiling("asm_thumb", "int8", 2e6)]  # asm_thumb: no max pool
+    assert "asm_thumb" not in advice.advise(pt(1.1, op="MAX_POOL_2D"), pool, M0)[1]
+    assert "run it with asm_thumb" in advice.advise(pt(1.1, op="AVERAGE_POOL_2D"), pool, M0)[1]
+
+
+def test_measured_peer_speed_up_wins_over_ceilings():
+    slow, fast = pt(2.0), pt(1.2, emitter="asm_thumb", seconds=0.25)
+    text = advice.advise(slow, FLAT, M0, [slow, fast])[1]
+    assert "asm_thumb ran this layer 40x faster here" in text and "ceiling is" not in text
+    assert "ran this layer" not in advice.advise(fast, FLAT, M0, [slow, fast])[1]
+
+
+def test_weights_placement_from_the_region_roofs():
+    mem = pt(1.2, bound="memory")
+    assert (
+        "flash reads as fast as SRAM" in advice.advise(mem, FLAT + [region("flash", 26e6), region("SRAM", 26e6)], M0)[1]
+    )
+    assert "keep the weights in RAM" in advice.advise(mem, FLAT + [region("flash", 10e6), region("SRAM", 40e6)], M0)[1]
+
+
+def test_asm_thumb_far_below_says_where_its_time_goes():
+    text = advice.advise(pt(150, emitter="asm_thumb"), FLAT, M0)[1]
+    assert "any Python between assembler calls" in text and "no SIMD" not in text
+    calls = advice.advise({**pt(150, emitter="asm_thumb"), "call_share": 0.7}, FLAT, M0)[1]
+    assert "70% of its time is spent once per pixel or row" in calls and "run more of the layer per call" in calls
+    loops = advice.advise({**pt(150, emitter="asm_thumb"), "call_share": 0.1}, FLAT, M0)[1]
+    assert "its MAC loops take most of its time (90%)" in loops and "per call" not in loops
+
+
+def test_asm_thumb_under_the_smlad_ceiling_names_what_the_ceiling_does_not_count():
+    dsp = pt(5, emitter="asm_thumb", compute_roof="int8 asm_thumb smlad")
+    text = advice.advise(dsp, FLAT, M4)[1]
+    assert "SXTB16 widening" in text and "Python loops" not in text and "has DSP" not in text
+    m55 = advice.Features(frozenset({"fpu", "dsp", "mve"}), M4.emitters)
+    mve = pt(2, emitter="asm_thumb", compute_roof="int8 asm_thumb vmladava")
+    assert "this core has MVE" in advice.advise(mve, FLAT, m55)[1]
+    assert "no MVE (VMLADAVA) layer kernels" in advice.advise({**mve, "headroom": 20}, FLAT, m55)[1]
+
+
+def test_asm_thumb_that_ran_an_mve_kernel_says_so_not_that_there_is_none():
+    m55 = advice.Features(frozenset({"fpu", "dsp", "mve"}), M4.emitters)
+    mve = pt(20, emitter="asm_thumb", compute_roof="int8 asm_thumb vmladava", kernel_isa="mve")
+    text = advice.advise(mve, FLAT, m55)[1]
+    assert "already runs the whole tile with MVE" in text and "this core has MVE" not in text and "no MVE" not in text
+    dw = advice.advise({**mve, "op": "DEPTHWISE_CONV_2D"}, FLAT, m55)[1]
+    assert "no sum across lanes" in dw
+
+
+def test_small_depthwise_channels_say_they_cannot_amortize_their_setup():
+    m7 = advice.Features(frozenset({"fpu", "dsp"}), M4.emitters)
+    dw = pt(
+        5.1,
+        emitter="asm_thumb",
+        op="DEPTHWISE_CONV_2D",
+        compute_roof="int8 asm_thumb smlad",
+        kernel_isa="dsp",
+        output_shape=[1, 3, 3, 128],
+        input_shapes=[[1, 6, 6, 128]],
+        macc_executed=64 * 128,
+        macc=9 * 9 * 128,
+    )
+    text = advice.advise(dw, FLAT, m7)[1]
+    assert "too small to amortize the per-channel setup: a channel yields 9 outputs (64 MACs, 1.8 an input)" in text
+    assert "its 9 weights and 36 inputs" in text
+    assert "its 25 weights" in advice.advise({**dw, "macc": 9 * 25 * 128}, FLAT, m7)[1]  # a 5x5 window
+    big = {**dw, "output_shape": [1, 6, 6, 128], "input_shapes": [[1, 6, 6, 128]], "macc_executed": 256 * 128}
+    assert "too small" not in advice.advise(big, FLAT, m7)[1]
+    assert "too small" not in advice.advise({**dw, "op": "CONV_2D"}, FLAT, m7)[1]
+
+
+def test_above_and_macless():
+    assert advice.advise(pt(0.5, above_roof=True), FLAT, M0)[0] == "above"
+    assert advice.advise(pt(3.0, macc=0, bound="memory"), FLAT, M0)[1].startswith("moves bytes without MACs")

@@ -1,0 +1,126 @@
+"""`mcuroof kernel FILE.py`: the contract, the file cut for the board, the points, the errors.
+Runs the user's kernels on the real unix port (and the micro:bit example under QEMU)."""
+
+import re
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from mcuroof.cli import main
+from mcuroof.errors import UserError
+from mcuroof.kernels import user as user_kernel
+from mcuroof.results import document as results
+
+EXAMPLES = ROOT / "examples" / "kernels"
+
+
+def _roofs_file(tmp_path: Path, name="unix", platform="linux") -> Path:
+    """A results.json holding hand-written roofs (the values only place the points)."""
+    board = {"name": name, "platform": platform, "firmware": "MicroPython", "emitters": ["bytecode", "viper"]}
+    data = results.build(board, [])
+    data["roofs"] = [
+        {
+            "kind": "memory",
+            "role": "roof",
+            "name": "memory L1",
+            "dtype": "int8",
+            "emitter": "c",
+            "source": "measured",
+            "bytes_per_s": 1e10,
+        },
+        {
+            "kind": "compute",
+            "role": "ceiling",
+            "name": "int16 viper",
+            "dtype": "int16",
+            "emitter": "viper",
+            "source": "measured",
+            "macs_per_s": 1e9,
+        },
+        {
+            "kind": "compute",
+            "role": "ceiling",
+            "name": "int16 bytecode",
+            "dtype": "int16",
+            "emitter": "bytecode",
+            "source": "measured",
+            "macs_per_s": 2e7,
+        },
+    ]
+    path = tmp_path / "roofs" / "results.json"
+    path.parent.mkdir()
+    results.save(data, path)
+    return path
+
+
+def test_parse_splits_the_file_at_statements_and_keeps_strings(tmp_path):
+    body = "# header\nimport array\n\n" + "".join(
+        f"def kernel_k{i}():\n    # comment\n    s = '''a\n# kept\n'''\n    return (len, 1, 1, 0)\n\n"
+        for i in range(12)
+    )
+    uf = user_kernel.parse(tmp_path / "k.py", body)
+    assert uf.names == [f"k{i}" for i in range(12)]
+    assert all(len(p) <= user_kernel.PIECE_CHARS for p in uf.pieces) and len(uf.pieces) > 1
+    assert "# header" not in "".join(uf.pieces) and "    # comment" not in "".join(uf.pieces)
+    assert "".join(uf.pieces).count("# kept") == 12  # inside a string: sent as written
+    assert uf.lines[0] == 2
+    script = uf.kernels()[3].scripts("finish()\n")
+    assert script[-1] == "user('k3',kernel_k3)\nfinish()\n"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("def helper():\n pass\n", "no kernel: define kernel_NAME() returning (fn, macc, bytes, check"),
+        ("def kernel_x(:\n", "k.py:1:"),
+    ],
+)
+def test_parse_refuses(tmp_path, text, message):
+    with pytest.raises(UserError, match=re.escape(message)):
+        user_kernel.parse(tmp_path / "k.py", text)
+
+
+def test_mel_example_constants_match_numpy():
+    ns = runpy.run_path(str(EXAMPLES / "kws_mel.py"))
+    edges, spec, s = ns["EDGES"], [], 1
+    for _ in range(ns["BINS"]):
+        s = (s * 75 + 74) % 65537
+        spec.append(s % 4096)
+    w = np.zeros((ns["NF"], ns["BINS"]), dtype=np.int64)
+    for f in range(ns["NF"]):
+        a, m, b = edges[f : f + 3]
+        for i in range(a, b):
+            w[f, i] = 128 * (i - a) // (m - a) if i < m else 128 * (b - i) // (b - m)
+    out = w @ np.array(spec)
+    assert (ns["TOTAL"], ns["OUT20"]) == (out.sum(), out[20])
+
+
+def _run_file(tmp_path, text, capsys, extra=()):
+    path = tmp_path / "mine.py"
+    path.write_text(text)
+    code = main(
+        [
+            "kernel",
+            str(path),
+            "--board",
+            "unix",
+            "--roofs",
+            str(_roofs_file(tmp_path)),
+            "-o",
+            str(tmp_path / "out"),
+            *extra,
+        ]
+    )
+    return code, capsys.readouterr().err
+
+
+BAD = {  # a kernel each, and the one line it must give
+    "def kernel_bad():\n raise ValueError('size 3')\n": "mine.py: kernel_bad: the board raised ValueError: size 3 (in kernel_NAME())",
+    "def kernel_big():\n b = bytearray(1 << 40)\n return (len, 1, 1, 0)\n": "mine.py: kernel_big: the board raised MemoryError",
+    "def kernel_nomac():\n return (lambda: 0, 0, 8, 0)\n": "mine.py: kernel_nomac: refused (macc 0, bytes 8): define kernel_NAME() returning",
+    "def kernel_wrong():\n return (lambda: 41, 1, 8, 42)\n": "mine.py: kernel_wrong: wrong result on the board: fn() returned 41",
+    "def kernel_spec():\n return (lambda: 1, 1, 8, 1, 'turbo int8')\n": "mine.py: kernel_spec: roofs 'turbo int8' are not 'EMITTER DTYPE'",
+}

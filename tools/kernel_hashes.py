@@ -1,0 +1,135 @@
+"""Hashes of every script mcuroof sends to a board, for the boards and networks it knows.
+
+A refactoring must not change a number; the cheapest proof is that every generated kernel is
+byte-identical before and after. Run before and after, compare the two files:
+
+    python tools/kernel_hashes.py > before.json   # ... refactor ...
+    python tools/kernel_hashes.py | diff before.json -
+
+Covered: the memory, compute and regions suites' kernels for a probe of each emulated board (and
+of real ports by name), and the layer kernels of every built-in network and ../shared model for
+every emitter, element type and instruction set, at a board's heap and at a small one (tiles),
+with and without a time budget.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from mcuroof.kernels.ops import dispatch
+from mcuroof.model import builtins as model_builtins
+from mcuroof.model import load as model_load
+from mcuroof.suites import layer_plan, registry
+
+EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
+PROBES = {
+    "qemu-microbit": {
+        "platform": "microbit",
+        "free": 8000,
+        "float": True,
+        "memoryview": False,
+        "emitters": ["bytecode", "asm_thumb"],
+        "tick_us": 1,
+    },
+    "qemu-m3": {
+        "platform": "qemu-m3",
+        "free": 3_900_000,
+        "float": True,
+        "memoryview": True,
+        "emitters": list(EMITTERS),
+        "tick_us": 1,
+    },
+    "qemu-m7": {
+        "platform": "qemu-m7",
+        "free": 3_900_000,
+        "float": True,
+        "memoryview": True,
+        "emitters": list(EMITTERS),
+        "tick_us": 1,
+    },
+    "qemu-m55": {
+        "platform": "qemu-m55",
+        "free": 400_000,
+        "float": True,
+        "memoryview": True,
+        "emitters": list(EMITTERS),
+        "tick_us": 1,
+    },
+    "unix": {
+        "platform": "linux",
+        "free": 600 << 20,
+        "float": True,
+        "memoryview": True,
+        "emitters": ["bytecode", "native", "viper"],
+        "tick_us": 1,
+    },
+    "rp2": {
+        "platform": "rp2",
+        "free": 190_000,
+        "float": True,
+        "memoryview": True,
+        "emitters": list(EMITTERS),
+        "tick_us": 1,
+    },
+    "esp32": {
+        "platform": "esp32",
+        "free": 4_000_000,
+        "float": True,
+        "memoryview": True,
+        "emitters": ["bytecode", "native", "viper"],
+        "tick_us": 1,
+    },
+}
+# (name, dsp, mve) the layer kernels are generated for
+ISAS = (("m0", False, False), ("dsp", True, False), ("mve", True, True))
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def networks():
+    nets = [model_builtins.builtin_network(name) for name in model_builtins.BUILTINS]
+    shared = Path(__file__).resolve().parents[2] / "shared" / "models"
+    nets += [model_load.load_network(str(p)) for p in sorted(shared.glob("*.tflite"))]
+    return nets
+
+
+def suite_hashes() -> dict[str, str]:
+    out = {}
+    for board, probe in PROBES.items():
+        for suite in ("memory", "compute", "regions"):
+            cfg = registry.suite_config(suite, probe)
+            for k in registry.for_suite(suite, cfg):
+                out[f"suite {board} {k.key}"] = digest("\n#==\n".join(k.scripts("finish()\n")))
+    return out
+
+
+def layer_hashes() -> dict[str, str]:
+    out = {}
+    for net in networks():
+        for heap, budget in ((8000, 4e3), (3_900_000, None), (400_000, 2e6)):
+            for dtype in ("int8", "float32"):
+                max_work = {(em, dtype): budget for em in EMITTERS} if budget else None
+                jobs, _ = layer_plan.plan(net, [dtype], list(EMITTERS), heap, max_work)
+                for job in jobs:
+                    for isa, dsp, mve in ISAS:
+                        j = dataclasses.replace(job, isa=frozenset(n for n, on in (("dsp", dsp), ("mve", mve)) if on))
+                        name = f"layer {net.name} heap={heap} {job.key} {isa}"
+                        out[name] = digest(dispatch.script(j))
+    return out
+
+
+def main() -> int:
+    hashes = {**suite_hashes(), **layer_hashes()}
+    json.dump(dict(sorted(hashes.items())), sys.stdout, indent=0)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
