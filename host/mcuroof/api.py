@@ -139,7 +139,7 @@ class Results:
 
             _, ax = plt.subplots(figsize=(10, 6))
         plot.draw_axes(ax, data)
-        ax.set_title(plot._title(self.board), fontsize=10)
+        ax.set_title(plot.board_title(self.board), fontsize=10)
         return ax
 
     def __repr__(self) -> str:
@@ -165,26 +165,33 @@ def plot_compare(runs: list[Results], ax=None, labels: list[str] | None = None):
 
         _, ax = plt.subplots(figsize=(11, 6.5))
     report_compare.draw_axes(ax, list(zip(names, datas)))
-    plot._place_labels(ax)
-    plot._label_points(ax)
+    plot.place_labels(ax)
+    plot.place_point_labels(ax)
     return ax
 
 
 def run(
     board: str = "unix", suites: list[str] | None = None, model: str | None = None, output=None, **options
 ) -> Results:
-    """Run suites on a board as `mcuroof run` does (same options: dtype="int8", emitter=...,
-    port=..., profile=...) and return its results; output defaults to a new temporary folder."""
-    from mcuroof import cli
+    """Run suites on a board as `mcuroof run` does (the same options by their names: dtype="int8",
+    emitter=..., port=..., profile=..., tile_seconds=...; lists for dtype and emitter) and return
+    its results; output defaults to a new temporary folder."""
+    import dataclasses
 
+    from mcuroof.commands import run as run_command
+
+    known = {f.name for f in dataclasses.fields(run_command.RunRequest)} - {"board", "suite", "model", "output"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise TypeError(f"mcuroof.run: unknown option {', '.join(unknown)} (choose from {', '.join(sorted(known))})")
+    listed = {k: ",".join(v) if isinstance(v, (list, tuple)) else v for k, v in options.items()}
     out = Path(output) if output else Path(tempfile.mkdtemp(prefix="mcuroof-")) / "run"
-    argv = ["--board", board, "-o", str(out)]
-    if suites:
-        argv += ["--suite", ",".join(suites)]
-    if model:
-        argv += ["--model", str(model)]
-    for key, value in options.items():
-        argv += [f"--{key.replace('_', '-')}", ",".join(value) if isinstance(value, (list, tuple)) else str(value)]
-    parser, command = cli.command_parser("run")
-    command.run(parser.parse_args(argv))
+    req = run_command.RunRequest(
+        board=board,
+        suite=",".join(suites) if suites else None,
+        model=str(model) if model else None,
+        output=out,
+        **listed,
+    )
+    run_command.execute(req)
     return load(out / "results.json")

@@ -6,7 +6,7 @@ from mcuroof.errors import BoardError
 from mcuroof.links.base import Link
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.protocol import frame
-from mcuroof.measure.rawlog import RawLog, complete_suites, read
+from mcuroof.measure.rawlog import RawLog, complete_kernels, read
 
 RECORDS = [
     {
@@ -76,7 +76,7 @@ def test_damaged_attempt_is_rerun_and_nothing_wrong_is_kept(tmp_path, damage):
     assert link.runs == 2 and recs == RECORDS
     entries = read(tmp_path / "raw.jsonl")
     assert [e["what"] for e in entries if e["kind"] == "fault"]
-    assert complete_suites(entries)["compute"] == RECORDS
+    assert suite_records(entries, "compute") == RECORDS
 
 
 def test_link_that_never_gets_it_right_gives_a_clear_error(tmp_path):
@@ -192,3 +192,8 @@ def test_intact_but_malformed_record_is_not_used(tmp_path):
     with pytest.raises(BoardError, match="mac record without a valid 'ovh'"):
         Collector(link, log).run_suite("compute", CFG)
     log.close()
+
+
+def suite_records(entries: list[dict], suite: str) -> list[dict]:
+    """The records of a suite's units that finished intact, in order."""
+    return [r for (s, _), recs in complete_kernels(entries).items() if s == suite for r in recs]

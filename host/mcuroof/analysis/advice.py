@@ -27,7 +27,6 @@ from mcuroof.kernels.ops import contract
 AT_CEILING = 1.5
 FAR_BELOW = 4.0  # headroom from which the gap is software, not hardware
 FASTER = 1.25  # a ceiling this much above another counts as faster; below, "as fast"
-TYPE_ORDER = ("int8", "int16", "int32", "float32")
 ASSEMBLERS = {"dsp": "asm_thumb", "mve": "asm_thumb", "simd": "asm_xtensa"}
 
 # Where the time goes, per emitter, for a compute-bound point below its ceiling

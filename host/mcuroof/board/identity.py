@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ISA_NAMES = ("armv7m", "dsp", "fp32", "mve", "mve-fp")
 # the compute suite's asm_thumb peak kernels (kernels.compute.isa_kernels), each with the
 # instruction set it needs: an instruction the core lacks faults
 PEAK_KERNELS = (("mla", "armv7m"), ("smlad", "dsp"), ("vfma", "fp32"), ("vmladava", "mve"), ("vfma-q", "mve-fp"))

@@ -14,15 +14,14 @@ from mcuroof.kernels import firmware
 from mcuroof.kernels import user as user_kernel
 from mcuroof.links.base import ScriptError
 from mcuroof.links.qemu import DEFAULT_ICOUNT_SHIFT
-from mcuroof.measure.collect import Collector
-from mcuroof.measure.pipeline import theoretical as _theoretical
+from mcuroof.measure import pipeline
 from mcuroof.measure.rawlog import RawLog
 from mcuroof.measure.runfolder import make as _output_dir
 from mcuroof.report import plot, terminal
 from mcuroof.report import tables as report
 from mcuroof.results import document as results
-from mcuroof.suites import registry, timing
-from mcuroof.version import __version__
+from mcuroof.suites import registry
+from mcuroof.suites.base import Context
 
 ROOF_SUITES = ("memory", "compute")
 
@@ -53,46 +52,32 @@ def run(args) -> int:
     out = _output_dir(args.output)
     base = _base(out / "results.json", args.roofs)
     opened = open_target(target(args))
-    link, name, shift = opened.link, opened.board, opened.icount_shift
+    link = opened.link
+    options = {"port": args.port, "kernel_file": str(args.file), "roofs_from": str(args.roofs) if args.roofs else None}
+    spec = pipeline.Spec(
+        opened.board,
+        opened.icount_shift,
+        ["user"] if base else [*ROOF_SUITES, "user"],
+        opened.profile or args.profile,
+        None,
+        options,
+        uf,
+    )
+    if base:
+        spec.on_probe.append(lambda link, probe: _same_board(base, args.roofs, spec.board, probe))
+    spec.on_probe.append(lambda link, probe: _load_check(link, uf, probe))
     log = RawLog(out / "raw.jsonl")
     console = terminal.console()
+    t0 = time.monotonic()
     try:
-        log.write(
-            "header",
-            tool=f"mcuroof {__version__}",
-            board=name,
-            link=link.description,
-            icount_shift=shift,
-            started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            kernel_file=str(args.file),
-            roofs_from=str(args.roofs) if args.roofs else None,
-            suites=[] if base else list(ROOF_SUITES) + ["user"],
-        )
-        collector = Collector(link, log)
-        probe = collector.probe()
-        if base:
-            _same_board(base, args.roofs, name, probe)
-        cfg = {**timing.timing(probe), "user_file": uf}
-        _load_check(link, uf, cfg, probe)
-        records = []
-        if not base:
-            cfgs = registry.configs(probe, list(ROOF_SUITES))
-            for suite in ROOF_SUITES:
-                console.print(f"measuring the {suite} roofs ...", highlight=False)
-                records += collector.run_suite(suite, cfgs[suite])
-        console.print(f"running {len(uf.names)} kernel(s) of {args.file} ...", highlight=False)
-        user_records = collector.run_suite("user", cfg)
+        log.write("header", **spec.header(link, False))
+        probe, records = pipeline.collect(link, log, spec, console)
     finally:
         link.close()
         log.close()
-    if base is None:
-        base = results.build(
-            results.board_info(name, probe, link.description, shift),
-            records,
-            None,
-            _theoretical(args.profile or name, shift),
-        )
-    data = attach(base, uf, user_records, args.roofs)
+    if base is None:  # the roofs measured here, as `mcuroof run` derives them
+        base = pipeline.derive(spec, link, probe, records, time.monotonic() - t0)
+    data = results.with_user_points(base, uf, [r for r in records if r.get("t") in ("uk", "uerr")], args.roofs)
     results.save(data, out / "results.json")
     plot.draw(data, out / "roofline.png")
     for item in report.renderables(data):
@@ -101,22 +86,6 @@ def run(args) -> int:
     for line in data["user_kernels"]["errors"]:
         print(f"mcuroof: {line}", file=sys.stderr)
     return 2 if data["user_kernels"]["errors"] else 0
-
-
-def attach(data: dict, uf: user_kernel.UserFile, records: list[dict], roofs_from: Path | None) -> dict:
-    """The user's points beside the run's own (points of an earlier pass over the same file go)."""
-    kept = [p for p in data.get("points", []) if not (p.get("user") and p.get("file") == uf.path.name)]
-    first = 1 + max((p["index"] for p in kept if p.get("user")), default=0)
-    pts, errors = user_kernel.points(uf, records, data["roofs"], data.get("board", {}).get("emitters", []), first)
-    data["points"] = kept + pts
-    data["user_kernels"] = {
-        "file": str(uf.path),
-        "kernels": [f"{user_kernel.PREFIX}{n}" for n in uf.names],
-        "roofs_from": str(roofs_from) if roofs_from else None,
-        "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "errors": errors,
-    }
-    return data
 
 
 def _base(path: Path, roofs: Path | None) -> dict | None:
@@ -144,7 +113,7 @@ def _same_board(base: dict, path: Path, name: str, probe: dict) -> None:
         )
 
 
-def _load_check(link, uf: user_kernel.UserFile, cfg: dict, probe: dict) -> None:
+def _load_check(link, uf: user_kernel.UserFile, probe: dict) -> None:
     """Load the file once with the harness: a file the board cannot compile fails here, in one line."""
     lacking = uf.missing_emitter(probe["emitters"]) if probe.get("emitters") else None
     if lacking:
@@ -153,7 +122,7 @@ def _load_check(link, uf: user_kernel.UserFile, cfg: dict, probe: dict) -> None:
             f"{uf.path}:{line}: @micropython.{em}: this board's {results.firmware_name(probe)} has "
             f"no {em} emitter (it has {', '.join(probe['emitters'])})"
         )
-    prefix = firmware.prefix(["user"], cfg)
+    prefix = firmware.prefix(["user"], registry.suite_config("user", probe, Context(user_file=uf)))
     try:
         link.run(prefix + uf.pieces, lambda line: None)
     except ScriptError as e:

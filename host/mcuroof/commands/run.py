@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import math
 from pathlib import Path
 
@@ -26,6 +27,39 @@ from mcuroof.suites import layers as layer_suite
 
 DEFAULT_SUITES = ",".join(registry.DEFAULT)
 LAYER_OPTIONS = ("model", "dtype", "emitter", "tile_seconds")
+
+
+@dataclasses.dataclass(frozen=True)
+class RunRequest:
+    """What `mcuroof run` is asked to do, built once: from the command line (`request`) or by the
+    notebook API (`mcuroof.run`). Names as the options' (--tile-seconds: tile_seconds)."""
+
+    board: str | None = None
+    port: str | None = None
+    place: str | None = None
+    coordinator: str | None = None
+    wait: bool = False
+    icount_shift: int | None = None
+    heap_bytes: int | None = None
+    profile: str | None = None
+    suite: str | None = None  # comma-separated, as --suite
+    output: Path | None = None
+    force: bool = False
+    resume: Path | None = None
+    model: str | None = None
+    dtype: str | None = None  # comma-separated, as --dtype
+    emitter: str | None = None
+    tile_seconds: float | None = None
+    clocks: str | None = None
+
+    @property
+    def target(self) -> Target:
+        return Target(**{f.name: getattr(self, f.name) for f in dataclasses.fields(Target)})
+
+
+def request(args) -> RunRequest:
+    """The request of a `mcuroof run` command line."""
+    return RunRequest(**{f.name: getattr(args, f.name, f.default) for f in dataclasses.fields(RunRequest)})
 
 
 def _icount_shift(text: str) -> int:
@@ -114,31 +148,38 @@ def configure(p):
 
 
 def run(args) -> int:
-    entries = _resume(args) if args.resume else None
-    _defaults(args)
-    spec = _spec(args)
+    return execute(request(args))
+
+
+def execute(req: RunRequest) -> int:
+    """`mcuroof run` of a typed request (the command line's, or the notebook API's)."""
+    entries = None
+    if req.resume:
+        req, entries = _resume(req)
+    req = _defaults(req)
+    spec = _spec(req)
     console = terminal.console()
-    if args.clocks:
-        return _run_clocks(args, spec, console)
+    if req.clocks:
+        return _run_clocks(req, spec, console)
     if entries is None:
-        runfolder.check_new(args.output, args.force)
+        runfolder.check_new(req.output, req.force)
     else:
-        runfolder.check_resumable(args.output)
-    link = _open(args, spec)
-    top, moved = runfolder.first_missing(args.output), None
+        runfolder.check_resumable(req.output)
+    link = _open(req, spec)
+    top, moved = runfolder.first_missing(req.output), None
     try:
-        moved = runfolder.create(args.output) if entries is None else None
-        data = pipeline.measure(spec, link, args.output, console, entries)
+        moved = runfolder.create(req.output) if entries is None else None
+        data = pipeline.measure(spec, link, req.output, console, entries)
     except capability.Refused:
-        runfolder.undo(args.output, top, moved)
+        runfolder.undo(req.output, top, moved)
         raise
     except KeyboardInterrupt:
-        raise Interrupted(f"the partial run is kept: {runfolder.resume_command(args.output)}") from None
+        raise Interrupted(f"the partial run is kept: {runfolder.resume_command(req.output)}") from None
     finally:
         link.close()
     for item in report.renderables(data):
         terminal.show(console, item)
-    out = args.output
+    out = req.output
     if moved:
         console.print(f"the run that was in {out} is kept in {moved}")
     console.print(
@@ -148,25 +189,25 @@ def run(args) -> int:
     return 0
 
 
-def _run_clocks(args, spec: pipeline.Spec, console) -> int:
+def _run_clocks(req, spec: pipeline.Spec, console) -> int:
     from mcuroof.measure import clocks
 
-    hzs = clocks.parse(args.clocks)  # a bad list fails before the board is touched
-    if args.resume:
+    hzs = clocks.parse(req.clocks)  # a bad list fails before the board is touched
+    if req.resume:
         raise UserError("--clocks cannot resume a run: run it again without --resume")
-    runfolder.check_new(args.output, args.force)
-    link = _open(args, spec)
-    top, moved = runfolder.first_missing(args.output), None
+    runfolder.check_new(req.output, req.force)
+    link = _open(req, spec)
+    top, moved = runfolder.first_missing(req.output), None
     try:
         clocks.check_settable(link, spec.board, hzs[0])
-        moved = runfolder.create(args.output)
-        runs = clocks.run_all(spec, link, args.output, hzs, console)
+        moved = runfolder.create(req.output)
+        runs = clocks.run_all(spec, link, req.output, hzs, console)
     except capability.Refused:
-        runfolder.undo(args.output, top, moved)
+        runfolder.undo(req.output, top, moved)
         raise
     except KeyboardInterrupt:
         raise Interrupted(
-            f"the clocks finished so far are kept in {args.output}; --clocks cannot resume: "
+            f"the clocks finished so far are kept in {req.output}; --clocks cannot resume: "
             "run the others into another folder"
         ) from None
     finally:
@@ -179,58 +220,49 @@ def _run_clocks(args, spec: pipeline.Spec, console) -> int:
                 f"[bold red]warning:[/] at {clocks.folder(data['board']['clock_requested_hz'])} the board "
                 "lost its clock during the suites: it was reset during the run"
             )
-    pairs = clocks.draw_comparison(runs, args.output / "compare.png")
+    pairs = clocks.draw_comparison(runs, req.output / "compare.png")
     for item in compare.tables(pairs, [p for p, _ in runs]):
         terminal.show(console, item)
     if moved:
-        console.print(f"the run that was in {args.output} is kept in {moved}")
-    console.print(f"wrote {', '.join(str(p) for p, _ in runs)} and {args.output / 'analysis_compare.png'}")
+        console.print(f"the run that was in {req.output} is kept in {moved}")
+    console.print(f"wrote {', '.join(str(p) for p, _ in runs)} and {req.output / 'compare.png'}")
     return 0
 
 
-def _defaults(args) -> None:
-    args.suite = args.suite or DEFAULT_SUITES
-    args.output = args.output or Path("out")
-    if args.port and (is_qemu_board(args.board) or args.board == "unix"):
+def _defaults(req: RunRequest) -> RunRequest:
+    req = dataclasses.replace(req, suite=req.suite or DEFAULT_SUITES, output=req.output or Path("out"))
+    if req.port and (is_qemu_board(req.board) or req.board == "unix"):
         raise UserError(
-            f"--board {args.board} runs on this host: it takes no --port "
+            f"--board {req.board} runs on this host: it takes no --port "
             "(with --port, --board names the real board's profile)"
         )
-    if getattr(args, "place", None) and args.board:
+    if req.place and req.board:
         raise UserError(
-            f"--board {args.board}: --place {args.place} names its board (its board tag; --profile to override)"
+            f"--board {req.board}: --place {req.place} names its board (its board tag; --profile to override)"
         )
+    return req
 
 
-def _spec(args) -> pipeline.Spec:
+def _spec(req) -> pipeline.Spec:
     """What to run; the board's name and QEMU shift are filled in when its link opens."""
-    suites, request = _layer_request(args, _suites(args.suite))
+    suites, request = _layer_request(req, _suites(req.suite))
     if request:
-        _check_request(args, request)
-    options = {opt: getattr(args, opt, None) for opt in LAYER_OPTIONS + ("port", "place")}
-    return pipeline.Spec(None, None, suites, args.profile, request, options)
+        _check_request(req, request)
+    options = {opt: getattr(req, opt, None) for opt in LAYER_OPTIONS + ("port", "place")}
+    return pipeline.Spec(None, None, suites, req.profile, request, options)
 
 
-def _open(args, spec: pipeline.Spec):
+def _open(req: RunRequest, spec: pipeline.Spec):
     """The board's link; its name, shift and profile go into the spec (a --place knows them once
     acquired)."""
-    opened = open_target(target(args))
+    opened = open_target(req.target)
     spec.board, spec.icount_shift, spec.profile = opened.board, opened.icount_shift, opened.profile
     return opened.link
 
 
 def target(args) -> Target:
-    """Where the suites run, from the command line (`mcuroof run` and `mcuroof kernel`)."""
-    return Target(
-        args.board,
-        args.port,
-        getattr(args, "place", None),
-        getattr(args, "coordinator", None),
-        getattr(args, "wait", False),
-        args.icount_shift,
-        getattr(args, "heap_bytes", None),
-        getattr(args, "profile", None),
-    )
+    """Where the suites run, from a command line (`mcuroof run` and `mcuroof kernel`)."""
+    return Target(**{f.name: getattr(args, f.name, f.default) for f in dataclasses.fields(Target)})
 
 
 def open_target(t: Target) -> Opened:
@@ -251,15 +283,15 @@ def _suites(text: str) -> list[str]:
     return chosen
 
 
-def _layer_request(args, suites: list[str]) -> tuple[list[str], layer_suite.Request | None]:
+def _layer_request(req, suites: list[str]) -> tuple[list[str], layer_suite.Request | None]:
     """The suites to run and the layer profiling asked for: --model adds the layers suite,
     last (after the suites whose roofs its points are placed under)."""
-    model_spec = getattr(args, "model", None)
+    model_spec = req.model
     if not model_spec:
         if "layers" in suites:
             raise UserError("--suite layers needs --model MODEL (a .tflite file or a built-in name)")
         for opt in ("dtype", "emitter"):
-            if getattr(args, opt, None):
+            if getattr(req, opt, None):
                 raise UserError(
                     f"--{opt} chooses the layer kernels: it needs --model MODEL "
                     "(the memory and compute suites run every type and emitter the board has)"
@@ -267,16 +299,16 @@ def _layer_request(args, suites: list[str]) -> tuple[list[str], layer_suite.Requ
         return suites, None
     request = layer_suite.Request(
         load_network(model_spec),
-        layer_suite.parse_list(args.dtype, tuple(layer_plan.DTYPES), "--dtype"),
-        layer_suite.parse_list(args.emitter, layer_suite.EMITTERS, "--emitter"),
-        args.tile_seconds,
+        layer_suite.parse_list(req.dtype, tuple(layer_plan.DTYPES), "--dtype"),
+        layer_suite.parse_list(req.emitter, layer_suite.EMITTERS, "--emitter"),
+        req.tile_seconds,
     )
     return [s for s in suites if s != "layers"] + ["layers"], request
 
 
-def _check_request(args, request: layer_suite.Request) -> None:
+def _check_request(req, request: layer_suite.Request) -> None:
     """Refuse, before anything runs, emitters and element types the board's profile cannot run."""
-    name = args.profile or args.board or (None if args.port or getattr(args, "place", None) else "qemu-microbit")
+    name = req.profile or req.board or (None if req.port or req.place else "qemu-microbit")
     profile = boards.load_board(name) if name in boards.board_names() else None
     capability.check(
         request.emitters, request.dtypes, request.network, name, profile.run.get("emitters") if profile else None
@@ -299,36 +331,35 @@ def _build_progress():
         yield update
 
 
-def _resume(args) -> list[dict]:
+def _resume(req: RunRequest) -> tuple[RunRequest, list[dict]]:
     """The raw log of the run to continue. Its board, suites and options become this run's; an
     option given again with another value is refused (the log must hold one run)."""
-    entries = read_raw(args.resume / "raw.jsonl")
+    entries = read_raw(req.resume / "raw.jsonl")
     header = next((e for e in entries if e["kind"] == "header"), None)
     if header is None:
-        raise UserError(f"{args.resume / 'raw.jsonl'}: no header line: not a run to resume")
+        raise UserError(f"{req.resume / 'raw.jsonl'}: no header line: not a run to resume")
     recorded = _recorded_options(header)
     given = {
-        "board": args.board,
-        "suite": args.suite,
-        "icount_shift": args.icount_shift,
-        "profile": args.profile,
-        "output": args.output,
-        "place": getattr(args, "place", None),
-        **{opt: getattr(args, opt, None) for opt in LAYER_OPTIONS},
+        "board": req.board,
+        "suite": req.suite,
+        "icount_shift": req.icount_shift,
+        "profile": req.profile,
+        "output": req.output,
+        "place": req.place,
+        **{opt: getattr(req, opt, None) for opt in LAYER_OPTIONS},
     }
-    recorded["output"] = args.resume
+    recorded["output"] = req.resume
     for opt, value in given.items():
         if value is not None and opt in recorded and not _same(opt, value, recorded[opt]):
             flag = "-o" if opt == "output" else "--" + opt.replace("_", "-")
             raise UserError(
-                f"{flag} {value}: the run in {args.resume} was started with {flag} {recorded[opt]}; leave "
-                f"{flag} out (--resume takes the run's options from {args.resume / 'raw.jsonl'})"
+                f"{flag} {value}: the run in {req.resume} was started with {flag} {recorded[opt]}; leave "
+                f"{flag} out (--resume takes the run's options from {req.resume / 'raw.jsonl'})"
             )
-    for opt, value in recorded.items():
-        setattr(args, opt, value)
-    if not args.port and not getattr(args, "place", None) and header.get("port"):
-        args.port = header["port"]
-    return entries
+    req = dataclasses.replace(req, **recorded)
+    if not req.port and not req.place and header.get("port"):
+        req = dataclasses.replace(req, port=header["port"])
+    return req, entries
 
 
 def _recorded_options(header: dict) -> dict:

@@ -155,11 +155,6 @@ def ldrb_post(rt: int, rn: int, imm: int) -> str:
     return data(0xF810 | rn, rt << 12 | 0xB00 | imm)
 
 
-def ldr_reg(rt: int, rn: int, rm: int) -> str:
-    """LDR.W Rt, [Rn, Rm]."""
-    return data(0xF850 | rn, rt << 12 | rm)
-
-
 def strb_reg(rt: int, rn: int, rm: int) -> str:
     """STRB.W Rt, [Rn, Rm]."""
     return data(0xF800 | rn, rt << 12 | rm)
@@ -245,11 +240,6 @@ def vmov_q(qd: int, qm: int) -> str:
 def vdup_32(qd: int, rt: int) -> str:
     """VDUP.32 Qd, Rt: Rt in the four lanes."""
     return data(0xEEA0 | qd << 1, rt << 12 | 0x0B10)
-
-
-def vmul_i32(qd: int, qn: int, rm: int) -> str:
-    """VMUL.I32 Qd, Qn, Rm (MVE): Qn * Rm, lane by lane (a scalar)."""
-    return data(0xEE21 | qn << 1, qd << 13 | 0x1E60 | rm)
 
 
 def vshr_s32(qd: int, qm: int, shift: int) -> str:

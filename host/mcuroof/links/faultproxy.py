@@ -33,8 +33,6 @@ import tty
 from collections import Counter
 from typing import Callable
 
-LINK_KINDS = ("drop", "flip", "garbage", "stall", "hang", "disconnect")
-
 
 class FaultProxy:
     def __init__(

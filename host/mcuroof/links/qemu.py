@@ -24,7 +24,6 @@ DEFAULT_ICOUNT_SHIFT = 6  # 2^6 ns per instruction: about the real 16 MHz part
 MAX_ICOUNT_SHIFT = 10  # QEMU refuses larger shifts
 # board name -> QEMU machine; the micro:bit loads Debian's hex, the others firmware_build's ELF
 MACHINES = {"qemu-microbit": "microbit", "qemu-m3": "mps2-an385", "qemu-m7": "mps2-an500", "qemu-m55": "mps3-an547"}
-ICOUNT_NOTE = "time is QEMU virtual time (-icount): it counts instructions, it is not cycle-accurate"
 
 
 def is_qemu_board(name: str | None) -> bool:

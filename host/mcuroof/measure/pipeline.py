@@ -37,6 +37,9 @@ class Spec:
     profile: str | None = None  # the profile of the theoretical roofs
     layers: layer_suite.Request | None = None
     options: dict = field(default_factory=dict)  # as given: model, dtype, emitter, tile_seconds, port
+    user_file: object | None = None  # kernels.user.UserFile: the user suite's kernels
+    # checks of the board once its probe is in, before any suite: check(link, probe) raises to stop
+    on_probe: list = field(default_factory=list)
 
     def header(self, link, resumed: bool, clock_hz: int | None = None) -> dict:
         return {
@@ -119,10 +122,12 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
         probe = collector.probe()
         if spec.layers and not entries:
             capability.check_probe(spec.layers, probe, spec.board)
+        for check in spec.on_probe:
+            check(link, probe)
         progress.update(task, completed=1)
         for suite in spec.suites:
             contract = registry.get(suite)
-            cfg = contract.config(probe, Context(records, spec.layers))
+            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file))
             keys = [k.key for k in contract.kernels(cfg)]
             task = progress.add_task(suite, total=len(keys))
             seen: set[str] = set()

@@ -12,7 +12,6 @@ import json
 from dataclasses import dataclass
 
 PREFIX = "@mcr "
-RECORD_SCHEMA = 1
 
 
 class CorruptRecord(ValueError):

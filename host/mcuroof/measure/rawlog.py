@@ -98,32 +98,3 @@ def complete_kernels(entries: list[dict]) -> dict[tuple[str, str], list[dict]]:
             if len(body) == e.get("records") and len(recs) == len(body) + 1:
                 out[(e["suite"], e["kernel"])] = body
     return out
-
-
-def complete_suites(entries: list[dict]) -> dict[str, list[dict]]:
-    """Records (end records left out) of each complete suite.
-
-    A suite is complete when a 'suite' entry lists its units and each finished intact; logs
-    written before units existed count a suite complete when an attempt ended with its end record."""
-    kernels = complete_kernels(entries)
-    out: dict[str, list[dict]] = {}
-    for e in entries:
-        names = e.get("kernels") if e["kind"] == "suite" else None
-        if names is not None and all(isinstance(k, str) and (e["suite"], k) in kernels for k in names):
-            out[e["suite"]] = [r for k in e["kernels"] for r in kernels[(e["suite"], k)]]
-    for suite, recs in _complete_attempts(entries).items():
-        out.setdefault(suite, recs[:-1])
-    return out
-
-
-def _complete_attempts(entries: list[dict]) -> dict[str, list[dict]]:
-    attempts: dict[tuple, list[dict]] = {}
-    done: dict[str, tuple] = {}
-    for e in entries:
-        if e["kind"] != "record" or "kernel" in e:
-            continue
-        key = (e["suite"], e["attempt"])
-        attempts.setdefault(key, []).append(e["rec"])
-        if e["rec"].get("t") == "end" and e["rec"].get("records") == len(attempts[key]):
-            done[e["suite"]] = key
-    return {suite: attempts[key] for suite, key in done.items()}

@@ -130,14 +130,14 @@ def draw(runs: list[tuple[str, dict]], path: Path) -> Path:
         handles=ax.get_legend().legend_handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, framealpha=0.9
     )
     fig.tight_layout()
-    plot_mod._place_labels(ax)
-    plot_mod._label_points(ax)
+    plot_mod.place_labels(ax)
+    plot_mod.place_point_labels(ax)
     return plot_mod.save(fig, path)
 
 
 def draw_axes(ax, runs: list[tuple[str, dict]]):
     """The comparison on one Axes; roof labels and layer numbers are placed by the caller once
-    the figure's layout is final (plot._place_labels, plot._label_points)."""
+    the figure's layout is final (plot.place_labels, plot.label_points)."""
     from matplotlib.lines import Line2D
 
     if not any(measured(d) for _, d in runs):
@@ -156,12 +156,12 @@ def draw_axes(ax, runs: list[tuple[str, dict]]):
     ax.set_ylim(*ylim)
     ax.mcuroof_labels = []
     for ln in lines:
-        plot_mod._draw_line(ax, ln, xlim)
+        plot_mod.draw_line(ax, ln, xlim)
     numbers = []
     for i, (_, data) in enumerate(runs):
         numbers += [
             (x, y, f"{tag(i)}{text}", color)
-            for x, y, text, color in plot_mod._draw_points(
+            for x, y, text, color in plot_mod.draw_points(
                 ax, data.get("points") or [], RUN_MARKERS[i % len(RUN_MARKERS)], f"{tag(i)} "
             )
         ]

@@ -130,7 +130,7 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
                 ln.style = {**ln.style, "color": report_compare.RUN_COLORS[i % len(report_compare.RUN_COLORS)]}
                 ln.tag = tag
             all_lines.append(ln)
-        all_points += [(tag, p) for p in data.get("points") or [] if plot._shown(p)]
+        all_points += [(tag, p) for p in data.get("points") or [] if plot.is_shown(p)]
     (x0, x1), (y0, y1) = plot.fit(all_lines, [p for _, p in all_points])
     fig = go.Figure()
     for ln in all_lines:
@@ -140,7 +140,7 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
             xs, ys = [x0, xe], [ln.value * x0, ln.value * xe]
         else:
             xs, ys = [max(ln.bend or x0, x0), x1], [ln.value, ln.value]
-        name = (f"{ln.tag} " if ln.tag else "") + plot._label(r)
+        name = (f"{ln.tag} " if ln.tag else "") + plot.roof_label(r)
         fig.add_trace(
             go.Scatter(
                 x=xs,

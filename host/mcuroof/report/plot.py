@@ -190,19 +190,19 @@ def figure(
         squeeze=False,
     )
     xlim, ylim = limits(result["roofs"], result.get("points") or [])
-    shown = [p for p in result.get("points") or [] if _shown(p)]
+    shown = [p for p in result.get("points") or [] if is_shown(p)]
     for ax, em in zip(axes[0], groups):
         part = select(result, [em]) if em else result
         draw_axes(ax, part, xlim, ylim, label_points=False)
         if em:
             ax.set_title(em, fontsize=10)
-    fig.suptitle(title or _title(result.get("board", {})), fontsize=11)
+    fig.suptitle(title or board_title(result.get("board", {})), fontsize=11)
     if shown:
         _key(fig, shown)
     fig.tight_layout(rect=(0, 0, 0.8 if shown else 1, 1))
     for ax in axes[0]:  # after the layout: label placement works in display space
-        _place_labels(ax)
-        _label_points(ax)
+        place_labels(ax)
+        place_point_labels(ax)
     return fig
 
 
@@ -216,16 +216,16 @@ def draw_axes(ax, result: dict, xlim=None, ylim=None, label_points: bool = True)
     ax.set_ylim(*ylim)
     ax.mcuroof_labels = []
     for ln in roof_lines(result["roofs"]):
-        _draw_line(ax, ln, xlim)
-    ax.mcuroof_numbers = _draw_points(ax, result.get("points") or [])
+        draw_line(ax, ln, xlim)
+    ax.mcuroof_numbers = draw_points(ax, result.get("points") or [])
     ax.set_xlabel("operational intensity (MACC / byte)")
     ax.set_ylabel("attainable performance (MACC / s)")
     ax.grid(True, which="major", alpha=0.3)
     ax.grid(True, which="minor", alpha=0.08)
     plain_ticks(ax)
     if label_points:
-        _place_labels(ax)
-        _label_points(ax)
+        place_labels(ax)
+        place_point_labels(ax)
     return ax
 
 
@@ -238,7 +238,7 @@ def plain_ticks(ax) -> None:
         axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
-def _draw_line(ax, ln: Line, xlim) -> None:
+def draw_line(ax, ln: Line, xlim) -> None:
     if ln.kind == "memory":
         if ln.bend and ln.bend <= xlim[0]:
             return  # ends left of the axes (a panel of a slower emitter): neither drawn nor named
@@ -253,7 +253,7 @@ def _draw_line(ax, ln: Line, xlim) -> None:
 
 def _require_something(result: dict) -> None:
     measured = [r for r in result["roofs"] if r["source"] == "measured"]
-    if not measured and not any(_shown(p) for p in result.get("points") or []):
+    if not measured and not any(is_shown(p) for p in result.get("points") or []):
         raise UserError("nothing to plot: the results hold no measured roof and no verified point")
 
 
@@ -275,14 +275,14 @@ def save(fig, path: Path) -> Path:
     return path
 
 
-def _title(board: dict) -> str:
+def board_title(board: dict) -> str:
     parts = [f"Empirical roofline: {board.get('name', '?')}", board.get("firmware") or ""]
     if board.get("icount_shift") is not None:
         parts.append(f"QEMU -icount shift={board['icount_shift']} (time counts instructions)")
     return " | ".join(p for p in parts if p)
 
 
-def _shown(p: dict) -> bool:
+def is_shown(p: dict) -> bool:
     return bool(p.get("verified") and p.get("oi") and p.get("macs_per_s"))
 
 
@@ -293,7 +293,7 @@ def limits(roofs: list[dict], points: list[dict], margin: float = 2.5):
 
 
 def fit(lines: list[Line], points: list[dict], margin: float = 2.5):
-    pts = [p for p in points if _shown(p)]
+    pts = [p for p in points if is_shown(p)]
     bends = [ln.bend for ln in lines if ln.bend]
     xs = bends + [p["oi"] for p in pts] or [0.05, 20.0]  # compute ceilings alone: a few decades
     lo = min(xs) / margin
@@ -305,7 +305,7 @@ def fit(lines: list[Line], points: list[dict], margin: float = 2.5):
     return (lo, hi), (min(ys) / margin, top * margin)
 
 
-def _label(r: dict) -> str:
+def roof_label(r: dict) -> str:
     value = si(r["bytes_per_s"], "B/s") if r["kind"] == "memory" else si(r["macs_per_s"], "MACC/s")
     tag = "" if r["source"] == "measured" else " (theory)"
     return f"{r['name']}{tag}: {value}"
@@ -315,7 +315,7 @@ def group_label(roofs: list[dict]) -> str:
     """One label for roofs drawn closer than a label's height: names that differ in one word
     share the rest ("int8/int16 asm_thumb"), values that share a unit share it."""
     if len(roofs) == 1:
-        return _label(roofs[0])
+        return roof_label(roofs[0])
     words = [r["name"].split() for r in roofs]
     sources = {r["source"] == "measured" for r in roofs}
     if len({len(w) for w in words}) == 1 and len(sources) == 1:
@@ -336,8 +336,8 @@ def _by_kernel(roofs: list[dict]) -> str:
     for r in roofs:
         kernels.setdefault((r["source"], tuple(r["name"].split()[1:])), []).append(r)
     if len(kernels) == len(roofs):
-        return "; ".join(_label(r) for r in roofs)
-    values = {_label(r).rsplit(": ", 1)[1] for r in roofs}
+        return "; ".join(roof_label(r) for r in roofs)
+    values = {roof_label(r).rsplit(": ", 1)[1] for r in roofs}
     if len(values) > 1 or len({r["source"] for r in roofs}) > 1:
         return "; ".join(group_label(g) for g in kernels.values())
     names = [group_label(g).rsplit(": ", 1)[0] for g in kernels.values()]
@@ -345,7 +345,7 @@ def _by_kernel(roofs: list[dict]) -> str:
 
 
 def _values(roofs: list[dict]) -> str:
-    texts = [_label(r).rsplit(": ", 1)[1] for r in roofs]
+    texts = [roof_label(r).rsplit(": ", 1)[1] for r in roofs]
     units = {t.split(" ", 1)[1] for t in texts}
     if len(set(texts)) == 1:
         return texts[0]
@@ -354,7 +354,7 @@ def _values(roofs: list[dict]) -> str:
     return "/".join(texts)
 
 
-def _place_labels(ax) -> None:
+def place_labels(ax) -> None:
     """Every line gets its label once, none overlaps another or leaves the axes: compute labels
     on the right edge, memory labels on the left, each as close as it can be to just above its
     own line (least-squares positions under a minimum spacing); lines closer than a label's
@@ -404,7 +404,7 @@ def _distinct(roofs: list[dict]) -> list[dict]:
     """Roofs of several runs that read the same (name and value as shown) are named once."""
     seen: dict[str, dict] = {}
     for r in roofs:
-        seen.setdefault(_label(r), r)
+        seen.setdefault(roof_label(r), r)
     return list(seen.values())
 
 
@@ -436,7 +436,7 @@ def _by_run(group: list[tuple[float, Line]]) -> list[list[tuple[float, Line]]]:
     runs: dict[str, list] = {}
     for item in group:
         runs.setdefault(item[1].tag, []).append(item)
-    texts = {tag: sorted(_label(r) for _, ln in items for r in ln.roofs) for tag, items in runs.items()}
+    texts = {tag: sorted(roof_label(r) for _, ln in items for r in ln.roofs) for tag, items in runs.items()}
     if len(runs) == 1 or len({tuple(t) for t in texts.values()}) == 1:
         return [group]
     return list(runs.values())
@@ -464,11 +464,11 @@ def spread(want: list[float], gap: float, lo: float, hi: float) -> list[float]:
     return [min(p, hi - (n - 1 - i) * gap) for i, p in enumerate(pos)]
 
 
-def _draw_points(ax, points: list[dict], marker: str | None = None, tag: str = "") -> list[tuple]:
+def draw_points(ax, points: list[dict], marker: str | None = None, tag: str = "") -> list[tuple]:
     """Verified layer points, one scatter per emitter and type (colour: emitter, marker: type);
     a point above its roof is a big red X. Returns the number labels to place, (oi, MACC/s,
     text, colour): points that coincide share one."""
-    shown = [p for p in points if _shown(p)]
+    shown = [p for p in points if is_shown(p)]
     by_look: dict[tuple, list[dict]] = {}
     for p in shown:
         by_look.setdefault((p["emitter"], p["dtype"], bool(p.get("above_roof")), bool(p.get("user"))), []).append(p)
@@ -551,7 +551,7 @@ LABEL_OFFSETS = [
 ]
 
 
-def _label_points(ax) -> None:
+def place_point_labels(ax) -> None:
     """Each number at the first offset where it overlaps no other text (roof labels included),
     no marker and stays inside the axes; where none is free, at the least crowded one."""
     labels = getattr(ax, "mcuroof_numbers", [])

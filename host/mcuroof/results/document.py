@@ -86,6 +86,25 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
     return data
 
 
+def with_user_points(data: dict, uf, records: list[dict], roofs_from: Path | None) -> dict:
+    """The document with the user's kernels (`mcuroof kernel`: kernels.user.UserFile and its uk/uerr
+    records) as points beside the run's own; the points of an earlier pass over the same file go."""
+    from mcuroof.kernels import user as user_kernel
+
+    kept = [p for p in data.get("points", []) if not (p.get("user") and p.get("file") == uf.path.name)]
+    first = 1 + max((p["index"] for p in kept if p.get("user")), default=0)
+    pts, errors = user_kernel.points(uf, records, data["roofs"], data.get("board", {}).get("emitters", []), first)
+    data["points"] = kept + pts
+    data["user_kernels"] = {
+        "file": str(uf.path),
+        "kernels": [f"{user_kernel.PREFIX}{n}" for n in uf.names],
+        "roofs_from": str(roofs_from) if roofs_from else None,
+        "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "errors": errors,
+    }
+    return data
+
+
 def _caches(board_name: str) -> list[dict]:
     """The caches the memory levels are named after (board/caches.py): the host's for the unix port,
     else the board profile's, [] where none is known."""

@@ -19,10 +19,11 @@ TEXT_FIELDS = frozenset({"k", "em", "ty"})
 @dataclass(frozen=True)
 class Context:
     """What a suite's config may depend on besides the probe: the records of the suites that ran
-    before it in the same run, and what the user asked for (the layers request of --model)."""
+    before it in the same run, and what the user asked for (a model's layers, a kernel file)."""
 
     records: list[dict] = field(default_factory=list)
-    layers: object | None = None
+    layers: object | None = None  # suites.layers.Request (--model)
+    user_file: object | None = None  # kernels.user.UserFile (`mcuroof kernel FILE.py`)
 
 
 def no_shrink(cfg: dict, key: str) -> None:

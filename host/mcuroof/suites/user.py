@@ -4,15 +4,20 @@
 from __future__ import annotations
 
 from mcuroof.kernels.contract import Kernel, unit_key
-from mcuroof.suites.base import Suite
+from mcuroof.suites import timing
+from mcuroof.suites.base import Context, Suite
 
 
 def kernels(cfg: dict) -> list[Kernel]:
     return cfg["user_file"].kernels()
 
 
+def config(probe: dict, ctx: Context) -> dict:
+    return {**timing.timing(probe), "user_file": ctx.user_file}
+
+
 def key(rec: dict) -> str | None:
     return unit_key("user", rec["k"]) if rec.get("t") in ("uk", "uerr") else None
 
 
-SUITE = Suite("user", kernels, key, {"uk": (), "uerr": ()})
+SUITE = Suite("user", kernels, key, {"uk": (), "uerr": ()}, config)

@@ -1,48 +1,6 @@
-"""int8 asm_thumb layer kernels for cores with the DSP extension (Armv7E-M, Armv8-M: SMLAD,
-SXTB16, SSAT), in the manner of CMSIS-NN: a whole tile per assembler call, loops and
-requantization inside the routine, operands widened once and reused from registers.
-
-`source(job)` renders the kernel `k(X, W, O, P)` of the layer-op contract (kernels.ops.contract) (same P layout,
-same requantization (acc * M) >> S clamped to [LO, 127]) for dense layers and convolutions, or
-None where these kernels do not apply (the Cortex-M0 kernels of kernels.ops.m0 run instead).
-The layer's constants (K, M, S, LO) are rendered into the code; the tile's sizes are read from P.
-
-Convolutions and dense layers (`conv`): im2col and a register-blocked matrix product. Each
-output pixel's K = KH*KW*C inputs are gathered (zeros where the window leaves the input; 1x1
-convolutions and dense layers with C % 4 == 0 are read in place) and widened by SXTB16 into an
-int16 row on the stack, interleaved so that one LDRD loads a pixel's 4 inputs as two halfword
-pairs. Convolutions with K <= 164 (`conv_block_source`) widen a block of up to ~4 KB of pixels
-at once; per pair of output channels, the pair's weights are widened once into the frame and
-serve every pass over the block: a pass takes 3 pixels x 2 channels with K unrolled, per 4
-inputs two LDRD of weights, one LDRD per pixel and 12 SMLAD: 17 instructions per 24 MACs
-(KWS's 1x1 layers: 1.63x under the SMLAD roof; widening the weights in the pass, 21 per 24,
-gave 1.92x). Dense layers take 1 pixel a pass with the weights widened in the pass (each
-weight serves one pixel); K over 156 2 pixels with K looped. An odd pixel or channel count
-runs its last pass over the previous one (same values stored twice); a tile of one channel
-has its own loop (the block kernel pairs the last channel with itself).
-
-Depthwise 3x3, stride 1 or 2 (`depthwise_planes_source`, a kernel per tile shape C, V, OW):
-a channel at a time, its input widened once per call into a zero-padded int16 plane on the
-stack, its 9 weights packed in 6 registers as halfword pairs along the row; each output row
-swept two pixels a pass, per kernel row one LDRD and SMLAD, SMLATB, SMLABT, SMLAD (6 MACs),
-requantized and stored in the pass: ~24 instructions per 18 MACs (stride 2: one more load);
-kernel rows on the top or bottom padding left out.
-Depthwise 3x3, stride 2 (`depthwise_direct_source`, a kernel per tile shape): no plane; the
-int8 input read in place a channel at a time (LDRSB, PKHBT into a pair, SMLAD, LDRSB, SMLAxB:
-5 instructions per kernel row and pixel), taps on padding left out: a stride-2 input serves
-~2.25 MACs, too few to pay for widening it into a plane (2 instructions an input).
-On MVE cores the tiles of 4 output rows or more run kernels.ops.mve's depthwise kernel
-(strided ones whose height is no multiple of 4 excepted: the in-place kernel is faster there).
-Other depthwise layers (`depthwise_rows_source`, strided ones): input rows widened once per call into a ring of KH
-zero-padded row slots on the stack, weights widened once per call; per pixel and 4 channels a
-tap is 2 LDRD and 4 SMLABB/SMLATT (a tap's weight serves one output per channel: nothing to
-pair for SMLAD). Tiles whose channels are not a multiple of 4 use `depthwise_source` (pointers
-walked tap by tap), under 4 channels LDRSB and MLA.
-
-Instruction counts are what QEMU -icount charges; the choices hold on a real Cortex-M4/M7 too
-(LDRD is one 64-bit access on the M7; no LDM; weights are widened only inside the timed call,
-into the kernel's stack frame, never stored widened).
-"""
+"""int8 depthwise layers on cores with the DSP extension (SMLAD, SXTB16): the per-tap and
+row-slot kernels, the 3x3 one of a whole channel in registers, and the dispatch by tile shape
+over them, the plane and in-place kernels (dsp_planes) and the MVE ones. docs/kernels.md."""
 
 from __future__ import annotations
 
@@ -357,7 +315,7 @@ def _test(p, ps) -> str:
 def _mve_groups(job) -> dict:
     """kernels.ops.mve's depthwise groups, less the strided ones whose heights are no multiple
     of 4 (its last step of 4 rows overlaps the one before): the in-place kernel is faster there
-    (qemu-m55, VWW DW11: 2.41 ms against 3.04)."""
+    (docs/kernels.md)."""
     from mcuroof.kernels.ops import mve as layer_kernels_mve
 
     return {

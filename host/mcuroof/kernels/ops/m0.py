@@ -1,21 +1,5 @@
-"""MicroPython source of the layer kernels, rendered per op, emitter and element type.
-
-Every kernel is `k(X, W, O, P)`: input, weights (or the second input of ADD), output, and an
-int32 parameter array P (layout below, then one bias per output channel). Layouts are NHWC
-activations and TFLite's weight layouts: conv OHWI, depthwise 1HWO, dense [OUT][IN].
-int8 kernels accumulate in int32 and requantize as (acc * M) >> S clamped to [LO, 127];
-float32 kernels add bias * 0.125 and apply relu where P[14] is set. kernels/ops/reference.py
-computes the same with numpy, and the firmware's checksum of O is compared with it.
-
-Emitters: bytecode and native run the plain loops; viper the same on raw pointers (int8 only:
-viper has no float pointers); asm_thumb (int8 only: Cortex-M0 has no FPU) runs dense layers and
-1x1 convolutions a pixel per routine (ASM_ROWS; ASM_PRUN runs it over a row), depthwise layers
-every channel of a pixel per routine, the accumulator in a register (dw_pixel; dw_row runs it
-over the tile; both assembled on the host; kernels wider than 3: ASM_DWPIX, then ASM_RQ, per
-pixel, ASM_DWRUN over a row), other convolutions a kernel row per routine (ASM_SROW; ASM_SRUN
-runs it and ASM_RQ over a row's pixels), average pools a pixel per call (ASM_POOL); ASM_DOT is
-left for 1x1 convolutions with padding.
-"""
+"""Layer ops in asm_thumb for any Arm core (Armv6-M, the Cortex-M0's Thumb): the routines
+and the Python around them. What each does: docs/kernels.md."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""int8 asm_thumb layer kernels for cores with MVE (Helium, Armv8.1-M: the Cortex-M55), for
-convolutions and dense layers with up to 256 inputs per output (K), and 3x3 depthwise
-layers (`depthwise_source`, below; dsp_depthwise's dispatch picks it per tile shape).
-
-Per output pixel, its K int8 inputs (gathered on the stack as the DSP kernels' im2col does,
-except for 1x1 convolutions and dense layers with K a multiple of 16) are loaded once into up
-to four vector registers (VLDRB, 16 lanes each); per output channel, its K weights are loaded
-into four more and VMLADAVA.S8 adds 16 products per instruction into the accumulator, which
-starts at the channel's bias (K over 64: the inputs are loaded again with each channel's
-weights, 3 instructions per 16 MACs); then
-(acc * M) >> S clamped (MUL, SSAT/USAT with the shift) and stored. Same contract as
-kernels.ops.contract (k(X, W, O, P), P's layout); the layer's K, M, S and LO are rendered into the code.
-"""
+"""int8 layer kernels for cores with MVE (Helium, Armv8.1-M: the Cortex-M55): convolutions and
+dense layers with up to 256 inputs per output (VMLADAVA), and 3x3 depthwise layers (VMLA).
+docs/kernels.md."""
 
 from __future__ import annotations
 

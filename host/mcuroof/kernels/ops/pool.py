@@ -1,19 +1,5 @@
-"""int8 asm_thumb average pool for cores with the DSP extension (Armv7E-M, Armv8-M) and, on the
-Cortex-M55, MVE: the whole tile in one assembler call, `k(X, W, O, P)` of layer_kernels'
-contract and P layout (W unused).
-
-Per output pixel, the window clipped at the input's edges (as kernels/ops/reference.py's reference), then
-blocks of up to 16 channels: per window pixel and 4 channels one LDR and two SXTAB16 add the
-bytes into int16 halfword pairs ([c0, c2] and [c1, c3]), 3 instructions per 4 inputs. int16
-sums are exact for windows of up to POOL_MAX_WINDOW values (256 * -128 = -32768). The
-division is apool's multiply-shift, floor(a / n) = (a * ceil(2**24 / n)) >> 24 for a = sum +
-128 * n, done as one MLA: t = sum * m + (128 * n * m - 2**31) is a * m - 2**31 (mod 2**32),
-whose arithmetic shift by 24 is floor(sum / n). Channels not a multiple of 4: the last group
-of 4 overlaps the one before (the same values stored twice); tiles of under 4 channels a
-channel at a time (LDRSB, 32-bit sum). With MVE, blocks of up to 32 channels go first, 8 a
-vector (`_vectors`: 2 instructions per 8 inputs), the last 8 overlapping; tiles of under 8
-channels take the DSP blocks.
-"""
+"""int8 average pools in one assembler call per tile, for cores with the DSP extension and,
+on the Cortex-M55, MVE. docs/kernels.md."""
 
 from __future__ import annotations
 
