@@ -614,3 +614,78 @@ def test_compare_network_sums_the_same_verified_layers_in_every_run():
     ]
     assert [(m["layer"], m["dtype"], m["seconds"]) for m in lay["network"][2]["missing"]] == [("fc", "int8", 0.004)]
     assert lay["best_total"] == [pytest.approx(0.014), pytest.approx(0.013)]
+
+
+# ---------------------------------------------------------------- rules a review found unguarded (issue 22)
+
+
+def test_a_multi_core_roof_is_its_core_roof_times_the_cores():
+    from mcuroof.board import profiles
+
+    board = profiles.load_board("pico")  # RP2040: two Cortex-M0+
+    assert board.cores == 2
+    single = {r["name"]: r["macs_per_s"] for r in profiles.theoretical_roofs(board) if r["kind"] == "compute"}
+    multi = [r for r in profiles.theoretical_roofs(board, all_cores=True) if "x2 cores" in r["name"]]
+    assert multi
+    for r in multi:
+        assert r["macs_per_s"] == pytest.approx(2 * single[r["name"].replace(" x2 cores", "")])
+    memory = [r for r in profiles.theoretical_roofs(board, all_cores=True) if r["kind"] == "memory"]
+    assert not [r for r in memory if "cores" in r["name"]]  # memory is shared: never scaled
+
+
+# MACs one instruction of each ISA peak kernel does: MLA 1, SMLAD two 16-bit products, VMLADAVA
+# a product per lane (128 / element bits), VFMA.F32 1, vector VFMA.F32 4 lanes
+ISA_MACS = {
+    "mla": lambda bits: 1,
+    "smlad": lambda bits: 2,
+    "vmladava": lambda bits: 128 // bits,
+    "vfma": lambda bits: 1,
+    "vfma-q": lambda bits: 4,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ISA_MACS))
+def test_isa_ceiling_kernels_declare_the_macs_their_instructions_do(name):
+    """u MACs per dot product times reps dot products per loop iteration (what firmware/compute.py
+    counts) against the MAC instructions in the loop, counted in the source."""
+    from mcuroof.kernels import thumb2 as t
+
+    mac_instructions = {
+        "mla": lambda bits: [t.mla(2, 4, 6, 2), t.mla(2, 5, 7, 2)],
+        "smlad": lambda bits: [t.smlad(2, 4, 6, 2), t.smlad(2, 5, 7, 2)],
+        "vmladava": lambda bits: [t.vmladava(2, 0, 1, bits)],
+        "vfma": lambda bits: [t.vfma_f32(0, 2, 4), t.vfma_f32(0, 3, 5)],
+        "vfma-q": lambda bits: [t.vfma_q_f32(0, 1, 2)],
+    }[name]
+    found = 0
+    for tc, bits in (("b", 8), ("h", 16), ("i", 32), ("f", 32)):
+        body = compute._isa_body(name, tc, compute.ISA_REP)
+        if body is None:
+            continue
+        found += 1
+        u, reps, _, loop, _ = body
+        count = sum(loop.count(ins) for ins in mac_instructions(bits))
+        assert count * ISA_MACS[name](bits) == u * reps, (name, tc)
+    assert found
+
+
+def test_attainable_is_the_ceiling_of_the_points_own_type():
+    rfs = [
+        {"kind": "memory", "role": "roof", "source": "measured", "bytes_per_s": 1e9, "name": "SRAM", "level": 1},
+        {"kind": "compute", "source": "measured", "emitter": "asm_thumb", "dtype": "int8", "macs_per_s": 4e6},
+        {"kind": "compute", "source": "measured", "emitter": "asm_thumb", "dtype": "float32", "macs_per_s": 1e6},
+        {"kind": "compute", "source": "measured", "emitter": "viper", "dtype": "int8", "macs_per_s": 9e6},
+    ]
+    assert roofs.attainable(100, rfs, "asm_thumb", "float32") == 1e6
+    assert roofs.attainable(100, rfs, "asm_thumb", "int8") == 4e6
+    assert roofs.attainable(100, rfs, "viper", "int8") == 9e6
+    assert roofs.attainable(1e-6, rfs, "asm_thumb", "int8") == pytest.approx(1e3)  # under the memory slope
+
+
+def test_compare_takes_each_runs_fastest_variant_of_a_layer():
+    a = run_result("a", 1, points=[point("conv", "int8", "bytecode", 2.0), point("conv", "int8", "asm_thumb", 0.5)])
+    b = run_result("b", 1, points=[point("conv", "int8", "bytecode", 1.0), point("conv", "int8", "asm_thumb", 0.25)])
+    (conv,) = compare.layer_comparison([("A", a), ("B", b)])["layers"]
+    assert [x["seconds"] for x in conv["best"]] == [0.5, 0.25]
+    assert [x["emitter"] for x in conv["best"]] == ["asm_thumb", "asm_thumb"]
+    assert conv["speedup"] == [1.0, 2.0]
