@@ -32,7 +32,8 @@ def buffers(tc, maxws):
 
 #--
 def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv):
-    # na: arrays touched, dst: index of the output array, f: output = f * input (checked by the host)
+    # na: arrays touched, dst: index of the output array, f: output = f * input (checked by the host);
+    # mv: 0, or a function giving the kernel its buffers' views of n elements
     bufs, top, h = buffers(tc, maxws)
     if h:
         emit({'t': 'halved', 'k': name, 'em': em, 'ty': ty, 'why': 'MemoryError', 'times': h, 'n': top})
@@ -43,15 +44,21 @@ def sweep(k, name, em, ty, tc, na, dst, f, maxws, mv):
     b = bufs[1]
     for i in range(top):
         a[i] = b[i] = i % 7 + 1
-    if mv:
-        bufs = [memoryview(b) for b in bufs]
+    v = bufs
     n = CFG['min_n']
     while n <= top:
-        mn, md, ov, r = measure(k, bufs[0], bufs[1], bufs[2], n)
-        d = bufs[dst]
+        if mv:
+            # the C copy's views of exactly n elements (host/mcuroof/kernels/memory.py C_COPY),
+            # made before the timing
+            v = mv(bufs, n)
+        d = v[dst]
+        # cleared where the host's check reads: a kernel that writes nothing fails it (copy's
+        # output B holds the pattern the other kernels read)
+        d[0] = d[n // 2] = d[n - 1] = 0
+        mn, md, ov, r = measure(k, v[0], v[1], v[2], n)
         emit({'t': 'mem', 'k': name, 'em': em, 'ty': ty, 'n': n, 'isz': ISZ[tc],
               'bytes': na * n * ISZ[tc], 'r': r, 'us': mn, 'med': md, 'ovh': ov,
               'chk': int(d[0] + d[n // 2] + d[n - 1]), 'f': f})
         n *= 2
-    bufs = a = b = d = None
+    bufs = v = a = b = d = None
     gc.collect()

@@ -72,6 +72,22 @@ def test_kernel_with_wrong_output_is_caught(collector):
     assert copies and not any(roofs.memory_ok(r) for r in copies)
 
 
+@pytest.mark.parametrize("em,statement", [("bytecode", "B[i]=A[i]"), ("c", "B[:]=A")])
+def test_a_copy_that_copies_nothing_fails_its_check(collector, em, statement):
+    """copy's output B holds the pattern the other kernels read, so the firmware clears what the
+    check reads before each size: a copy that writes nothing must not pass."""
+    cfg = {**SMALL, "emitters": [em], "types": ["b"], "max_ws": {em: 768}, "min_n": 16}
+    broken = [k for k in memory.memory_kernels(cfg) if k.key.endswith("/copy")][0]
+    assert statement in broken.source
+    idle = broken.source.replace(statement, "pass")
+    pieces = [idle if p == broken.source else p for p in registry.chunks("memory", cfg)]
+    lines = []
+    collector.link.run(pieces, lines.append)
+    recs = [parse_line(ln).data for ln in lines if parse_line(ln)]
+    copies = [r for r in recs if r.get("k") == "copy"]
+    assert len(copies) == 5 and not any(roofs.memory_ok(r) for r in copies)  # n = 16 .. 256
+
+
 def test_a_silent_unix_process_times_out_and_is_killed(micropython):
     from mcuroof.links.base import BoardStalled
     from mcuroof.links.unix import UnixLink

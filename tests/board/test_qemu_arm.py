@@ -111,6 +111,31 @@ def test_simd_int8_stream_kernels_move_lanes_not_bytes(board):
 @needs_qemu
 @pytest.mark.qemu
 @pytest.mark.slow
+def test_the_slice_copy_moves_n_bytes_not_its_whole_buffer():
+    """The C copy (a memoryview slice assignment) on views of n bytes: its time per call grows
+    with n (-icount counts instructions, so these are counts, not timings). B[0:n]=A[0:n] on
+    views of the whole buffer moved the buffer's tail too: 842 us a call at every size."""
+    cfg = {"emitters": ["c"], "types": ["b"], "max_ws": {"c": 48 * 1024}}
+    (k,) = memory.memory_kernels(cfg)
+    link = _link("qemu-m3")
+    try:
+        recs = [
+            r
+            for r in _records(link, prefix(["memory"], {"win_us": 2000, "trials": 1, "min_n": 16}) + k.scripts())
+            if r.get("t") == "mem"
+        ]
+    finally:
+        link.close()
+    assert [r["n"] for r in recs] == [16 << i for i in range(11)] and all(roofs.memory_ok(r) for r in recs)
+    sweep = roofs.series(recs)[("c", "copy", "int8")]
+    assert not roofs.sweep_call_bound(sweep)
+    per_call = [ws / bw for ws, bw in sweep]
+    assert per_call[-1] > 8 * per_call[0]  # 16 KiB against 16 B
+
+
+@needs_qemu
+@pytest.mark.qemu
+@pytest.mark.slow
 def test_modern_link_raw_paste_soft_reboot_and_ctrl_c():
     link = _link("qemu-m7")
     pasted = []

@@ -90,3 +90,41 @@ def test_ridges_and_attainable():
     assert roofs.ridges(rs) == [{"compute": "c", "memory": "m", "oi": 4.0}]
     assert roofs.attainable(1.0, rs) == 1e6
     assert roofs.attainable(10.0, rs) == 4e6
+
+
+def test_a_sweep_flat_in_time_per_call_is_no_ceiling():
+    """The slice copy of qemu-m3 before it copied only n bytes: 842 us a call from 32 B to
+    32 KiB (its whole buffer moved each call), so "39 MB/s" at 32 KiB was the call's rate."""
+    flat = [mem(em="c", n=n, us=842 * 10 + 100, ovh=100) for n in (16, 64, 256, 1024, 4096, 16384)]
+    assert roofs.sweep_call_bound(roofs.series(flat)[("c", "copy", "int8")])
+    asm = [mem(em="asm_thumb", n=n, us=n + 100) for n in (256, 1024, 4096)]  # 0.1 us a byte
+    names = [(r["role"], r["emitter"]) for r in roofs.memory_roofs(flat + asm)]
+    assert names == [("roof", "asm_thumb")]
+    # the same copy when it moves n bytes: 20 us a call, then 0.4 us a byte
+    real = [mem(em="c", n=n, us=(20 + n * 0.4) * 10 + 100, ovh=100) for n in (16, 64, 256, 1024, 4096, 16384)]
+    assert not roofs.sweep_call_bound(roofs.series(real)[("c", "copy", "int8")])
+    assert [(r["role"], r["emitter"]) for r in roofs.memory_roofs(real + asm)] == [
+        ("roof", "asm_thumb"),
+        ("ceiling", "c"),
+    ]
+
+
+def test_a_short_sweep_is_not_called_flat():
+    """Two sizes 2x apart cannot tell a call-bound kernel from a fast one."""
+    pts = [(1024, 1e6), (2048, 2e6)]
+    assert not roofs.sweep_call_bound(pts) and roofs.call_bound(pts) == {1024, 2048}
+
+
+def test_the_results_and_the_terminal_say_which_sweep_was_left_out():
+    from mcuroof.report import tables
+    from mcuroof.results import document
+
+    flat = [mem(em="c", n=n, us=842 * 10 + 100, ovh=100) for n in (16, 1024, 16384)]
+    asm = [mem(em="asm_thumb", n=n, us=n + 100) for n in (256, 1024, 4096)]
+    data = document.build({"name": "qemu-m3", "firmware": "MicroPython 1.29.0"}, flat + asm)
+    document.validate(data)
+    assert [(s["emitter"], s.get("call_bound", False)) for s in data["sweeps"]] == [("c", True), ("asm_thumb", False)]
+    assert tables.call_bound_lines(data) == [
+        "memory: c copy int8 is no ceiling: a call takes 842 us at 32 B and 842 us at 32 KiB, so the "
+        "call, not the memory, sets its rate (call-bound)"
+    ]

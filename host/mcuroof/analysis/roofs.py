@@ -106,6 +106,18 @@ def call_bound(points: list[tuple[int, float]]) -> set[int]:
     return {ws for ws, bw in points if ws / bw < CALL_BOUND * floor}
 
 
+def sweep_call_bound(points: list[tuple[int, float]]) -> bool:
+    """A sweep whose every working set is call-bound over a range of sizes at least CALL_BOUND
+    wide: its time per call is flat with size, so its bandwidth is the call's, not a memory's.
+    It is never a roof or a ceiling (the slice copy of qemu-m3/m7/m55 was, before it copied
+    only n bytes: 3.2 ms a call from 32 B to 128 KiB, "40.9 MB/s")."""
+    return (
+        len(points) > 1
+        and points[-1][0] >= CALL_BOUND * points[0][0]
+        and call_bound(points) == {ws for ws, _ in points}
+    )
+
+
 def _kib(n: int) -> str:
     return f"{n >> 20} MiB" if n >= 1 << 20 and not n % (1 << 20) else f"{n >> 10} KiB"
 
@@ -140,8 +152,9 @@ def hardware_levels(points: list[tuple[int, float]], caches: list[dict]) -> list
 
 def memory_roofs(mem: list[dict], caches: list[dict] | None = None) -> list[dict]:
     """The fastest mover's levels (named after `caches`, see hardware_levels, where the run
-    knows them; else plateaus, detect_levels), and every other emitter's ceilings."""
-    by_series = series(mem)
+    knows them; else plateaus, detect_levels), and every other emitter's ceilings. Call-bound
+    sweeps (sweep_call_bound) give neither."""
+    by_series = {k: v for k, v in series(mem).items() if not sweep_call_bound(v)}
     if not by_series:
         return []
     fastest = max(by_series, key=lambda k: max(bw for _, bw in by_series[k]))

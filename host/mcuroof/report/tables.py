@@ -7,8 +7,9 @@ from rich.table import Table
 from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.report import layer_tables as layer_report
 from mcuroof.report import user_tables as user_report
+from mcuroof.report.cliff import binary
 from mcuroof.results import document as results_mod
-from mcuroof.units import si
+from mcuroof.units import duration, si
 
 
 def roofs_table(result: dict) -> Table:
@@ -115,7 +116,7 @@ def renderables(result: dict) -> list:
     ref = reference_table(result)
     if ref:
         out.append(ref)
-    out += skipped_lines(result)
+    out += skipped_lines(result) + call_bound_lines(result)
     out += layer_report.renderables(result)
     out += user_report.renderables(result)
     out.append(checks_line(result))
@@ -138,6 +139,20 @@ def icount_lines(result: dict) -> list[str]:
 def skipped_lines(result: dict) -> list[str]:
     """Why a suite (regions) measured nothing, or left a region out."""
     return [f"regions: {s['rg'] + ' ' if s.get('rg') else ''}skipped: {s['why']}" for s in result.get("skipped", [])]
+
+
+def call_bound_lines(result: dict) -> list[str]:
+    """Sweeps left out of the roofs because their time per call is flat with size."""
+    out = []
+    for s in result.get("sweeps", []):
+        if s.get("call_bound"):
+            (lo, b0), (hi, b1) = s["points"][0], s["points"][-1]
+            out.append(
+                f"memory: {s['emitter']} {s['kernel']} {s['dtype']} is no ceiling: a call takes "
+                f"{duration(lo / b0)} at {binary(lo)} and {duration(hi / b1)} at {binary(hi)}, so the "
+                "call, not the memory, sets its rate (call-bound)"
+            )
+    return out
 
 
 def _value(r: dict) -> float:

@@ -146,7 +146,13 @@ def build(
         "roofs": roofs,
         "ridges": roofs_mod.ridges(roofs),
         "sweeps": [
-            {"emitter": em, "kernel": k, "dtype": ty, "points": [list(p) for p in pts]}
+            {
+                "emitter": em,
+                "kernel": k,
+                "dtype": ty,
+                "points": [list(p) for p in pts],
+                **({"call_bound": True} if roofs_mod.sweep_call_bound(pts) else {}),
+            }
             for (em, k, ty), pts in roofs_mod.series(mem).items()
         ],
         "checks": {

@@ -99,7 +99,8 @@ BOARD = obj(
 RIDGE = obj({"compute": TEXT, "memory": TEXT, "oi": POSITIVE})
 
 SWEEP = obj(
-    {"emitter": TEXT, "kernel": TEXT, "dtype": TEXT, "points": array(array(NON_NEGATIVE, minItems=2, maxItems=2))}
+    {"emitter": TEXT, "kernel": TEXT, "dtype": TEXT, "points": array(array(NON_NEGATIVE, minItems=2, maxItems=2))},
+    {"call_bound": FLAG},  # roofs.sweep_call_bound: time per call flat with size, so no roof or ceiling
 )
 
 CHECKS = obj(
