@@ -106,12 +106,28 @@ def test_float32_without_fpu_is_told_to_quantize_with_the_measured_ratio():
 
 
 def test_cache_advice_only_with_a_cache():
-    mem = pt(8.0, bound="memory")
+    mem = pt(2.0, bound="memory")
     assert "cache (tile" in advice.advise(mem, FLAT, HOST)[1]
     m0 = advice.advise(mem, FLAT, M0)[1]
     assert "no cache here, so tiling does not help" in m0 and "improve cache" not in m0
     assert "cache" not in advice.advise(mem, FLAT, UNKNOWN)[1]
-    assert "cache" not in advice.advise(pt(8.0), FLAT, M0)[1]  # compute-bound: not about caches
+    assert "cache" not in advice.advise(pt(2.0), FLAT, M0)[1]  # compute-bound: not about caches
+
+
+def test_int8_is_not_told_to_keep_its_activations_int8():
+    assert "keep activations int8" not in advice.advise(pt(2.0, bound="memory"), FLAT, M0)[1]
+    assert "keep activations int8" in advice.advise(pt(2.0, bound="memory", dtype="float32"), FLAT, M0)[1]
+
+
+def test_far_below_a_memory_roof_is_software_and_gets_no_memory_advice():
+    """Far below any roof the kernel's own work is the gap: moving fewer bytes or tiling for a
+    cache does not close it (a point was called software-bound, then told about caches)."""
+    for feats in (HOST, M0):
+        k, text = advice.advise(pt(8.0, bound="memory"), FLAT, feats)
+        assert k == "software" and text.startswith("far below its roof (8x): software overhead: ")
+        assert "cache" not in text and "move fewer bytes" not in text
+        assert "interpreter work per MAC" in text and "fuse it with its neighbours" in text
+    assert "fuse" not in advice.advise(pt(8.0), FLAT, M0)[1]  # compute-bound: fusing saves no MACs
 
 
 def test_faster_emitter_from_the_measured_ceilings_and_the_layer_kernels():
@@ -163,8 +179,34 @@ def test_asm_thumb_that_ran_an_mve_kernel_says_so_not_that_there_is_none():
     mve = pt(20, emitter="asm_thumb", compute_roof="int8 asm_thumb vmladava", kernel_isa="mve")
     text = advice.advise(mve, FLAT, m55)[1]
     assert "already runs the whole tile with MVE" in text and "this core has MVE" not in text and "no MVE" not in text
-    dw = advice.advise({**mve, "op": "DEPTHWISE_CONV_2D"}, FLAT, m55)[1]
-    assert "no sum across lanes" in dw
+
+
+def test_mve_depthwise_is_judged_under_vmla_not_vmladava():
+    """A depthwise layer has no use for VMLADAVA's sum across lanes: its MVE kernel's ceiling is
+    VMLA's (4 MACs an instruction), where it is 4x below, not 16x (qemu-m55 KWS, session 5)."""
+    from mcuroof.analysis import points
+
+    m55 = advice.Features(frozenset({"fpu", "dsp", "mve"}), M4.emitters)
+    roofs = [
+        {**ceiling("asm_thumb", "int8", 235e6), "name": "int8 asm_thumb vmladava", "kernel": "vmladava"},
+        {**ceiling("asm_thumb", "int8", 58.8e6), "name": "int8 asm_thumb vmla", "kernel": "vmla"},
+        {**ceiling("asm_thumb", "int8", 29.4e6), "name": "int8 asm_thumb smlad", "kernel": "smlad"},
+    ]
+    dw = {**pt(emitter="asm_thumb", op="DEPTHWISE_CONV_2D", kernel_isa="mve"), "bytes": 1000, "oi": 1e3}
+    dw["seconds"] = dw["macc"] / 14.6e6
+    p = points.place(dict(dw), roofs, list(m55.emitters), m55.names)
+    assert p["compute_roof"] == "int8 asm_thumb vmladava" and p["headroom"] == pytest.approx(16.1, abs=0.05)
+    assert p["op_roof"] == "int8 asm_thumb vmla" and p["op_headroom"] == pytest.approx(4.03, abs=0.01)
+    assert p["advice_kind"] == "software" and p["advice"].startswith(
+        "far below its roof (4.03x under int8 asm_thumb vmla, the ceiling of the instructions it can use; "
+        "16.1x under int8 asm_thumb vmladava, but VMLADAVA sums its products across lanes, which a "
+        "depthwise layer never does (its MVE kernels use VMLA)): software overhead: the assembler"
+    )
+    assert "the VMLA ceiling does not count" in p["advice"] and "VMLADAVA ceiling" not in p["advice"]
+    conv = points.place({**dw, "op": "CONV_2D"}, roofs, list(m55.emitters), m55.names)
+    assert "op_roof" not in conv and "VMLADAVA ceiling does not count" in conv["advice"]
+    fast = points.place({**dw, "seconds": dw["macc"] / 70e6}, roofs, list(m55.emitters), m55.names)
+    assert fast["above_roof"]  # faster than the VMLA ceiling: that ceiling is no ceiling
 
 
 def test_small_depthwise_channels_say_they_cannot_amortize_their_setup():
@@ -192,3 +234,20 @@ def test_small_depthwise_channels_say_they_cannot_amortize_their_setup():
 def test_above_and_macless():
     assert advice.advise(pt(0.5, above_roof=True), FLAT, M0)[0] == "above"
     assert advice.advise(pt(3.0, macc=0, bound="memory"), FLAT, M0)[1].startswith("moves bytes without MACs")
+
+
+def test_an_armv6m_kernel_on_a_dsp_core_is_not_said_to_run_smlad():
+    """kernel_isa None: the Cortex-M0 kernels ran (a shape the DSP kernels do not take), though
+    the point sits under the SMLAD ceiling."""
+    m0_kernel = pt(5, emitter="asm_thumb", compute_roof="int8 asm_thumb smlad", kernel_isa=None)
+    text = advice.advise(m0_kernel, FLAT, M4)[1]
+    assert "already runs the whole tile with SMLAD" not in text and "MAC loops" in text
+    old = {k: v for k, v in m0_kernel.items() if k != "kernel_isa"}  # results without kernel_isa
+    assert "already runs the whole tile with SMLAD" in advice.advise(old, FLAT, M4)[1]
+
+
+def test_viper_layer_kernels_are_not_told_to_walk_pointers_they_walk():
+    roofs = [ceiling("viper", "int8", 1e8)]
+    layer = advice.advise(pt(3.0, emitter="viper"), roofs, HOST)[1]
+    assert "walk pointers" not in layer and "pointers rebased every 8" in layer
+    assert "walk pointers" in advice.advise(pt(3.0, emitter="viper", user=True), roofs, HOST)[1]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcuroof.kernels import compute as compute_kernels
 from mcuroof.kernels.ops import contract
 
 # A point reaching 2/3 of its roof (headroom up to 1.5x) is "at" it: the ceilings move by about
@@ -33,7 +34,12 @@ ASSEMBLERS = {"dsp": "asm_thumb", "mve": "asm_thumb", "simd": "asm_xtensa"}
 OVERHEAD = {
     "bytecode": "interpreter work per MAC dominates: fewer index computations in the inner loop",
     "native": "native code still goes through the runtime for every integer operation: viper's machine integers do not",
-    "viper": "index arithmetic per MAC dominates the machine code: walk pointers instead of recomputing indices",
+    # mcuroof's viper layer kernels walk pointers already (kernels.ops.viper); a user's may not
+    "viper": (
+        "its loops around the products (pointers rebased every 8, windows clipped, outputs "
+        "requantized) are machine code the ceiling's loop does not have"
+    ),
+    "viper user": "index arithmetic per MAC dominates the machine code: walk pointers instead of recomputing indices",
     "asm_thumb": (
         "its MAC loops' loads and requantization, and any Python between assembler calls, are "
         "instructions the ceiling's loop does not have"
@@ -65,24 +71,23 @@ DSP_OVERHEAD = (
     "requantization are instructions the SMLAD ceiling does not count"
 )
 MVE_OVERHEAD = (
-    "the assembler runs the whole tile with SMLAD, not MVE: mcuroof has no MVE (VMLADAVA) "
+    "the assembler runs the whole tile with SMLAD, not MVE: mcuroof has no MVE ({instr}) "
     "layer kernels for this layer's shape to approach this ceiling"
 )
 # asm_thumb points whose kernel is MVE (kernels.ops.mve: the point's kernel_isa)
 MVE_KERNEL_OVERHEAD = (
     "the assembler already runs the whole tile with MVE: its loads, widening and "
-    "requantization are instructions the VMLADAVA ceiling does not count"
+    "requantization are instructions the {instr} ceiling does not count"
 )
 SMALL_DEPTHWISE = 16  # outputs per channel under which a depthwise point says its channels are too small
-MVE_DEPTHWISE = "; a depthwise layer has no sum across lanes: VMLA does 4 MACs an instruction where VMLADAVA does 16"
 POSITION = {
     "above": "ABOVE ITS ROOF: an accounting error (MACC or bytes miscounted, or the roof under-measured); "
     "do not trust this point",
     "nomac": "moves bytes without MACs: fuse it into the layer before it",
-    "software": "far below its roof ({headroom:.3g}x): software overhead",
-    "below": "below its {bound} roof ({headroom:.3g}x)",
+    "software": "far below its roof ({headroom:.3g}x{op}): software overhead",
+    "below": "below its {bound} roof ({headroom:.3g}x{op})",
     "memory": "on the memory slope, at {reach:.0%} of its roof",
-    "compute": "at its compute ceiling ({reach:.0%} of it)",
+    "compute": "at its compute ceiling ({reach:.0%} of it{op})",
 }
 
 
@@ -123,14 +128,42 @@ def kind(p: dict) -> str:
     return p["bound"]
 
 
+def limiting(p: dict) -> dict:
+    """The point as judged under the ceiling that limits it: where its op kind has no use for
+    its emitter's fastest ceiling (points: op_roof), under the fastest one it can use."""
+    if not p.get("op_roof"):
+        return p
+    return {
+        **p,
+        "compute_roof": p["op_roof"],
+        "bound": p["op_bound"],
+        "roof_macs_per_s": p["op_roof_macs_per_s"],
+        "headroom": p["op_headroom"],
+    }
+
+
+def _op_clause(p: dict) -> str:
+    """Which ceiling limits a point whose op kind cannot use its emitter's fastest one."""
+    if not p.get("op_roof"):
+        return ""
+    why = compute_kernels.UNUSABLE.get(p["op"], {}).get(p["compute_roof"].rsplit(" ", 1)[-1], "")
+    return (
+        f" under {p['op_roof']}, the ceiling of the instructions it can use; "
+        f"{p['headroom']:.3g}x under {p['compute_roof']}, but {why}"
+    )
+
+
 def advise(p: dict, roofs: list[dict], feats: Features, peers: list[dict] = ()) -> tuple[str, str]:
-    """(kind, text) for a point of points.point(); `peers`: points of the same run, whose runs of
-    the same layer with other emitters give measured speed-ups."""
-    k = kind(p)
-    h = p.get("headroom") or 1.0
-    text = POSITION[k].format(headroom=h, bound=p["bound"], reach=1 / h)
+    """(kind, text) for a point of points.point(), judged under the ceiling that limits it
+    (limiting); `peers`: points of the same run, whose runs of the same layer with other
+    emitters give measured speed-ups."""
+    view = limiting(p)
+    k = kind(view)
+    h = view.get("headroom") or 1.0
+    text = POSITION[k].format(headroom=h, bound=view["bound"], reach=1 / h, op=_op_clause(p))
     if k in ("above", "nomac"):
         return k, text
+    p = view
     steps = [_peer_step(p, peers) or _emitter_step(p, roofs, feats)]
     if k in ("compute", "below"):
         steps += _type_steps(p, roofs, feats)
@@ -226,16 +259,24 @@ def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
 
 
 def _dsp_kernel(p: dict) -> bool:
-    """An asm_thumb point that ran a DSP or MVE kernel: its kernel_isa, or (results without it)
-    its ceiling being SMLAD's or VMLADAVA's."""
+    """An asm_thumb point that ran a DSP or MVE kernel: its kernel_isa, or (results written
+    before points had one) its ceiling being SMLAD's or VMLADAVA's. An Armv6-M kernel on a DSP
+    core (kernel_isa None) is not one."""
+    if p["emitter"] != "asm_thumb":
+        return False
+    if "kernel_isa" in p:
+        return bool(p["kernel_isa"])
     roof = p.get("compute_roof") or ""
-    return p["emitter"] == "asm_thumb" and (bool(p.get("kernel_isa")) or "smlad" in roof or "vmladava" in roof)
+    return "smlad" in roof or "vmladava" in roof
 
 
 def _isa_overhead(p: dict) -> str:
+    """Where the time of a DSP or MVE kernel goes, against the ceiling that limits it."""
+    instr = (p.get("compute_roof") or "").rsplit(" ", 1)[-1].upper()
     if p.get("kernel_isa") == "mve":
-        return MVE_KERNEL_OVERHEAD + (MVE_DEPTHWISE if p["op"] == "DEPTHWISE_CONV_2D" else "")
-    return (MVE_OVERHEAD if "vmladava" in (p.get("compute_roof") or "") else DSP_OVERHEAD) + _small_depthwise(p)
+        return MVE_KERNEL_OVERHEAD.format(instr=instr)
+    mve = instr.startswith("VML")  # the core's fastest ceiling is MVE's, its kernel the DSP's
+    return (MVE_OVERHEAD.format(instr=instr) if mve else DSP_OVERHEAD) + _small_depthwise(p)
 
 
 def _small_depthwise(p: dict) -> str:
@@ -260,24 +301,32 @@ def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[st
     """Where the time goes for a point far below its roof or on the memory slope."""
     steps = []
     cache = feats.has("cache")
-    if k in ("software", "below") and p["bound"] == "compute":
+    # far below any roof, the kernel's own work is the gap, whatever the bound: memory steps
+    # help once it reaches the memory slope
+    if k == "software" or k == "below" and p["bound"] == "compute":
         if _dsp_kernel(p):
             steps.append(_isa_overhead(p))
         else:
-            steps.append(
-                _asm_overhead(p) if p["emitter"] == "asm_thumb" else OVERHEAD.get(p["emitter"], OVERHEAD["bytecode"])
-            )
-    if p["bound"] == "memory" and k in ("software", "memory", "below"):
+            steps.append(_asm_overhead(p) if p["emitter"] == "asm_thumb" else _overhead(p))
+    if p["bound"] == "memory" and k in ("memory", "below"):
         if cache:
             steps.append("reuse data while it is in the cache (tile the loops)")
         elif cache is False:
-            steps.append(
-                "no cache here, so tiling does not help: move fewer bytes (fuse layers, keep activations int8)"
-            )
+            steps.append(f"no cache here, so tiling does not help: move fewer bytes ({_fewer_bytes(p)})")
         steps += _region_step(roofs)
-    if k == "software":
-        steps.append("fuse it with its neighbours")
+    if k == "software" and p["bound"] == "memory":
+        steps.append("fuse it with its neighbours")  # bytes a fused layer does not move again
     return steps
+
+
+def _overhead(p: dict) -> str:
+    em = f"{p['emitter']} user" if p.get("user") and f"{p['emitter']} user" in OVERHEAD else p["emitter"]
+    return OVERHEAD.get(em, OVERHEAD["bytecode"])
+
+
+def _fewer_bytes(p: dict) -> str:
+    """How a memory-bound layer moves fewer bytes: fusion, and int8 activations where they are wider."""
+    return "fuse layers" + ("" if p["dtype"] == "int8" else ", keep activations int8")
 
 
 def _region_step(roofs: list[dict]) -> list[str]:

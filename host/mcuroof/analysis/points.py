@@ -2,7 +2,9 @@
 Pure computation: nothing here talks to a board or prints.
 
 A point's roofline is its own emitter's: the memory ceiling that emitter reached (the top
-memory roof where it has none) and the compute ceiling of its emitter and element type.
+memory roof where it has none) and the compute ceiling of its emitter and element type. Where
+its op kind has no use for that ceiling's instruction (depthwise and VMLADAVA), the point is
+also placed under the fastest ceiling it can use (op_roof), and advised there.
 
 MACs: the model's figures are nominal (every tap, padding included: the usual convention);
 a point is placed by the MACs its kernel executes (padded taps skipped), as the compute
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from mcuroof.analysis import advice as advice_mod
 from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.kernels import compute as compute_kernels
 from mcuroof.kernels.ops import reference, tiles
 from mcuroof.model.network import Layer, nelem
 from mcuroof.suites import layer_plan
@@ -50,6 +53,21 @@ def _compute_roof(roofs: list[dict], emitter: str, dtype: str) -> dict | None:
         if r["kind"] == "compute"
         and r["source"] == "measured"
         and (emitter is None or r["emitter"] == emitter and r["dtype"] == dtype)
+    ]
+    return max(comp, key=lambda r: r["macs_per_s"]) if comp else None
+
+
+def _op_roof(roofs: list[dict], emitter: str, dtype: str, op: str) -> dict | None:
+    """The fastest compute ceiling of this emitter and type whose instruction `op` can use."""
+    out = compute_kernels.UNUSABLE.get(op, {})
+    comp = [
+        r
+        for r in roofs
+        if r["kind"] == "compute"
+        and r["source"] == "measured"
+        and r["emitter"] == emitter
+        and r["dtype"] == dtype
+        and r.get("kernel") not in out
     ]
     return max(comp, key=lambda r: r["macs_per_s"]) if comp else None
 
@@ -227,9 +245,24 @@ def place(p: dict, roofs: list[dict], emitters: list[str], features: frozenset[s
         p["bound"] = "memory"
         p["roof_macs_per_s"] = 0.0
         p["headroom"] = 1 / p["memory_share"] if p["memory_share"] else None
-    p["above_roof"] = bool(p["headroom"] and p["headroom"] * ABOVE_ROOF_TOLERANCE < 1)
+    if p["macc"] and comp:
+        _place_under_op_roof(p, roofs, by_mem)
+    # above the ceiling of the instructions it can use, too: a ceiling kernel slower than a layer's
+    p["above_roof"] = any(h and h * ABOVE_ROOF_TOLERANCE < 1 for h in (p["headroom"], p.get("op_headroom")))
     p["advice_kind"], p["advice"] = advice_mod.advise(p, roofs, advice_mod.Features(features, tuple(emitters)))
     return p
+
+
+def _place_under_op_roof(p: dict, roofs: list[dict], by_mem: float) -> None:
+    """Where the op kind cannot use the emitter's fastest ceiling (kernels.compute.UNUSABLE), its place
+    under the fastest one it can use: op_roof (its name), op_bound, op_roof_macs_per_s,
+    op_headroom. The advice judges the point there (advice.limiting)."""
+    op = _op_roof(roofs, p["emitter"], p["dtype"], p.get("op"))
+    if not op or op["name"] == p["compute_roof"]:
+        return
+    roof = min(by_mem, op["macs_per_s"])
+    p["op_roof"], p["op_bound"] = op["name"], "memory" if by_mem <= op["macs_per_s"] else "compute"
+    p["op_roof_macs_per_s"], p["op_headroom"] = roof, roof / p["macs_per_s"]
 
 
 # who lends a layer's time to an emitter without that layer's kernel: the fastest that has it

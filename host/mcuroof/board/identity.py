@@ -16,7 +16,14 @@ from dataclasses import dataclass
 
 # the compute suite's asm_thumb peak kernels (kernels.compute.isa_kernels), each with the
 # instruction set it needs: an instruction the core lacks faults
-PEAK_KERNELS = (("mla", "armv7m"), ("smlad", "dsp"), ("vfma", "fp32"), ("vmladava", "mve"), ("vfma-q", "mve-fp"))
+PEAK_KERNELS = (
+    ("mla", "armv7m"),
+    ("smlad", "dsp"),
+    ("vfma", "fp32"),
+    ("vmladava", "mve"),
+    ("vmla", "mve"),
+    ("vfma-q", "mve-fp"),
+)
 # the cores known by the name their firmware gives sys.platform (only the emulated ones are
 # known for sure)
 PLATFORM_ISA = {

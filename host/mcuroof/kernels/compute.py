@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
 from mcuroof.kernels.memory import ASM_LOAD, PTR
+from mcuroof.kernels.ops import viper
 
 # An empty function of each compiled emitter, timed as the harness's own cost (compute.peak):
 # an asm_thumb call costs about 0.4 us less than the bytecode _nop on the micro:bit.
@@ -30,12 +31,17 @@ def _mac_body(em: str, tc: str, u: int) -> str | None:
         macs = "".join(f"  a+=X[{j}]*W[{j}]\n" for j in range(u))
         return f"{dec}def k(X,W,C,n):\n a={acc}\n for i in range(n):\n{macs} return a\n"
     if em == "viper" and tc in PTR:
-        p = PTR[tc]
-        # int8 as the layers read it: ptr8 loads are unsigned, (v ^ 128) - 128 sign-extends
-        term = "((X[{j}]^128)-128)*((W[{j}]^128)-128)" if tc == "b" else "X[{j}]*W[{j}]"
-        macs = "".join(f"  a+={term.format(j=j)}\n" for j in range(u))
+        # the layer kernels' inner loop (kernels.ops.viper): int8 as they read it (ptr8 loads
+        # are unsigned: vterm sign-extends), products summed viper.GROUP to an expression. One
+        # product to a statement made the int8 ceiling slower than a dense layer (unix port:
+        # 677 against 713 MMACC/s)
+        term = viper.vterm if tc == "b" else lambda a, b: f"p[{a}]*q[{b}]"
+        sums = [
+            "+".join(term(str(j), str(j)) for j in range(g, min(g + viper.GROUP, u))) for g in range(0, u, viper.GROUP)
+        ]
+        macs = "".join(f"  a+={s}\n" for s in sums)
         return (
-            f"@micropython.viper\ndef k(x,w,c,n:int)->int:\n X={p}(x)\n W={p}(w)\n a=0\n"
+            f"@micropython.viper\ndef k(x,w,c,n:int)->int:\n p={PTR[tc]}(x)\n q={PTR[tc]}(w)\n a=0\n"
             f" for i in range(n):\n{macs} return a\n"
         )
     if em == "asm_thumb" and tc in ASM_LOAD:
@@ -115,6 +121,22 @@ def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
     if name == "vmladava" and bits:
         setup = t.vldr_q(0, 0, bits) + t.vldr_q(1, 1, bits)
         return 128 // bits, 2 * rep, setup, t.vmladava(2, 0, 1, bits) * (2 * rep), ""
+    if name == "vmla" and tc == "b":
+        # the MAC of MVE depthwise kernels (kernels.ops.mve): VMLA.S32 Qda += Qn * Rm, four int32
+        # lanes (widened int8) by a scalar weight, where no sum across lanes is wanted. Lanes
+        # hold x[0] (q1), r4-r7 w[0..3]: four VMLAs add a u = 4 dot product to each lane, into
+        # q0 and q2 by turns; rep / 2 groups an iteration keep the loop in BGT's reach
+        setup = (
+            "".join(f" ldrb(r{4 + j},[r1,{j}])\n" for j in range(4))
+            + " ldrb(r2,[r0,0])\n"
+            + t.vdup_32(1, 2)
+            + " mov(r2,0)\n"
+            + t.vdup_32(0, 2)
+            + t.vdup_32(2, 2)
+        )
+        group = lambda q: "".join(t.vmla_s32(q, 1, 4 + j) for j in range(4))
+        lanes = "".join(f" vmov(r4,s{j})\n add(r2,r2,r4)\n" for j in (0, 1, 2, 3, 8, 9, 10, 11))
+        return 4, 4 * (rep // 2), setup, "".join(group(2 * (g % 2)) for g in range(rep // 2)), lanes
     if name == "vfma-q" and tc == "f":
         setup = (
             t.vldr_q(1, 0, 32) + t.vldr_q(2, 1, 32) + " mov(r2,0)\n" + "".join(f" vmov(s{j},r2)\n" for j in range(4))
@@ -122,6 +144,16 @@ def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
         lanes = "".join(f" vcvt_s32_f32(s{j},s{j})\n vmov(r4,s{j})\n add(r2,r2,r4)\n" for j in range(4))
         return 4, 2 * rep, setup, t.vfma_q_f32(0, 1, 2) * (2 * rep), lanes
     return None
+
+
+# ISA peak kernels whose instruction an op kind has no use for, and why (analysis.points places
+# such a layer under the fastest ceiling it can use as well, and the advice judges it there)
+UNUSABLE = {
+    "DEPTHWISE_CONV_2D": {
+        "vmladava": "VMLADAVA sums its products across lanes, which a depthwise layer never does "
+        "(its MVE kernels use VMLA)"
+    }
+}
 
 
 def isa_kernels(names, types, n: int) -> list[Kernel]:

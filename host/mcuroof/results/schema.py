@@ -166,6 +166,12 @@ POINT = obj(
         # the share of a fitted layer's time spent per pixel ("fit") or per row ("rows"): points.call_share
         "call_share": nullable(_shape("number", "be a number in [0, 1]", minimum=0, maximum=1)),
         "kernel_isa": one_of("dsp", "mve", None),
+        # where its op kind cannot use compute_roof's instruction: the fastest ceiling it can use
+        # (points._place_under_op_roof)
+        "op_roof": TEXT,
+        "op_bound": one_of("memory", "compute"),
+        "op_roof_macs_per_s": NON_NEGATIVE,
+        "op_headroom": POSITIVE,
     },
 )  # user, file: a kernel of `mcuroof kernel FILE.py`
 

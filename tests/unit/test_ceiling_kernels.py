@@ -1,0 +1,52 @@
+"""Ceiling kernels at least as fast as what they bound: the movers' loops and the layer
+kernels' inner loops, counted in the generated source (instructions per byte or MAC)."""
+
+from mcuroof.kernels import compute, memory
+from mcuroof.kernels.ops import m0, viper
+
+
+def _loop(src: str, label: str, back: str) -> list[str]:
+    """The instructions of the loop from label(L) to its branch back."""
+    lines = [ln.strip() for ln in src.splitlines()]
+    start = lines.index(f"label({label})")
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith(f"{back}({label})"))
+    return lines[start + 1 : end + 1]
+
+
+def test_the_mve_mover_moves_close_to_the_16_bytes_an_instruction_of_its_loads_and_stores():
+    """One vector a loop held it at 8 B/instr (qemu-m55: 124.7 MB/s at 15.625 M instr/s)."""
+    body = memory._simd8_body("copy", 1, mve=True)
+    loop = _loop(body, "L", "bgt_w")
+    moved = 2 * 16 * sum(ln.startswith("data(2,0xecb") for ln in loop)  # VLDRB: read and written
+    assert moved / len(loop) >= 0.85 * 16  # 8 vectors: 256 B per 18 instructions, 14.2
+
+
+def test_the_dsp_mover_moves_words_as_the_word_copy_does():
+    loop = _loop(memory._simd8_body("copy", 1, mve=False), "L", "bgt")
+    copy4 = _loop(memory.ASM_COPY4, "L", "bgt")
+    assert 2 * 4 * sum(ln.startswith("ldr(") for ln in loop) / len(loop) >= 2 * 16 / len(copy4)
+
+
+def test_the_viper_int8_ceiling_sums_products_as_the_layer_kernels_do():
+    """A MobileNet dense layer ran at 713 MMACC/s on the unix port, over the viper int8 ceiling's
+    677: that ceiling added one product a statement, the layer kernels 8 in one expression."""
+    eight = "a+=" + "+".join(viper.vterm(str(j), str(j)) for j in range(viper.GROUP)) + "\n"
+    assert eight in viper.VIPER["FULLY_CONNECTED"] and eight in viper.VIPER["CONV_2D"]
+    ceiling = compute._mac_body("viper", "b", 16)
+    assert ceiling.count(eight) == 1 and ceiling.count("a+=") == 2
+
+
+def test_the_asm_thumb_ceiling_needs_no_more_instructions_a_mac_than_the_m0_layer_loops():
+    """Armv6-M: the ceiling's LDRB, LDRB, MUL, ADD a MAC, unrolled 4x (the micro:bit) or 16x,
+    against the dense/1x1 loop (ASM_ROWS: two LDRSB, MUL, ADD, SUB, BGE), the depthwise pixel
+    loop (ASM_DWPIX) and dw_pixel's kernel row of 3 taps (4 instructions each, 3 more a row)."""
+    for u in (4, 16):
+        per_mac = len(_loop(compute._mac_body("asm_thumb", "b", u), "L", "bgt")) / u
+        assert per_mac <= len(_loop(m0.ASM_ROWS, "J", "bge")) <= len(_loop(m0.ASM_DWPIX, "L", "bgt"))
+        assert per_mac <= m0._dw_block_bytes(3) / 2 / 3
+
+
+def test_the_vmla_ceiling_counts_four_macs_an_instruction():
+    u, dots, setup, loop, tail = compute._isa_body("vmla", "b", compute.ISA_REP)
+    assert (u, dots) == (4, 32) and loop.count("data(") == 32  # 32 VMLA.S32: 128 MACs a loop
+    assert compute._isa_body("vmla", "i", compute.ISA_REP) is None  # int8 layers' instruction only
