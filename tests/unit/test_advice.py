@@ -203,6 +203,12 @@ def test_mve_depthwise_is_judged_under_vmla_not_vmladava():
         "depthwise layer never does (its MVE kernels use VMLA)): software overhead: the assembler"
     )
     assert "the VMLA ceiling does not count" in p["advice"] and "VMLADAVA ceiling" not in p["advice"]
+    from mcuroof.report import layer_tables
+
+    assert layer_tables._headroom(p) == "16.1x (4.03x vmla)"  # the terminal's headroom column
+    # the whole model is predicted at the VMLA ceiling for this layer: 4.03x its time, not 16.1x
+    row = points.whole_model([{**p, "index": 1, "projection": "scaled"}])[0]
+    assert row["measured_over_predicted"] == pytest.approx(4.03, abs=0.01)
     conv = points.place({**dw, "op": "CONV_2D"}, roofs, list(m55.emitters), m55.names)
     assert "op_roof" not in conv and "VMLADAVA ceiling does not count" in conv["advice"]
     fast = points.place({**dw, "seconds": dw["macc"] / 70e6}, roofs, list(m55.emitters), m55.names)
@@ -251,3 +257,11 @@ def test_viper_layer_kernels_are_not_told_to_walk_pointers_they_walk():
     layer = advice.advise(pt(3.0, emitter="viper"), roofs, HOST)[1]
     assert "walk pointers" not in layer and "pointers rebased every 8" in layer
     assert "walk pointers" in advice.advise(pt(3.0, emitter="viper", user=True), roofs, HOST)[1]
+
+
+def test_a_wider_type_that_is_faster_is_not_called_as_fast():
+    """qemu-m3's viper: int16 1.7x int8's ceiling (the sign extension of each int8 load)."""
+    roofs = [ceiling("viper", "int8", 0.63e6), ceiling("viper", "int16", 1.06e6)]
+    m3 = advice.Features(frozenset(), ("bytecode", "native", "viper", "asm_thumb"))
+    text = advice.advise(pt(1.2, emitter="viper"), roofs, m3)[1]
+    assert "int16 is 1.7x faster (viper sign-extends each int8 it loads), so int8 saves memory, not time" in text

@@ -318,8 +318,11 @@ def whole_model(points: list[dict]) -> list[dict]:
 
 
 def _predicted(p: dict) -> float:
-    if p["macc"] and p["roof_macs_per_s"]:
-        return p.get("macc_executed", p["macc"]) / p["roof_macs_per_s"]
+    """The layer's time at its roofline: under the ceiling its op kind can use (op_roof) where
+    its emitter's fastest is out of its reach."""
+    roof = p.get("op_roof_macs_per_s") or p["roof_macs_per_s"]
+    if p["macc"] and roof:
+        return p.get("macc_executed", p["macc"]) / roof
     if p.get("memory_share"):
         return p["seconds"] * p["memory_share"]  # bytes / memory roof
     return 0.0

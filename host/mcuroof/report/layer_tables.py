@@ -40,12 +40,21 @@ def layers_table(result: dict) -> Table | None:
             si(p["macs_per_s"], ""),
             si(p["bytes_per_s"], "B/s") + share,
             si(p["roof_macs_per_s"], "") if p.get("roof_macs_per_s") else "-",
-            f"{p['headroom']:.3g}x" if p.get("headroom") else "-",
+            _headroom(p),
             p["bound"],
             ADVICE_KEYS.get(p.get("advice_kind"), "-"),
             style="bold red" if p.get("above_roof") else None,
         )
     return t
+
+
+def _headroom(p: dict) -> str:
+    """Headroom under the point's roof, and under the ceiling its op kind can use where that
+    differs (a depthwise layer on MVE: "16.1x (4.03x vmla)")."""
+    if not p.get("headroom"):
+        return "-"
+    op = f" ({p['op_headroom']:.3g}x {p['op_roof'].rsplit(' ', 1)[-1]})" if p.get("op_roof") else ""
+    return f"{p['headroom']:.3g}x{op}"
 
 
 def model_table(result: dict) -> Table | None:
