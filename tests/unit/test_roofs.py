@@ -110,9 +110,13 @@ def test_a_sweep_flat_in_time_per_call_is_no_ceiling():
 
 
 def test_a_short_sweep_is_not_called_flat():
-    """Two sizes 2x apart cannot tell a call-bound kernel from a fast one."""
+    """Sizes 2x apart cannot tell a call-bound kernel from a fast one; nor can 4x apart, where a
+    micro:bit int8 scale took 3.9x as long at 1 KiB as at 256 B (its time grows with size)."""
     pts = [(1024, 1e6), (2048, 2e6)]
     assert not roofs.sweep_call_bound(pts) and roofs.call_bound(pts) == {1024, 2048}
+    scale = [(256, 3.86e6), (512, 3.86e6 * 2 / 1.95), (1024, 3.86e6 * 4 / 3.9)]
+    assert not roofs.sweep_call_bound(scale) and roofs.call_bound(scale) == {256, 512, 1024}
+    assert roofs.sweep_call_bound([(ws, ws * 1e3) for ws in (256, 1024, 4096)])  # 16x apart, flat
 
 
 def test_the_results_and_the_terminal_say_which_sweep_was_left_out():
