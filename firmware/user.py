@@ -18,10 +18,32 @@ def _txt(e):
     return s.replace('\\', '/').replace('"', "'").replace('\n', ' ')[:120]
 
 
+def _tb(e):
+    # the traceback's frames as 'line:name;...' (innermost last), '' where the port cannot print
+    # one into a buffer; the host maps the lines to the user's file
+    try:
+        import sys
+        try:
+            import io
+        except ImportError:
+            import uio as io
+        s = io.StringIO()
+        sys.print_exception(e, s)
+        v = s.getvalue()
+    except Exception:
+        return ''
+    out = []
+    for ln in v.split('\n'):
+        i = ln.find(', line ')
+        if i > 0:
+            out.append(ln[i + 7:].replace(', in ', ':').replace('"', "'"))
+    return ';'.join(out)[-120:]
+
+
 #--
-def _fail(name, at, why):
+def _fail(name, at, why, tb=''):
     gc.collect()
-    emit({'t': 'uerr', 'k': name, 'at': at, 'exc': why, 'heap': gc.mem_free() + gc.mem_alloc(),
+    emit({'t': 'uerr', 'k': name, 'at': at, 'exc': why, 'tb': tb, 'heap': gc.mem_free() + gc.mem_alloc(),
           'free': gc.mem_free()})
 
 
@@ -59,8 +81,9 @@ def user(name, setup):
         b = _bad(t)
         if b:
             return _fail(name, 'contract', b)
-        at = 'check'
+        at = 'fn'
         g = t[0]()
+        at = 'ok'
         if not _ok(t[3], g):
             return _fail(name, 'check', repr(g)[:60].replace('"', "'"))
         at = 'timing'
@@ -70,6 +93,6 @@ def user(name, setup):
               'r': r, 'us': mn, 'med': md, 'ovh': ov})
     except Exception as e:
         t = g = None
-        _fail(name, at, _txt(e))
+        _fail(name, at, _txt(e), _tb(e))
     t = g = None
     gc.collect()

@@ -22,3 +22,20 @@ def read_text(path, what: str) -> str:
         raise UserError(f"{path}: cannot read ({e.strerror})") from None
     except UnicodeDecodeError:
         raise UserError(f"{path}: not {what} (not text)") from None
+
+
+def writable_file(path, what: str) -> None:
+    """Make the folders of an output file that a command writes at its end, and check it can be
+    written there, so that it fails before it prints or measures anything (`what`: "the plot")."""
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; name a file for {what}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"{path}: cannot write {what} ({e.strerror})") from None
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UserError(f"{path}: cannot write {what} (permission denied)")

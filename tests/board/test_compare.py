@@ -27,7 +27,12 @@ def test_labels_are_distinct():
     from pathlib import Path
 
     labels = compare.labels([a, b], [Path("x/results.json"), Path("y/results.json")])
-    assert labels == ["qemu-microbit shift=6 (x)", "qemu-microbit shift=6 (y)"]
+    assert labels == ["qemu-microbit (x)", "qemu-microbit (y)"]  # one shift: not a difference
+    # an instruction-counted run's timer clock is never part of its name; a real board's clock is
+    real = [run_result("teensy4", 1, None), run_result("teensy4", 1, None)]
+    real[0]["board"].update(platform="mimxrt", clock_hz=600e6)
+    real[1]["board"].update(platform="mimxrt", clock_hz=150e6)
+    assert compare.labels(real, [Path("a/r.json"), Path("b/r.json")]) == ["teensy4 600 MHz", "teensy4 150 MHz"]
 
 
 def test_compare_command(tmp_path, capsys, monkeypatch):
@@ -42,7 +47,64 @@ def test_compare_command(tmp_path, capsys, monkeypatch):
     assert out.read_bytes()[:4] == b"\x89PNG"
     text = capsys.readouterr().out
     assert "qemu-microbit shift=6" in text and "qemu-microbit shift=5" in text and "B/A" in text
-    assert "flash read" in text and "fastest for the whole network: B" in text
+    # both runs count instructions: the ratios say so, and nothing is called a speed-up or a clock
+    assert "flash read" in text and "fewest instructions (QEMU time) for the whole network: B" in text
+    assert "instruction-count ratio" in text and "speed-up" not in text and "MHz" not in text
+    assert "instructions (QEMU shift=6: 15.6 M instr/s)" in text and "(2.56/instr)" in text
+
+
+def test_a_ratio_against_a_missing_roof_is_a_dash_everywhere():
+    a, b = run_result("qemu-microbit", 1, 6), run_result("qemu-microbit", 2, 6)
+    c = run_result("qemu-microbit", 3, 6)
+    extra = roof("compute", "float32 bytecode", 1e3, emitter="bytecode", dtype="float32")
+    b["roofs"].append(extra)
+    c["roofs"].append({**extra, "macs_per_s": 3e3})
+    row = next(r for r in compare.roof_rows([("A", a), ("B", b), ("C", c)]) if r["name"] == "float32 bytecode")
+    assert row["values"] == [None, 1e3, 3e3] and row["ratios"] == [None, None, None]  # never against B
+
+
+def test_compare_checks_its_outputs_before_it_prints(tmp_path, capsys):
+    pa = tmp_path / "a.json"
+    results.save(run_result("qemu-microbit", 1, 6), pa)
+    out = tmp_path / "new" / "folder" / "compare.png"  # made, as run -o makes its folder
+    assert main(["compare", str(pa), str(pa), "-o", str(out)]) == 0 and out.exists()
+    capsys.readouterr()
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert main(["compare", str(pa), str(pa), "-o", str(blocked / "compare.png")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "cannot write the plot" in captured.err  # no table printed first
+
+
+def test_many_runs_are_told_apart_and_named_beside_the_plot(tmp_path):
+    from mcuroof.report import compare as report_compare
+
+    runs = [
+        (f"r{i}", run_result("qemu-microbit", i + 1, 6, points=[point("conv1", "int8", "asm_thumb", 0.01 / (i + 1))]))
+        for i in range(4)
+    ]
+    seen = {}
+
+    def keep(fig, path):
+        seen["ax"] = fig.axes[0]
+        return path
+
+    real = report_compare.plot_mod.save
+    report_compare.plot_mod.save = keep
+    try:
+        report_compare.draw(runs, tmp_path / "c.png")
+    finally:
+        report_compare.plot_mod.save = real
+    ax = seen["ax"]
+    colors = [tuple(c.get_facecolor()[0][:3]) for c in ax.collections]  # a run's points in its line's colour
+    import matplotlib.colors as mc
+
+    assert colors == [mc.to_rgb(report_compare.run_color(i)) for i in range(4)]
+    assert not [t for t in ax.texts if getattr(t, "mcuroof_roofs", None)]  # no roof label on the plot
+    table = [
+        t.get_text() for lg in ax.get_children() if hasattr(lg, "get_texts") and lg is not ax for t in lg.get_texts()
+    ]
+    assert any(t.startswith("D: r3") for t in table)
 
 
 def test_theory_ratio_column_by_hand():

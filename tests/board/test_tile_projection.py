@@ -77,16 +77,19 @@ def pt(index, emitter, seconds, projection="scaled", dtype="int8", verified=True
 
 
 def test_one_icount_shift_and_the_per_instruction_column():
+    from mcuroof.analysis import timing_basis
     from mcuroof.board import profiles as boards
     from mcuroof.links import qemu
-    from mcuroof.report import tables as report
 
     board = boards.load_board("qemu-microbit")
     assert board.run["icount_shift"] == qemu.DEFAULT_ICOUNT_SHIFT == 6
     # the theory and the report's column both use 1e9 / 2^6 = 15.625 M instructions/s, not 16 MHz
     assert boards.roof_clock_hz(board) == 15.625e6
-    assert report.roof_clock({"clock_hz": 16e6, "icount_shift": 6}) == (15.625e6, "instr")
-    assert report.roof_clock({"clock_hz": 16e6, "icount_shift": None}) == (16e6, "cycle")
+    qemu_basis = timing_basis.of({"clock_hz": 16e6, "icount_shift": 6, "platform": "microbit"})
+    assert (qemu_basis.rate_hz, qemu_basis.step, qemu_basis.timer_hz) == (15.625e6, "instr", 16e6)
+    real = timing_basis.of({"clock_hz": 16e6, "icount_shift": None, "platform": "microbit"})
+    assert (real.rate_hz, real.step) == (16e6, "cycle")
+    assert timing_basis.of({"clock_hz": None, "icount_shift": None, "platform": "linux"}).step is None
 
 
 # ---------------------------------------------------------------- memory levels from the hardware

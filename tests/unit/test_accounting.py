@@ -688,4 +688,4 @@ def test_compare_takes_each_runs_fastest_variant_of_a_layer():
     (conv,) = compare.layer_comparison([("A", a), ("B", b)])["layers"]
     assert [x["seconds"] for x in conv["best"]] == [0.5, 0.25]
     assert [x["emitter"] for x in conv["best"]] == ["asm_thumb", "asm_thumb"]
-    assert conv["speedup"] == [1.0, 2.0]
+    assert conv["ratio"] == [1.0, 2.0]

@@ -32,9 +32,9 @@ def test_layer_speedups_and_fastest_target():
     )
     lay = compare.layer_comparison([("A", a), ("B", b)])
     conv, fc = lay["layers"]
-    assert conv["layer"] == "conv1" and conv["speedup"] == [1.0, 2.0]
+    assert conv["layer"] == "conv1" and conv["ratio"] == [1.0, 2.0]
     assert conv["fastest"] == {"run": 1, "dtype": "int32", "emitter": "viper", "seconds": 0.005}
-    assert fc["speedup"] == [1.0, 0.5] and fc["fastest"]["run"] == 0 and fc["fastest"]["dtype"] == "int8"
+    assert fc["ratio"] == [1.0, 0.5] and fc["fastest"]["run"] == 0 and fc["fastest"]["dtype"] == "int8"
     # whole network over the 2 shared layers: A int8 14 ms, B int32 13 ms, A int32 26 ms
     assert [(v["run"], v["dtype"], v["seconds"]) for v in lay["network"]] == [
         (1, "int32", pytest.approx(0.013)),

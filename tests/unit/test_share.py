@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -23,10 +24,27 @@ def test_export_csv_is_tidy_with_units(tmp_path, capsys):
     with (tmp_path / "csv" / "points.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == len(data["points"])
-    assert {"macs_per_s", "bytes_per_s", "seconds", "oi_macc_per_byte", "short_name"} <= set(rows[0])
+    assert {"executed_macs_per_s", "bytes_per_s", "seconds", "oi_executed_macc_per_byte", "short_name"} <= set(rows[0])
     first = data["points"][0]
-    assert float(rows[0]["macs_per_s"]) == pytest.approx(first["macs_per_s"])
+    assert float(rows[0]["executed_macs_per_s"]) == pytest.approx(first["macs_per_s"])
     assert rows[0]["short_name"] == "CONV 0" and rows[0]["name"] == first["name"]
+    # the columns agree with each other: rate = executed MACs / seconds, intensity = executed MACs / bytes
+    for r in rows:
+        assert float(r["executed_macs_per_s"]) == pytest.approx(float(r["macc_executed"]) / float(r["seconds"]))
+        assert float(r["oi_executed_macc_per_byte"]) == pytest.approx(float(r["macc_executed"]) / float(r["bytes"]))
+    # every row of every file names its board, what its time counts and the tool
+    for name in names:
+        with (tmp_path / "csv" / name).open() as f:
+            for r in csv.DictReader(f):
+                assert (r["board"], r["time_counts"], float(r["step_hz"])) == (
+                    "qemu-microbit",
+                    "instructions",
+                    15.625e6,
+                )
+                assert r["tool"] == data["tool"]
+    with (tmp_path / "csv" / "roofs.csv").open() as f:
+        top = next(csv.DictReader(f))
+    assert float(top["bytes_per_step"]) == pytest.approx(float(top["bytes_per_s"]) / 15.625e6)  # B/instr
     with (tmp_path / "csv" / "sweeps.csv").open() as f:
         sweeps = list(csv.DictReader(f))
     assert len(sweeps) == sum(len(s["points"]) for s in data["sweeps"])
@@ -84,7 +102,9 @@ def test_report_piped_keeps_every_column(capsys, monkeypatch):
     assert main(["report", str(DATA / "results-vww-unix.json")]) == 0
     out = capsys.readouterr().out
     assert "…" not in out and "left out:" not in out
-    assert "bytes/s (of roof)" in out and "per cycle" in out
+    assert "bytes/s (of roof)" in out and "/ theory" in out
+    # the unix port counts host time: no per-cycle column of dashes
+    assert "host time" in out and not re.search(r"┃\s*per (cycle|instr)\s*┃", out)
 
 
 def test_compare_matches_layers_by_shape_and_names_missing_ones():

@@ -124,3 +124,52 @@ BAD = {  # a kernel each, and the one line it must give
     "def kernel_wrong():\n return (lambda: 41, 1, 8, 42)\n": "mine.py: kernel_wrong: wrong result on the board: fn() returned 41",
     "def kernel_spec():\n return (lambda: 1, 1, 8, 1, 'turbo int8')\n": "mine.py: kernel_spec: roofs 'turbo int8' are not 'EMITTER DTYPE'",
 }
+
+
+def test_a_traceback_line_maps_to_the_users_file(tmp_path):
+    """firmware/user.py sends the traceback's frames as 'line:name;...' (innermost last); on a board
+    that runs each piece as its own script, the piece's line maps to the file's."""
+    text = "# a comment the host leaves out\n\ndef boom(a):\n    b = a\n    return b // 0\n\n\ndef kernel_div():\n    return (lambda: boom(7), 1, 1, 0)\n"
+    uf = user_kernel.parse(tmp_path / "mine.py", text)
+    assert uf.line_maps[0][:3] == [3, 4, 5]  # piece 0 holds boom: its line 3 is the file's line 5
+    assert uf.frame_line("131:user;2:<lambda>;3:boom") == (5, "boom", True)
+    # the unix port runs everything as one program: the function is found by its name
+    assert uf.frame_line("131:user;149:<lambda>;147:boom") == (3, "boom", False)
+    assert uf.frame_line("") is None
+    line = user_kernel.error_line(
+        uf,
+        {
+            "t": "uerr",
+            "k": "div",
+            "at": "fn",
+            "exc": "ZeroDivisionError: divide by zero",
+            "tb": "9:user;2:<lambda>;3:boom",
+        },
+    )
+    assert (
+        line
+        == f"{tmp_path / 'mine.py'}:5: kernel_div: the board raised ZeroDivisionError: divide by zero in fn(), in boom()"
+    )
+
+
+@pytest.mark.parametrize(
+    "emitters, platform, lacking",
+    [
+        (["bytecode", "native", "viper", "asm_thumb"], "rp2", ("asm_xtensa", 2)),  # an Arm core has asm_thumb
+        (["bytecode", "native", "viper"], "linux", ("asm_xtensa", 2)),  # the unix port: no inline assembler
+        (["bytecode", "native", "viper"], "esp32", None),  # the probe does not try asm_xtensa: the board decides
+    ],
+)
+def test_another_cores_assembler(tmp_path, emitters, platform, lacking):
+    uf = user_kernel.parse(
+        tmp_path / "m.py",
+        "import micropython\n@micropython.asm_xtensa\ndef f(a2):\n    movi(a2, 1)\n\ndef kernel_f():\n    return (f, 1, 1, 1)\n",
+    )
+    assert uf.missing_emitter(emitters, platform) == lacking
+
+
+def test_kernel_help_lists_the_boards(capsys):
+    with pytest.raises(SystemExit):
+        main(["kernel", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert all(name in out for name in ("qemu-microbit", "qemu-m3", "qemu-m7", "qemu-m55", "unix"))

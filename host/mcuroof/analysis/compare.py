@@ -1,5 +1,7 @@
 """Several runs side by side (boards, clocks, icount shifts, firmware versions): roof ratios,
-per-layer speed-ups and the fastest target per layer, and all the roofs on one plot.
+per-layer time ratios and the fastest target per layer, and all the roofs on one plot. A ratio
+is named by what the runs' time counts (timing_basis.ratio_word): never a speed-up between QEMU
+runs, whose time counts instructions.
 
 Pure computation except draw(); runs are (label, results dict) pairs, the first is the baseline.
 """
@@ -10,27 +12,39 @@ import math
 from pathlib import Path
 
 from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.analysis import timing_basis
 from mcuroof.model import names as layer_names
 
 
 def labels(results: list[dict], paths: list[Path]) -> list[str]:
-    """Short distinct names: board, QEMU shift, clock where the runs' clocks differ, then the
-    results' folder where that is still not enough."""
-    clocks = {r.get("board", {}).get("clock_hz") for r in results} - {None}
+    """Short distinct names: board, QEMU shift where the runs' shifts differ, a real board's clock
+    where those differ (an instruction-counted run's timer clock is not its speed: never), then
+    the results' folder where that is still not enough."""
+    bases = [timing_basis.of(r.get("board", {})) for r in results]
+    shifts = {b.icount_shift for b in bases if b.kind == timing_basis.INSTRUCTIONS}
+    hz = [
+        None if b.kind == timing_basis.INSTRUCTIONS else r.get("board", {}).get("clock_hz")
+        for r, b in zip(results, bases)
+    ]
+    clocks = {h for h in hz if h}
     out = []
-    for data in results:
-        b = data.get("board", {})
-        text = b.get("name") or "?"
-        if b.get("icount_shift") is not None:
-            text += f" shift={b['icount_shift']}"
-        if len(clocks) > 1 and b.get("clock_hz"):
-            text += f" {b['clock_hz'] / 1e6:g} MHz"
+    for data, basis, clock in zip(results, bases, hz):
+        text = data.get("board", {}).get("name") or "?"
+        if basis.kind == timing_basis.INSTRUCTIONS and len(shifts) > 1:
+            text += f" shift={basis.icount_shift}"
+        if clock and len(clocks) > 1:  # the clock the probe read (--clocks: the one set)
+            text += f" {clock / 1e6:g} MHz"
         out.append(text)
     if len(set(out)) < len(out):
         out = [f"{t} ({p.parent.name or p})" for t, p in zip(out, paths)]
     if len(set(out)) < len(out):
         out = [f"{t} #{i + 1}" for i, t in enumerate(out)]
     return out
+
+
+def bases(runs: list[tuple[str, dict]]) -> list[timing_basis.Basis]:
+    """What each run's time counts (analysis.timing_basis): ratios between them are named by it."""
+    return [timing_basis.of(d.get("board", {})) for _, d in runs]
 
 
 def value(r: dict) -> float:
@@ -50,7 +64,7 @@ def roof_rows(runs: list[tuple[str, dict]]) -> list[dict]:
     """Rows of matched measured roofs: first the top memory and top compute roof of every run
     (whatever their names), then every roof that two or more runs share by kind, name, emitter
     and dtype. `values` has one entry per run (None where a run lacks the roof); `ratios` is
-    value / the first run's value that has it."""
+    value / the first run's value (None where the first run lacks the roof)."""
     rows = [
         {
             "kind": "memory",
@@ -75,8 +89,8 @@ def roof_rows(runs: list[tuple[str, dict]]) -> list[dict]:
     for (kind, name, em, dt), values in keyed.items():
         if sum(v is not None for v in values) >= 2:
             rows.append({"kind": kind, "name": name, "emitter": em, "dtype": dt, "values": values})
-    for row in rows:
-        base = next((v for v in row["values"] if v), None)
+    for row in rows:  # against the first run only: where it lacks the roof, no ratio ("-")
+        base = row["values"][0]
         row["ratios"] = [v / base if v and base else None for v in row["values"]]
     return rows
 
@@ -111,12 +125,14 @@ def _layer_keys(points: list[dict]) -> dict[tuple, tuple]:
 
 
 def layer_comparison(runs: list[tuple[str, dict]]) -> dict | None:
-    """Per-layer speed-ups where the runs profiled the same network's layers, matched by op and
+    """Per-layer time ratios where the runs profiled the same network's layers, matched by op and
     shapes (results' points: index, op, input_shapes, output_shape, dtype, emitter, seconds).
     None when fewer than two runs share a layer.
 
-    layers: per layer, each run's fastest (dtype, emitter) and its seconds, the speed-up of each
-    run over the first (first's seconds / this run's), and the fastest run, dtype and emitter.
+    layers: per layer, each run's fastest (dtype, emitter) and its seconds, the ratio of each run
+    to the first (`ratio`: first's seconds / this run's; a speed-up in real time, an
+    instruction-count ratio between QEMU runs: timing_basis.ratio_word), and the fastest run,
+    dtype and emitter.
     network: per (run, dtype, emitter), the summed seconds over the shared layers; a variant that
     lacks some of them names them (`missing`) with their best time in the same run on another
     variant, which its `seconds` includes (`complete` is False); and per run its best total."""
@@ -151,7 +167,7 @@ def layer_comparison(runs: list[tuple[str, dict]]) -> dict | None:
     rows = []
     for key in shared:
         best = [min(lay[key].items(), key=lambda kv: kv[1]) if key in lay else None for lay in per_run]
-        base = next((b[1] for b in best if b), None)
+        base = best[0][1] if best[0] else None  # over the first run only: "-" where it lacks the layer
         fastest = min(
             ((i, k, s) for i, b in enumerate(best) if b for k, s in per_run[i][key].items()), key=lambda t: t[2]
         )
@@ -159,7 +175,7 @@ def layer_comparison(runs: list[tuple[str, dict]]) -> dict | None:
             {
                 "layer": labels[key],
                 "best": [{"dtype": b[0][0], "emitter": b[0][1], "seconds": b[1]} if b else None for b in best],
-                "speedup": [base / b[1] if b else None for b in best],
+                "ratio": [base / b[1] if b and base else None for b in best],
                 "fastest": {"run": fastest[0], "dtype": fastest[1][0], "emitter": fastest[1][1], "seconds": fastest[2]},
             }
         )

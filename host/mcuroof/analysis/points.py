@@ -20,8 +20,6 @@ from mcuroof.kernels.ops import reference, tiles
 from mcuroof.model.network import Layer, nelem
 from mcuroof.suites import layer_plan
 
-ABOVE_ROOF_TOLERANCE = 1.05  # measurement noise allowed before a point counts as above its roof
-
 
 def layer_bytes(layer: Layer, dtype: str) -> int:
     """Bytes one inference of the layer moves at this element type: activations in and out,
@@ -248,7 +246,7 @@ def place(p: dict, roofs: list[dict], emitters: list[str], features: frozenset[s
     if p["macc"] and comp:
         _place_under_op_roof(p, roofs, by_mem)
     # above the ceiling of the instructions it can use, too: a ceiling kernel slower than a layer's
-    p["above_roof"] = any(h and h * ABOVE_ROOF_TOLERANCE < 1 for h in (p["headroom"], p.get("op_headroom")))
+    p["above_roof"] = any(roofs_mod.above_roof(h) for h in (p["headroom"], p.get("op_headroom")))
     p["advice_kind"], p["advice"] = advice_mod.advise(p, roofs, advice_mod.Features(features, tuple(emitters)))
     return p
 

@@ -12,6 +12,13 @@ from collections import defaultdict
 
 from mcuroof.kernels import contract
 
+ABOVE_ROOF_TOLERANCE = 1.05  # measurement noise allowed before a point counts as above its roof
+
+
+def above_roof(headroom: float | None) -> bool:
+    """A point whose roof / achieved rate is below 1 by more than the noise: an accounting error."""
+    return bool(headroom and headroom * ABOVE_ROOF_TOLERANCE < 1)
+
 
 def seconds(rec: dict) -> float:
     """Time of one kernel call: best trial minus the timing harness's own cost."""

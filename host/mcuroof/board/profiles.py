@@ -362,11 +362,11 @@ def roof_clock_hz(board: Board, clock_hz: float | None = None, icount_shift: int
     return float(board.clock_hz) if board.clock_hz else None
 
 
-def _mhz(hz: float) -> str:
-    return f"{hz / 1e6:.6g} MHz"
+def _mhz(hz: float, step: str = "cycle") -> str:
+    return f"{hz / 1e6:.6g} M instr/s" if step == "instr" else f"{hz / 1e6:.6g} MHz"
 
 
-def _memory_roof(m: Memory, clock: float) -> dict:
+def _memory_roof(m: Memory, clock: float, step: str = "cycle") -> dict:
     bus_clock = clock / m.bus_clock_divider
     div = f" / {m.bus_clock_divider}" if m.bus_clock_divider != 1 else ""
     return {
@@ -376,12 +376,12 @@ def _memory_roof(m: Memory, clock: float) -> dict:
         "dtype": None,
         "emitter": None,
         "source": "theoretical",
-        "basis": f"{m.bus_source}; {m.bus_bytes_per_cycle:g} B/cycle x {_mhz(clock)}{div}",
+        "basis": f"{m.bus_source}; {m.bus_bytes_per_cycle:g} B/{step} x {_mhz(clock, step)}{div}",
         "bytes_per_s": m.bus_bytes_per_cycle * bus_clock,
     }
 
 
-def _compute_roof(c: ComputePeak, clock: float, cores: int = 1) -> dict:
+def _compute_roof(c: ComputePeak, clock: float, cores: int = 1, step: str = "cycle") -> dict:
     name = f"{c.unit} {c.dtype}" + (f" x{cores} cores" if cores > 1 else "")
     times = f" x {cores} cores" if cores > 1 else ""
     return {
@@ -391,7 +391,7 @@ def _compute_roof(c: ComputePeak, clock: float, cores: int = 1) -> dict:
         "dtype": c.dtype,
         "emitter": None,
         "source": "theoretical",
-        "basis": f"{c.source}; {c.macs_per_cycle:g} MAC/cycle x {_mhz(clock)}{times}",
+        "basis": f"{c.source}; {c.macs_per_cycle:g} MAC/{step} x {_mhz(clock, step)}{times}",
         "macs_per_s": c.macs_per_cycle * clock * cores,
     }
 
@@ -407,9 +407,10 @@ def theoretical_roofs(
     clock = roof_clock_hz(board, clock_hz, icount_shift)
     if clock is None:
         return []
-    roofs = [_memory_roof(m, clock) for m in board.memories if m.bus_bytes_per_cycle]
+    step = "instr" if board.connect == "qemu" and not clock_hz else "cycle"  # QEMU -icount: per instruction
+    roofs = [_memory_roof(m, clock, step) for m in board.memories if m.bus_bytes_per_cycle]
     peaks = [c for c in board.compute + board.accelerators if c.macs_per_cycle]
-    roofs += [_compute_roof(c, clock) for c in peaks]
+    roofs += [_compute_roof(c, clock, step=step) for c in peaks]
     if all_cores and (board.cores or 1) > 1:
-        roofs += [_compute_roof(c, clock, board.cores) for c in peaks if not c.accelerator]
+        roofs += [_compute_roof(c, clock, board.cores, step) for c in peaks if not c.accelerator]
     return roofs

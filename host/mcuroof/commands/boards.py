@@ -66,7 +66,7 @@ def _header(b: Board) -> Text:
     lines = [
         f"{b.title}  [{b.name}]",
         f"port {b.port}, connect {b.connect}, file {boards.profile_label(b.source_path)}",
-        f"core: {cores}{b.core_name}" + (f" at {fmt_hz(b.clock_hz)} ({b.clock_source})" if b.clock_hz else ""),
+        f"core: {cores}{b.core_name}" + (_clock(b) if b.clock_hz else ""),
     ]
     if b.core_note:
         lines.append(f"core note: {b.core_note}")
@@ -78,13 +78,27 @@ def _header(b: Board) -> Text:
         lines.append(f"note: {b.note}")
     if b.connect == "qemu":
         hz = boards.roof_clock_hz(b)
-        lines.append(f"QEMU -icount shift={b.run['icount_shift']}: roofs use {fmt_hz(hz)} instructions/s")
+        lines.append(
+            f"QEMU -icount shift={b.run['icount_shift']}: time counts instructions; roofs per instruction x "
+            f"{hz / 1e6:.6g} M instructions/s"
+        )
     return Text("\n".join(lines))
+
+
+def _clock(b: Board) -> str:
+    """The profile's clock; under QEMU that of the emulated timer (SysTick, machine.freq()), not a CPU clock."""
+    if b.connect == "qemu":
+        return f", timer clock {fmt_hz(b.clock_hz)} (not the time base: QEMU counts instructions; {b.clock_source})"
+    return f" at {fmt_hz(b.clock_hz)} ({b.clock_source})"
+
+
+def _step(b: Board) -> str:
+    return "instr" if b.connect == "qemu" else "cycle"
 
 
 def _memory_table(b: Board) -> Table:
     t = Table(title="Memory")
-    for col in ("name", "kind", "size", "B/cycle", "source / note"):
+    for col in ("name", "kind", "size", f"B/{_step(b)}", "source / note"):
         t.add_column(col)
     for m in b.memories:
         bus = (
@@ -99,7 +113,7 @@ def _memory_table(b: Board) -> Table:
 
 def _compute_table(b: Board) -> Table:
     t = Table(title="Compute (per core)")
-    for col in ("unit", "dtype", "MAC/cycle", "source / note"):
+    for col in ("unit", "dtype", f"MAC/{_step(b)}", "source / note"):
         t.add_column(col)
     for c in b.compute + b.accelerators:
         rate = f"{c.macs_per_cycle:g}" if c.macs_per_cycle else "-"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mcuroof.analysis import compare
 from mcuroof.commands.plot import FORMATS
-from mcuroof.errors import UserError
+from mcuroof.errors import UserError, writable_file
 from mcuroof.report import compare as report_compare
 from mcuroof.report import terminal
 from mcuroof.results import document as results
@@ -30,6 +30,9 @@ def run(args) -> int:
     if args.output.suffix.lower() not in FORMATS:
         raise UserError(f"{args.output}: unknown plot format {args.output.suffix!r} (use {', '.join(FORMATS)})")
     datas = [results.load(p) for p in args.results]
+    writable_file(args.output, "the plot")  # before the tables: a run of compare never fails at its end
+    if args.html:
+        writable_file(args.html, "the report")
     runs = list(zip(compare.labels(datas, args.results), datas))
     console = terminal.console()
     for item in report_compare.tables(runs, args.results):

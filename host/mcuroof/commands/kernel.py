@@ -29,7 +29,7 @@ ROOF_SUITES = ("memory", "compute")
 def configure(p):
     p.add_argument("file", type=Path, help="a MicroPython file defining kernel_NAME() functions (see README)")
     target = p.add_mutually_exclusive_group()
-    target.add_argument("--board", default=None, help="qemu-microbit, unix, or a profile name used with --port")
+    target.add_argument("--board", default=None, help=board_help())
     target.add_argument("--port", help="serial port of a real board: /dev/ttyACM0, auto, or a0/u0/c0")
     p.add_argument("--profile", help="board profile for the theoretical roofs (default: the --board name)")
     p.add_argument(
@@ -47,13 +47,29 @@ def configure(p):
     )
 
 
+def board_help() -> str:
+    """The boards --board takes: those started here (QEMU, the unix port), from their profiles."""
+    from mcuroof.board import profiles
+
+    try:
+        here = [b.name for b in profiles.list_boards() if b.connect in ("qemu", "unix")]
+    except Exception:  # a broken profile must not break --help: `mcuroof boards` names it
+        here = []
+    started = ", ".join(here) or "the QEMU boards and unix"
+    return (
+        f"where the kernels run: {started} (started here), or the profile name of a real board "
+        "on --port (`mcuroof boards` lists the profiles); default qemu-microbit"
+    )
+
+
 def run(args) -> int:
     uf = user_kernel.load(args.file)
     out = _output_dir(args.output)
     base = _base(out / "results.json", args.roofs)
     opened = open_target(target(args))
     link = opened.link
-    options = {"port": args.port, "kernel_file": str(args.file), "roofs_from": str(args.roofs) if args.roofs else None}
+    roofs = args.roofs.resolve() if args.roofs else None  # recorded as the file it names, however spelled
+    options = {"port": args.port, "kernel_file": str(args.file), "roofs_from": str(roofs) if roofs else None}
     spec = pipeline.Spec(
         opened.board,
         opened.icount_shift,
@@ -77,10 +93,10 @@ def run(args) -> int:
         log.close()
     if base is None:  # the roofs measured here, as `mcuroof run` derives them
         base = pipeline.derive(spec, link, probe, records, time.monotonic() - t0)
-    data = results.with_user_points(base, uf, [r for r in records if r.get("t") in ("uk", "uerr")], args.roofs)
+    data = results.with_user_points(base, uf, [r for r in records if r.get("t") in ("uk", "uerr")], roofs)
     results.save(data, out / "results.json")
     plot.draw(data, out / "roofline.png")
-    for item in report.renderables(data):
+    for item in report.kernel_renderables(data, measured_roofs=not args.roofs):
         terminal.show(console, item)
     console.print(f"wrote {out / 'raw.jsonl'}, {out / 'results.json'}, {out / 'roofline.png'}", highlight=False)
     for line in data["user_kernels"]["errors"]:
@@ -98,9 +114,32 @@ def _base(path: Path, roofs: Path | None) -> dict | None:
     if not path.exists():
         return results.load(roofs) if roofs else None
     held = results.load(path)
-    if roofs and (held.get("user_kernels") or {}).get("roofs_from") == str(roofs):
+    if roofs and same_file((held.get("user_kernels") or {}).get("roofs_from"), roofs):
         return held
     raise UserError(f"{path.parent}: holds another run already; choose another output folder (-o)")
+
+
+def locate(chunks: list[str], line: int | None) -> tuple[int | None, int | None]:
+    """(script, its line) of a line of the chunks run as one program, joined by newlines (the
+    unix port): each chunk ends with a newline, and the join adds a blank line after it."""
+    start = 1
+    for i, chunk in enumerate(chunks):
+        n = chunk.count("\n") or 1
+        if line is not None and start <= line < start + n:
+            return i, line - start + 1
+        start += n + 1
+    return None, None
+
+
+def same_file(recorded: str | None, roofs: Path) -> bool:
+    """The --roofs of an earlier pass names this file, however either was spelled (relative,
+    absolute, through a link); runs before mcuroof recorded absolute paths wrote it as given."""
+    if not recorded:
+        return False
+    try:
+        return Path(recorded).samefile(roofs)
+    except OSError:
+        return Path(recorded).resolve() == roofs.resolve()
 
 
 def _same_board(base: dict, path: Path, name: str, probe: dict) -> None:
@@ -115,7 +154,7 @@ def _same_board(base: dict, path: Path, name: str, probe: dict) -> None:
 
 def _load_check(link, uf: user_kernel.UserFile, probe: dict) -> None:
     """Load the file once with the harness: a file the board cannot compile fails here, in one line."""
-    lacking = uf.missing_emitter(probe["emitters"]) if probe.get("emitters") else None
+    lacking = uf.missing_emitter(probe["emitters"], probe.get("platform")) if probe.get("emitters") else None
     if lacking:
         em, line = lacking
         raise UserError(
@@ -126,8 +165,13 @@ def _load_check(link, uf: user_kernel.UserFile, probe: dict) -> None:
     try:
         link.run(prefix + uf.pieces, lambda line: None)
     except ScriptError as e:
-        line = uf.line_of(e.piece - len(prefix)) if e.piece is not None else 1
-        text = f"{uf.path}: the board could not load it (near line {line}): {e.text}"
+        piece, line = (e.piece, e.line) if e.piece is not None else locate(prefix + uf.pieces, e.line)
+        piece = piece - len(prefix) if piece is not None else None
+        exact = uf.file_line(piece, line) if piece is not None and line else None
+        if exact:
+            text = f"{uf.path}:{exact}: the board could not load it: {e.text}"
+        else:
+            text = f"{uf.path}: the board could not load it (near line {uf.line_of(piece) if piece is not None else 1}): {e.text}"
         if e.exc_type == "MemoryError":
             text += f"; the board had {probe.get('free', 0):,} bytes of heap free when probed"
         raise UserError(text) from None

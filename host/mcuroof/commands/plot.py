@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcuroof.errors import UserError
+from mcuroof.errors import UserError, writable_file
 from mcuroof.report import cliff, plot
 from mcuroof.results import document as results
 
@@ -38,6 +38,7 @@ def run(args) -> int:
     data = results.load(args.results)
     out = args.output or args.results.with_name("cliff.png" if args.cliff else "roofline.png")
     check_format(out)
+    writable_file(out, "the plot")
     if args.cliff:
         cliff.draw(data, out)
     else:

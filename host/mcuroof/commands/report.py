@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mcuroof.errors import writable_file
 from mcuroof.report import tables as report
 from mcuroof.report import terminal
 from mcuroof.results import document as results
@@ -24,6 +25,8 @@ def run(args) -> int:
     data = results.load(args.results)
     if args.html:
         from mcuroof.report import html as html_report
+
+        writable_file(args.html, "the report")
 
         html_report.write(data, args.html)
         print(f"wrote {args.html}")

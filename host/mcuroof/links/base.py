@@ -37,12 +37,14 @@ class BoardReset(BoardError):
 class ScriptError(BoardError):
     """A script raised on the board. `text`: the board's last traceback line; `exc_type`: the
     exception's name in it (MemoryError, SyntaxError, ...), read here once so that no other
-    module matches error text; `piece`: the index of the script (None: not known)."""
+    module matches error text; `piece`: the index of the script (None: not known); `line`: the
+    traceback's innermost line, in the script's own numbering."""
 
-    def __init__(self, message: str, text: str, piece: int | None = None):
+    def __init__(self, message: str, text: str, piece: int | None = None, line: int | None = None):
         super().__init__(message)
         self.text = text
         self.piece = piece
+        self.line = line
         m = re.match(r"([A-Za-z_][\w.]*)\s*(?::|$)", text.strip())
         self.exc_type = m.group(1).rsplit(".", 1)[-1] if m else None
 
@@ -77,7 +79,8 @@ class Link:
 def board_error(stderr: str, where: str, piece: int | None = None) -> ScriptError:
     lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
     last = lines[-1] if lines else "unknown error"
-    return ScriptError(f"{where}: the board raised {last}", last, piece)
+    numbers = re.findall(r'File "[^"]*", line (\d+)', stderr)
+    return ScriptError(f"{where}: the board raised {last}", last, piece, int(numbers[-1]) if numbers else None)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mcuroof.analysis import timing_basis
 from mcuroof.errors import UserError
 from mcuroof.units import si
 
@@ -134,20 +135,20 @@ def draw(result: dict, path: Path) -> Path:
             label=s["label"],
         )
     ax.xaxis.set_major_formatter(plot.matplotlib.ticker.FuncFormatter(lambda v, _: binary(v)))
+    ax.yaxis.set_major_formatter(plot.matplotlib.ticker.FuncFormatter(lambda v, _: si(v, "B/s")))
     ax.set_xlabel("working set (bytes)")
     ax.set_ylabel("bandwidth (bytes / s)")
+    plot.step_axis(ax, timing_basis.of(result.get("board", {})), "B")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(
         loc="upper left",
-        bbox_to_anchor=(1.01, 1.0),
+        bbox_to_anchor=(1.1, 1.0),
         fontsize=7.5,
         title="emitter kernel (best type)",
         title_fontsize=7.5,
     )
     board = result.get("board", {})
-    title = f"Cache cliff: {board.get('name', '?')} | {board.get('firmware', '')}"
-    if board.get("icount_shift") is not None:
-        title += f" | QEMU -icount shift={board['icount_shift']} (time counts instructions)"
+    title = f"Cache cliff: {board.get('name', '?')} | {board.get('firmware', '')}\n{timing_basis.of(board).sentence}"
     ax.set_title(title, fontsize=10, pad=24)
     fig.tight_layout()
     return plot.save(fig, path)

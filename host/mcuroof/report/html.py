@@ -9,9 +9,10 @@ what was not profiled. Several runs (compare) go in one report.
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
-from mcuroof.analysis import compare
+from mcuroof.analysis import compare, timing_basis
 from mcuroof.errors import UserError
 from mcuroof.model import names as layer_names
 from mcuroof.report import cliff, plot
@@ -19,10 +20,16 @@ from mcuroof.report import compare as report_compare
 from mcuroof.report import tables as report
 from mcuroof.units import duration, si
 
-RUN_SYMBOLS = ["circle", "square", "triangle-up", "diamond", "triangle-down", "cross", "star", "hexagon"]
+EMITTER_SYMBOLS = {
+    "asm_thumb": "square",
+    "viper": "triangle-up",
+    "native": "diamond",
+    "bytecode": "circle",
+    "top": "star",
+}
 DASHES = {"-": "solid", "--": "dash", "-.": "dashdot", ":": "dot"}
 CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1880px}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 th,td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
@@ -31,7 +38,7 @@ th{background:#f3f3f3;cursor:pointer;user-select:none;white-space:nowrap}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 tr.bad td{color:#b00;font-weight:bold}.tensor{text-decoration:underline dotted;cursor:help}
 .facts td:first-child{font-weight:bold}.wide{overflow-x:auto}
-table.layers td:nth-child(5){white-space:nowrap}table.layers td:last-child{min-width:28em}.note{color:#555;font-size:.9em}
+table.layers td:last-child{min-width:18em}.note{color:#555;font-size:.9em}
 """
 # glue: sort a table by the clicked column (numbers by their data-v value, else by text)
 SORT_JS = """
@@ -58,14 +65,28 @@ def write_compare(runs: list[tuple[str, dict]], path: Path, paths: list[Path] | 
 
 
 def page(parts: list[str], title: str) -> str:
-    from plotly.offline import get_plotlyjs
-
     return (
         f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>"
-        f"<style>{CSS}</style><script>{get_plotlyjs()}</script></head><body><h1>{_e(title)}</h1>"
+        f"<style>{CSS}</style><script>{plotly_js()}</script></head><body><h1>{_e(title)}</h1>"
         + "".join(parts)
         + f"<script>{SORT_JS}</script></body></html>"
     )
+
+
+BASIC_BUNDLE = Path(__file__).with_name("plotly_basic") / "plotly-basic.min.js"
+
+
+def plotly_js() -> str:
+    """plotly.js once per file: its basic bundle (scatter traces, all the report draws; 1.2 MB)
+    where it is the version the plotly package writes figures for, else the package's full one."""
+    from plotly.offline import get_plotlyjs, get_plotlyjs_version
+
+    try:
+        text = BASIC_BUNDLE.read_text(encoding="utf-8")
+    except OSError:
+        return get_plotlyjs()
+    m = re.search(r"plotly\.js \(basic - minified\) v(\d+\.\d+\.\d+)", text[:300])
+    return text if m and m.group(1) == get_plotlyjs_version() else get_plotlyjs()
 
 
 def _save(text: str, path: Path) -> Path:
@@ -123,6 +144,7 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
     sets = runs or [("", result)]
     tagged = [(compare.tag(i) if runs else "", data) for i, (_, data) in enumerate(sets)]
     all_lines, all_points = [], []
+    bases = {t: timing_basis.of(data.get("board", {})) for t, data in tagged}
     for i, (tag, data) in enumerate(tagged):
         roofs = [r for r in data["roofs"] if r["source"] == "measured"] if runs else data["roofs"]
         for ln in plot.roof_lines(roofs):
@@ -130,8 +152,8 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
                 ln.style = {**ln.style, "color": report_compare.RUN_COLORS[i % len(report_compare.RUN_COLORS)]}
                 ln.tag = tag
             all_lines.append(ln)
-        all_points += [(tag, p) for p in data.get("points") or [] if plot.is_shown(p)]
-    (x0, x1), (y0, y1) = plot.fit(all_lines, [p for _, p in all_points])
+        all_points += [(i, tag, p) for p in data.get("points") or [] if plot.is_shown(p)]
+    (x0, x1), (y0, y1) = plot.fit(all_lines, [p for _, _, p in all_points])
     fig = go.Figure()
     for ln in all_lines:
         r = ln.roofs[0]
@@ -140,7 +162,7 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
             xs, ys = [x0, xe], [ln.value * x0, ln.value * xe]
         else:
             xs, ys = [max(ln.bend or x0, x0), x1], [ln.value, ln.value]
-        name = (f"{ln.tag} " if ln.tag else "") + plot.roof_label(r)
+        name = (f"{ln.tag} " if ln.tag else "") + plot.roof_label(r) + _per_step(r, bases[ln.tag])
         fig.add_trace(
             go.Scatter(
                 x=xs,
@@ -160,9 +182,11 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
             )
         )
     looks: dict[tuple, list] = {}
-    for tag, p in all_points:
-        looks.setdefault((tag, p["emitter"], p["dtype"], bool(p.get("above_roof"))), []).append(p)
-    for (tag, em, dt, above), pts in sorted(looks.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
+    for i, tag, p in all_points:
+        looks.setdefault((i, tag, p["emitter"], p["dtype"], bool(p.get("above_roof"))), []).append(p)
+    for (i, tag, em, dt, above), pts in sorted(looks.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
+        # one run: colour by emitter, marker by dtype; several: colour by run (as its lines), marker by emitter
+        color = report_compare.run_color(i) if runs else plot.EMITTER_COLORS.get(em, "#555")
         fig.add_trace(
             go.Scatter(
                 x=[p["oi"] for p in pts],
@@ -171,17 +195,17 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
                 mode="markers+text" if len(all_points) <= plot.MAX_NUMBERED else "markers",
                 text=_numbers(pts, tag),
                 textposition="top right",
-                textfont=dict(size=9, color="#d62728" if above else plot.EMITTER_COLORS.get(em, "#555")),
+                textfont=dict(size=9, color="#d62728" if above else color),
                 name=(f"{tag} " if tag else "") + (f"{em} {dt} ABOVE ROOF" if above else f"layers {em} {dt}"),
-                legendgroup=f"points {em}",
-                legendgrouptitle_text=f"points {em}",
+                legendgroup=f"points {tag or em}",
+                legendgrouptitle_text=f"points {tag}" if tag else f"points {em}",
                 marker=dict(
-                    symbol="x" if above else (RUN_SYMBOLS[(ord(tag) - 65) % len(RUN_SYMBOLS)] if tag else _symbol(dt)),
+                    symbol="x" if above else (EMITTER_SYMBOLS.get(em, "diamond") if tag else _symbol(dt)),
                     size=12 if above else 9,
-                    color="#d62728" if above else plot.EMITTER_COLORS.get(em, "#555"),
+                    color="#d62728" if above else color,
                     line=dict(width=0.6, color="black"),
                 ),
-                hovertext=[hover(p) for p in pts],
+                hovertext=[hover(p, bases[tag]) for p in pts],
                 hoverinfo="text",
             )
         )
@@ -197,6 +221,14 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
         height=620,
     )
     return fig
+
+
+def _per_step(roof: dict, basis: timing_basis.Basis) -> str:
+    """A roof's rate per instruction or cycle, for its name: " (1.88 MACC/instr)"; "" for host time."""
+    if not basis.step:
+        return ""
+    memory = roof["kind"] == "memory"
+    return f" ({basis.per_text(roof['bytes_per_s'] if memory else roof['macs_per_s'], 'B' if memory else 'MACC')})"
 
 
 def _numbers(pts: list[dict], tag: str) -> list[str]:
@@ -228,10 +260,7 @@ def _plot_title(result: dict | None) -> str:
     if not result:
         return ""
     b = result.get("board", {})
-    t = f"{b.get('name', '?')} | {b.get('firmware', '')}"
-    if b.get("icount_shift") is not None:
-        t += f" | QEMU -icount shift={b['icount_shift']} (time counts instructions)"
-    return t
+    return f"{b.get('name', '?')} | {b.get('firmware', '')} | {timing_basis.of(b).sentence}"
 
 
 def _layout(xtitle: str, ytitle: str, xr, yr, title: str) -> dict:
@@ -247,8 +276,9 @@ def _layout(xtitle: str, ytitle: str, xr, yr, title: str) -> dict:
     )
 
 
-def hover(p: dict) -> str:
-    """The text shown when a layer point is hovered."""
+def hover(p: dict, basis: timing_basis.Basis | None = None) -> str:
+    """The text shown when a layer point is hovered (rates per step too, where time counts steps)."""
+    per = f" ({basis.per_text(p['macs_per_s'], 'MACC')})" if basis and basis.step else ""
     shapes = ", ".join(layer_names.shape_text(s) for s in p.get("input_shapes") or []) or "-"
     name = html.escape(p.get("name") or "")
     name = "<br>".join(name[i : i + 70] for i in range(0, len(name), 70))
@@ -259,10 +289,10 @@ def hover(p: dict) -> str:
         f"{p['dtype']} on {p['emitter']}"
         + (f", tile {p['tile_fraction']:.2g}" if p.get("tile_fraction", 1) < 1 else ""),
         f"MACC {si(p.get('macc'), '')}, bytes {si(p.get('bytes'), 'B')}, OI {p['oi']:.3g} MACC/B",
-        f"achieved {si(p['macs_per_s'], 'MACC/s')}, roof {si(p.get('roof_macs_per_s'), 'MACC/s')}, "
+        f"achieved {si(p['macs_per_s'], 'MACC/s')}{per}, roof {si(p.get('roof_macs_per_s'), 'MACC/s')}, "
         f"headroom {p['headroom']:.3g}x"
         if p.get("headroom")
-        else f"achieved {si(p['macs_per_s'], 'MACC/s')}",
+        else f"achieved {si(p['macs_per_s'], 'MACC/s')}{per}",
         f"bound: {p.get('bound')}, time {duration(p.get('seconds'))}",
         "advice: " + "<br>".join(_wrap(html.escape(p.get("advice") or "-"), 80)),
     ]
@@ -320,6 +350,8 @@ def cliff_figure(result: dict):
                 legendgrouptitle_text="known cache sizes",
             )
         )
+    basis = timing_basis.of(result.get("board", {}))
+    step = f" (%{{customdata:.3g}} B/{basis.step})" if basis.step else ""
     for s in lines:
         ref = s["emitter"] == "reference"
         fig.add_trace(
@@ -338,9 +370,10 @@ def cliff_figure(result: dict):
                     width=2.5 if ref else 1.5,
                 ),
                 marker=dict(size=4),
+                customdata=[basis.per_step(b) for b in s["bytes_per_s"]] if basis.step else None,
                 legendgroup=s["emitter"],
                 legendgrouptitle_text=s["emitter"],
-                hovertemplate=f"{s['label']}<br>%{{x:,}} B: %{{y:.3s}}B/s<extra></extra>",
+                hovertemplate=f"{s['label']}<br>%{{x:,}} B: %{{y:.3s}}B/s{step}<extra></extra>",
             )
         )
     xs = [x for s in lines for x in s["bytes"]]
@@ -355,7 +388,9 @@ def cliff_figure(result: dict):
         legend=dict(groupclick="toggleitem"),
         height=520,
     )
-    fig.update_xaxes(dtick=math.log10(4))
+    ticks = [4**k for k in range(int(math.log(min(xs), 4)), int(math.log(max(xs), 4)) + 2)]
+    fig.update_xaxes(tickvals=ticks, ticktext=[cliff.binary(t) for t in ticks])
+    fig.update_yaxes(ticksuffix="B/s", exponentformat="SI")
     return fig
 
 
@@ -396,11 +431,12 @@ def _num(value, unit: str = "", fmt=None) -> tuple:
 
 
 def roofs_table(result: dict) -> str:
-    clock = result.get("board", {}).get("clock_hz")
+    basis = timing_basis.of(result.get("board", {}))
     rows = []
     for r in result["roofs"]:
         unit = "B/s" if r["kind"] == "memory" else "MACC/s"
         value = r["bytes_per_s"] if r["kind"] == "memory" else r["macs_per_s"]
+        per = [_num(basis.per_step(value), fmt=lambda v: f"{v:.3g}")] if basis.step else []
         rows.append(
             [
                 r["kind"],
@@ -410,12 +446,15 @@ def roofs_table(result: dict) -> str:
                 r.get("dtype") or "-",
                 r["source"],
                 _num(value, unit),
-                _num(value / clock if clock else None, fmt=lambda v: f"{v:.3g}"),
+                *per,
                 report.theory_ratio(r, result["roofs"]),
             ]
         )
-    return "<h2>Roofs</h2>" + table(
-        ["kind", "name", "role", "emitter", "dtype", "source", "value", "per cycle (B or MACC)", "/ theory"], rows
+    per_head = [f"per {basis.step} (B or MACC)"] if basis.step else []
+    return (
+        "<h2>Roofs</h2>"
+        + f"<p class='note'>{_e(basis.sentence)}</p>"
+        + table(["kind", "name", "role", "emitter", "dtype", "source", "value", *per_head, "/ theory"], rows)
     )
 
 
@@ -428,20 +467,21 @@ def ridges_table(result: dict) -> str:
 
 
 def layers_table(result: dict, key: str = "r0") -> str:
+    """One row per layer, dtype and emitter; the op and tensor name in the layer's tooltip, so
+    that every column, advice included, fits 1280 px without scrolling."""
     pts = sorted(result.get("points") or [], key=lambda p: (p["index"], p["dtype"], p["emitter"]))
     if not pts:
         return ""
     rows, classes = [], []
     for p in pts:
-        name = _Raw(f"<span class='tensor' title='{_e(p.get('name') or '')}'>{_e(layer_names.short(p))}</span>")
+        tip = f"{p.get('op', '-')}: {p.get('name') or ''}"
+        name = _Raw(f"<span class='tensor' title='{_e(tip)}'>{_e(layer_names.short(p))}</span>")
         shapes = ", ".join(layer_names.shape_text(s) for s in p.get("input_shapes") or []) or "-"
         check = "ABOVE ROOF" if p.get("above_roof") else ("ok" if p.get("verified") else "FAILED CHECK")
         rows.append(
             [
                 (name, p["index"]),
-                p.get("op", "-"),
-                p["dtype"],
-                p["emitter"],
+                f"{p['emitter']} {p['dtype']}",
                 f"{shapes} → {layer_names.shape_text(p.get('output_shape'))}",
                 _num(p.get("macc"), ""),
                 _num(p.get("bytes"), "B"),
@@ -458,29 +498,33 @@ def layers_table(result: dict, key: str = "r0") -> str:
         )
         classes.append("" if check == "ok" else "bad")
     model = (result.get("model") or {}).get("name", "the model")
-    return f"<h2>Layers of {_e(model)}</h2>" + table(
-        [
-            "layer",
-            "op",
-            "dtype",
-            "emitter",
-            "in → out",
-            "MACC",
-            "bytes",
-            "OI",
-            "achieved",
-            "roof",
-            "headroom",
-            "bound",
-            "time",
-            "tile",
-            "check",
-            "advice",
-        ],
-        rows,
-        "layer-row",
-        classes,
-        "layers",
+    basis = timing_basis.of(result.get("board", {}))
+    return (
+        f"<h2>Layers of {_e(model)}</h2>"
+        + f"<p class='note'>Rates per second of the run's time ({_e(basis.sentence)}); hover a layer for its op "
+        "and tensor name.</p>"
+        + table(
+            [
+                "layer",
+                "kernel",
+                "in → out",
+                "MACC",
+                "bytes",
+                "OI",
+                "achieved",
+                "roof",
+                "headroom",
+                "bound",
+                "time",
+                "tile",
+                "check",
+                "advice",
+            ],
+            rows,
+            "layer-row",
+            classes,
+            "layers",
+        )
     )
 
 
@@ -529,16 +573,10 @@ def facts(result: dict) -> str:
         ("board", b.get("name")),
         ("platform", b.get("platform")),
         ("firmware", b.get("firmware")),
-        ("clock", si(b.get("clock_hz"), "Hz")),
+        *_clock_facts(b),
         ("emitters", ", ".join(b.get("emitters") or [])),
         ("free heap", si(b.get("free_heap"), "B")),
         ("timer step", f"{b.get('tick_us')} us"),
-        (
-            "QEMU -icount shift",
-            f"{b['icount_shift']} (time counts instructions, not cycles)"
-            if b.get("icount_shift") is not None
-            else None,
-        ),
         ("link", b.get("link")),
         ("run took", duration(b.get("wall_seconds")) if b.get("wall_seconds") else None),
         ("results", f"{result.get('tool', '')}, {result.get('created', '')}"),
@@ -579,18 +617,42 @@ def facts(result: dict) -> str:
     )
 
 
+def _clock_facts(board: dict) -> list[tuple]:
+    """What time counts, and the clock the probe read: under QEMU that is its emulated timer's,
+    not a CPU clock, and says so."""
+    basis = timing_basis.of(board)
+    rows = [("time counts", basis.sentence)]
+    if basis.kind == timing_basis.INSTRUCTIONS and board.get("clock_hz"):
+        rows.append(
+            ("timer clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq(): QEMU's emulated timer, not the time base)")
+        )
+    elif board.get("clock_hz"):
+        rows.append(("clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq() at the probe)"))
+    return rows
+
+
+def compare_bases(bases: list[timing_basis.Basis]) -> str:
+    """What each run's time counts, runs of one basis together: "A/B: QEMU -icount shift=6: ..."."""
+    groups: dict[str, list[str]] = {}
+    for i, b in enumerate(bases):
+        groups.setdefault(b.sentence, []).append(compare.tag(i))
+    return "; ".join(f"{'/'.join(t)}: {text}" for text, t in groups.items())
+
+
 def compare_section(runs: list[tuple[str, dict]], paths: list[Path] | None = None) -> str:
+    bases = compare.bases(runs)
+    word = timing_basis.ratio_word(bases)
+    least = timing_basis.least_time_word(bases, short=True)
     out = [
         "<h2>Runs</h2>",
         table(
-            ["run", "board", "firmware", "clock", "icount shift", "results"],
+            ["run", "board", "firmware", "time counts", "results"],
             [
                 [
                     f"{compare.tag(i)}: {label}",
                     d.get("board", {}).get("name", "?"),
                     d.get("board", {}).get("firmware", ""),
-                    si(d.get("board", {}).get("clock_hz"), "Hz"),
-                    _or_dash(d.get("board", {}).get("icount_shift")),
+                    bases[i].label,
                     str(paths[i]) if paths else "-",
                 ]
                 for i, (label, d) in enumerate(runs)
@@ -600,23 +662,27 @@ def compare_section(runs: list[tuple[str, dict]], paths: list[Path] | None = Non
     tags = [compare.tag(i) for i in range(len(runs))]
     rows = []
     for row in compare.roof_rows(runs):
-        unit = "B/s" if row["kind"] == "memory" else "MACC/s"
         cells = [row["kind"], row["name"], row["emitter"] or "-", row["dtype"] or "-"]
         for i, v in enumerate(row["values"]):
-            cells.append(_num(v, unit))
+            cells.append((report_compare.roof_value(v, row["kind"], bases[i]), v))
             if i:
                 cells.append(_num(row["ratios"][i], fmt=lambda x: f"{x:.3g}"))
         rows.append(cells)
     heads = ["kind", "name", "emitter", "dtype"]
     for i, t in enumerate(tags):
         heads += [t] + ([f"{t}/{tags[0]}"] if i else [])
-    out += ["<h2>Roofs compared</h2>", table(heads, rows)]
+    out += [
+        "<h2>Roofs compared</h2>",
+        f"<p class='note'>Per second of each run's time, per {_e(report_compare.steps(bases))} in brackets; "
+        f"{_e(word)}s: run / {tags[0]} (\"-\" where {tags[0]} lacks the roof). " + _e(compare_bases(bases)) + "</p>",
+        table(heads, rows),
+    ]
     lay = compare.layer_comparison(runs)
     if lay and lay.get("layers"):
         rows = []
         for row in lay["layers"]:
             cells = [row["layer"]]
-            for b, s in zip(row["best"], row["speedup"]):
+            for b, s in zip(row["best"], row["ratio"]):
                 cells.append(
                     _num(
                         b["seconds"],
@@ -631,13 +697,14 @@ def compare_section(runs: list[tuple[str, dict]], paths: list[Path] | None = Non
             cells.append(f"{tags[f['run']]} {f['dtype']} {f['emitter']}")
             rows.append(cells)
         out += [
-            f"<h2>Layers: best time per run (speed-up over {tags[0]})</h2>",
-            table(["layer"] + tags + ["fastest"], rows),
+            f"<h2>Layers: best time per run ({_e(word)} over {tags[0]})</h2>",
+            table(["layer"] + tags + [least], rows),
         ]
         net = [
             [
                 f"{tags[v['run']]} {v['dtype']} {v['emitter']}",
                 _num(v["seconds"], fmt=lambda x, v=v: duration(x) + ("" if v["complete"] else " *")),
+                (bases[v["run"]].steps_text(v["seconds"]), v["seconds"]),
                 _num(v["layers"], fmt=str),
                 "; ".join(
                     f"{m['layer']} ({duration(m['seconds'])} on {m['dtype']} {m['emitter']})"
@@ -651,7 +718,16 @@ def compare_section(runs: list[tuple[str, dict]], paths: list[Path] | None = Non
         ]
         out += [
             f"<h2>Whole network ({lay['shared']} shared layers)</h2>",
-            table(["target / dtype / emitter", "time", "layers run", "missing (time elsewhere, included *)"], net),
+            table(
+                [
+                    "target / dtype / emitter",
+                    "time",
+                    report_compare.steps(bases, plural=True),
+                    "layers run",
+                    "missing (time elsewhere, included *)",
+                ],
+                net,
+            ),
         ]
         if lay.get("match_note"):
             out.append(f"<p class='note'>layers {_e(lay['match_note'])}</p>")
@@ -659,10 +735,6 @@ def compare_section(runs: list[tuple[str, dict]], paths: list[Path] | None = Non
         out.append(f"<p class='note'>layers not compared: {_e(lay['note'])}</p>")
     out += ["<h2>Rooflines compared</h2>", _figure(roofline_figure(runs[0][1], runs), "compare-roofline")]
     return "".join(out)
-
-
-def _or_dash(value) -> str:
-    return "-" if value is None else str(value)
 
 
 def _e(value) -> str:

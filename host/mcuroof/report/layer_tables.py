@@ -140,7 +140,8 @@ def model_lines(result: dict) -> list[str]:
             f"{p['index']} {p['emitter']}"
         )
     for (key, text), runs in advice.items():
-        lines.append(f"advice [bold]{key}[/] ({', '.join(sorted(runs, key=lambda r: int(r.split()[0])))}): {text}")
+        order = sorted(runs, key=lambda r: (int(r.split()[0]), r))  # by layer, then emitter: the same every time
+        lines.append(f"advice [bold]{key}[/] ({', '.join(order)}): {text}")
     above = [p for p in layer_points(result) if p.get("above_roof")]
     if above:
         lines.append(

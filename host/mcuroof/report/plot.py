@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
 
 from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.analysis import timing_basis
 from mcuroof.errors import UserError
 from mcuroof.model import names as layer_names
 from mcuroof.units import si
@@ -196,6 +197,7 @@ def figure(
         draw_axes(ax, part, xlim, ylim, label_points=False)
         if em:
             ax.set_title(em, fontsize=10)
+    step_axis(axes[0][-1], timing_basis.of(result.get("board", {})))
     fig.suptitle(title or board_title(result.get("board", {})), fontsize=11)
     if shown:
         _key(fig, shown)
@@ -227,6 +229,18 @@ def draw_axes(ax, result: dict, xlim=None, ylim=None, label_points: bool = True)
         place_labels(ax)
         place_point_labels(ax)
     return ax
+
+
+def step_axis(ax, basis: timing_basis.Basis, unit: str = "MACC") -> None:
+    """A right-hand axis in `unit` per instruction (QEMU) or per cycle (a real board's clock): the
+    unit the time counts, beside the per-second one; none for host time."""
+    if not basis.rate_hz:
+        return
+    rate = basis.rate_hz
+    sec = ax.secondary_yaxis("right", functions=(lambda y: y / rate, lambda y: y * rate))
+    sec.set_ylabel(f"{unit} / {basis.step} (at {basis.rate_text})", fontsize=9)
+    sec.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    sec.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
 def plain_ticks(ax) -> None:
@@ -265,9 +279,11 @@ def _panel_emitters(result: dict) -> list[str]:
 
 def save(fig, path: Path) -> Path:
     """Write the figure (format from the suffix) and free it; a one-line error if it cannot."""
+    suffix = Path(path).suffix.lower()
+    meta = {".svg": {"Date": None}, ".pdf": {"CreationDate": None}}.get(suffix)  # no timestamp: same input, same file
     try:
-        with matplotlib.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
-            fig.savefig(path)
+        with matplotlib.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42, "svg.hashsalt": "mcuroof"}):
+            fig.savefig(path, metadata=meta)
     except (OSError, ValueError) as e:
         raise UserError(f"{path}: cannot write the plot ({e})") from None
     finally:
@@ -277,9 +293,7 @@ def save(fig, path: Path) -> Path:
 
 def board_title(board: dict) -> str:
     parts = [f"Empirical roofline: {board.get('name', '?')}", board.get("firmware") or ""]
-    if board.get("icount_shift") is not None:
-        parts.append(f"QEMU -icount shift={board['icount_shift']} (time counts instructions)")
-    return " | ".join(p for p in parts if p)
+    return " | ".join(p for p in parts + [timing_basis.of(board).sentence] if p)
 
 
 def is_shown(p: dict) -> bool:
@@ -495,7 +509,7 @@ def draw_points(ax, points: list[dict], marker: str | None = None, tag: str = ""
     if len(groups) > MAX_NUMBERED:
         return []
     return [
-        (pts[0]["oi"], pts[0]["macs_per_s"], ",".join(sorted({_number(p) for p in pts}, key=_order)), color)
+        (pts[0]["oi"], pts[0]["macs_per_s"], ",".join(sorted({point_number(p) for p in pts}, key=number_order)), color)
         for (_, _, color), pts in groups.items()
         if all(isinstance(p.get("index"), int) for p in pts)
     ]
@@ -523,11 +537,11 @@ def _key(fig, shown: list[dict]) -> None:
 USER_MARKER = "*"
 
 
-def _number(p: dict) -> str:
+def point_number(p: dict) -> str:
     return f"U{p['index']}" if p.get("user") else str(p["index"])
 
 
-def _order(number: str) -> tuple:
+def number_order(number: str) -> tuple:
     """Layers by index first, then the user's kernels U1, U2..."""
     return (number.startswith("U"), int(number.lstrip("U")))
 

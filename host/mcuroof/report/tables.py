@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.analysis import timing_basis
 from mcuroof.report import layer_tables as layer_report
 from mcuroof.report import user_tables as user_report
 from mcuroof.report.cliff import binary
@@ -12,18 +13,18 @@ from mcuroof.results import document as results_mod
 from mcuroof.units import duration, si
 
 
-def roofs_table(result: dict) -> Table:
+def roofs_table(result: dict, only: set[str] | None = None) -> Table:
+    """Every roof (or those named in `only`), its rate per second and per step, and / theory."""
     board = result.get("board", {})
-    clock, step = roof_clock(board)
-    title = f"Roofs: {board.get('name', '?')} ({board.get('firmware', '')})"
-    if step == "instr":  # QEMU: time counts instructions, not cycles
-        title += f"; QEMU -icount shift={board['icount_shift']}: instruction-counted time, not cycle-accurate"
+    basis = timing_basis.of(board)
+    title = f"Roofs: {board.get('name', '?')} ({board.get('firmware', '')}); {basis.sentence}"
     t = Table(title=title, title_justify="left")
-    for col in ("kind", "name", "emitter", "dtype", "source", "value", f"per {step}", "/ theory"):
-        t.add_column(col, justify="right" if col in ("value", f"per {step}", "/ theory") else "left")
-    for r in sorted(result["roofs"], key=lambda r: (r["kind"], r["source"], -_value(r))):
+    per = [f"per {basis.step}"] if basis.step else []  # host time: no step to count per
+    for col in ("kind", "name", "emitter", "dtype", "source", "value", *per, "/ theory"):
+        t.add_column(col, justify="right" if col in ("value", *per, "/ theory") else "left")
+    shown = [r for r in result["roofs"] if only is None or (r["name"] in only and r["source"] == "measured")]
+    for r in sorted(shown, key=lambda r: (r["kind"], r["source"], -_value(r), r["name"])):
         unit = "B" if r["kind"] == "memory" else "MACC"
-        per = f"{_value(r) / clock:.3g} {unit}/{step}" if clock else "-"
         t.add_row(
             r["kind"],
             r["name"],
@@ -31,19 +32,10 @@ def roofs_table(result: dict) -> Table:
             r.get("dtype") or "-",
             r["source"],
             si(_value(r), unit + "/s"),
-            per,
+            *([basis.per_text(_value(r), unit)] if per else []),
             theory_ratio(r, result["roofs"]),
         )
     return t
-
-
-def roof_clock(board: dict) -> tuple[float | None, str]:
-    """The rate the per-cycle column divides by, the same the theoretical roofs use
-    (boards.roof_clock_hz): under QEMU -icount shift=K, 1e9 / 2^K instructions per second."""
-    shift = board.get("icount_shift")
-    if isinstance(shift, int):
-        return 1e9 / 2**shift, "instr"
-    return board.get("clock_hz"), "cycle"
 
 
 def theory_ratio(roof: dict, roofs: list[dict]) -> str:
@@ -121,6 +113,24 @@ def renderables(result: dict) -> list:
     out += user_report.renderables(result)
     out.append(checks_line(result))
     return out
+
+
+def kernel_renderables(result: dict, measured_roofs: bool) -> list:
+    """What `mcuroof kernel` prints: the user's kernels, the roofs that place them (not the whole
+    characterisation) and counts of what it checked."""
+    pts = user_report.user_points(result)
+    named = {p[k] for p in pts for k in ("memory_roof", "compute_roof") if p.get(k)}
+    out = user_report.renderables(result)
+    if named:
+        table = roofs_table(result, named)
+        table.title = f"The roofs that place them ({', '.join(sorted(named))})"
+        out.insert(1, table)
+    uk = result.get("user_kernels") or {}
+    line = f"{len(pts)} of {len(uk.get('kernels') or [])} kernel(s) checked on the board and placed"
+    if measured_roofs:
+        c = result.get("checks", {})
+        line += f"; the roofs measured now: {c.get('verified', 0)} measurements verified against their expected output"
+    return out + [line]
 
 
 def icount_lines(result: dict) -> list[str]:

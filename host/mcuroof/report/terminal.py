@@ -18,7 +18,6 @@ PIPE_WIDTH = 400  # not a terminal (| tee, CI logs): write every column at its f
 DROPPABLE = (
     "per cycle",
     "per instr",
-    "source",
     "tile",
     "bytes/s (of roof)",
     "/ theory",
@@ -33,7 +32,13 @@ DROPPABLE = (
     "measured / predicted",
     "emitter",
     "dtype",
-)  # the last two: a roof's name holds them
+    "source",
+)  # source last: it tells a measured roof from a theoretical one
+NAMED = ("emitter", "dtype")  # in a table of roofs, whose name holds them: left out first
+
+
+def _drop_order(headers: list[str]) -> tuple:
+    return NAMED + tuple(d for d in DROPPABLE if d not in NAMED) if "name" in headers else DROPPABLE
 
 
 def console() -> Console:
@@ -53,7 +58,7 @@ def fit(table: Table, width: int, more: str = MORE) -> Table:
     cols = list(table.columns)
     kept = list(cols)
     dropped = []
-    for name in DROPPABLE:
+    for name in _drop_order([_plain(c.header) for c in cols]):
         for c in cols:
             if _plain(c.header) == name and c in kept and _needed(kept) > width:
                 kept.remove(c)

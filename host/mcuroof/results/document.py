@@ -2,7 +2,8 @@
 
 `build` makes the complete document from a run's records and its facts (`Run`); `save` and
 `load` check it against results_schema.RESULTS, so report, plot and compare only ever see a
-document whose fields they can use. A foreign, hand-edited or truncated file gives one line
+document whose fields they can use; `load` also derives each point's rates and place under its
+roofs again (results/recheck.py): a hand-edited rate is refused, a point above its roof marked. A foreign, hand-edited or truncated file gives one line
 naming the field (`mcuroof: PATH: roofs[3].source is missing`) and exit status 2.
 
 Schema history (the loader reads every version up to RESULTS_SCHEMA and refuses newer ones;
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.errors import UserError, read_text
+from mcuroof.results import recheck
 from mcuroof.version import __version__
 
 RESULTS_SCHEMA = 1
@@ -248,9 +250,9 @@ def load(path: Path) -> dict:
         version = data["schema"]
     try:
         validate(data)
+        return recheck.recheck(data)  # checked, not trusted: rates and placement derived again
     except UserError as e:
         raise UserError(f"{path}: {e}") from None
-    return data
 
 
 def _plain(data: dict) -> dict:

@@ -1,6 +1,11 @@
 """Tidy tables of a results.json for re-plotting elsewhere: roofs, ridges, points, sweeps and the
 whole model, one row per item, base SI units named in the column (bytes_per_s, macs_per_s,
-seconds, bytes, oi_macc_per_byte). Pure computation apart from write_csv / write_json."""
+seconds, bytes, oi_macc_per_byte). Every row stands alone (files of several boards can be
+merged): it names the board, what its time counts (`time_counts`: instructions under QEMU,
+cycles on a real board, host time on the unix port), the rate of that step (`step_hz`:
+instructions/s or the clock) and the tool that measured it. Points carry nominal and executed
+MACs; their rates and intensity count the executed ones. Pure computation apart from write_csv /
+write_json."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import csv
 import json
 from pathlib import Path
 
+from mcuroof.analysis import timing_basis
 from mcuroof.errors import UserError
 from mcuroof.model import names as layer_names
 
@@ -25,6 +31,8 @@ ROOFS = [
     "ws_max_bytes",
     "bytes_per_s",
     "macs_per_s",
+    "bytes_per_step",
+    "macs_per_step",
     "basis",
 ]
 RIDGES = ["compute", "memory", "oi_macc_per_byte"]
@@ -37,11 +45,13 @@ POINTS = [
     "emitter",
     "input_shapes",
     "output_shape",
-    "macc",
+    "macc_nominal",
+    "macc_executed",
     "bytes",
-    "oi_macc_per_byte",
+    "oi_executed_macc_per_byte",
     "seconds",
-    "macs_per_s",
+    "executed_macs_per_s",
+    "executed_macs_per_step",
     "bytes_per_s",
     "roof_macs_per_s",
     "headroom",
@@ -74,8 +84,34 @@ MODEL = [
 ]
 
 
+SOURCE = ["board", "time_counts", "step_hz", "tool"]  # the last columns of every table
+
+
+def source(result: dict) -> dict:
+    """The columns that make a row stand alone: board, timing basis and the measuring tool."""
+    basis = timing_basis.of(result.get("board", {}))
+    return {
+        "board": result.get("board", {}).get("name"),
+        "time_counts": basis.kind,
+        "step_hz": basis.rate_hz,
+        "tool": result.get("tool"),
+    }
+
+
 def tables(result: dict) -> dict[str, tuple[list[str], list[dict]]]:
     """name -> (columns, rows) for roofs, ridges, points, sweeps and model."""
+    own = _tables(result)
+    extra = source(result)
+    basis = timing_basis.of(result.get("board", {}))
+    for row in own["roofs"][1]:
+        row["bytes_per_step"] = basis.per_step(row.get("bytes_per_s"))
+        row["macs_per_step"] = basis.per_step(row.get("macs_per_s"))
+    for row in own["points"][1]:
+        row["executed_macs_per_step"] = basis.per_step(row.get("executed_macs_per_s"))
+    return {name: (cols + SOURCE, [{**row, **extra} for row in rows]) for name, (cols, rows) in own.items()}
+
+
+def _tables(result: dict) -> dict[str, tuple[list[str], list[dict]]]:
     roofs = [
         {
             **{k: r.get(k) for k in ROOFS},
@@ -92,7 +128,10 @@ def tables(result: dict) -> dict[str, tuple[list[str], list[dict]]]:
         {
             **{k: p.get(k) for k in POINTS},
             "short_name": layer_names.short(p),
-            "oi_macc_per_byte": p.get("oi"),
+            "macc_nominal": p.get("macc"),
+            "macc_executed": p.get("macc_executed", p.get("macc")),
+            "oi_executed_macc_per_byte": p.get("oi"),
+            "executed_macs_per_s": p.get("macs_per_s"),
             "input_shapes": ";".join(layer_names.shape_text(s) for s in p.get("input_shapes") or []) or None,
             "output_shape": layer_names.shape_text(p["output_shape"]) if p.get("output_shape") else None,
         }
