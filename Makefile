@@ -10,7 +10,7 @@ NEWLIB := /usr/lib/arm-none-eabi/newlib/libc_nano.a
 # the report.html tests load it in a real browser: tests only
 BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: setup sysdeps armdeps browserdeps demo test lint mutate clean
+.PHONY: setup sysdeps armdeps browserdeps demo test lint mutate mutmut clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -59,6 +59,11 @@ lint: $(VENV)/.installed
 # every one-line bug of tools/mutations.toml must make a fast test fail (a few minutes; not in CI)
 mutate: $(VENV)/.installed
 	$(PY) tools/mutate.py
+
+# mutmut over the pure accounting modules: its score per module and the surviving mutants (not in CI)
+mutmut: $(VENV)/.installed
+	$(PY) -m pip install -q -e '.[mutation]'
+	$(PY) tools/mutation_score.py --survivors
 
 clean:
 	rm -rf $(VENV) out build *.egg-info

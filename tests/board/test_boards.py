@@ -2,77 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-
 import pytest
-from rich.console import Console
 
 from mcuroof.board import profiles as boards
 from mcuroof.cli import main
-from mcuroof.commands import boards as cmd_boards
-from mcuroof.errors import UserError
-
-NAMES = boards.board_names()
-EXPECTED = {
-    "qemu-microbit",
-    "microbit",
-    "unix",
-    "pico",
-    "pico2",
-    "esp32",
-    "esp32s3",
-    "pyboard",
-    "stm32h743",
-    "nrf52840",
-    "samd51",
-    "teensy4",
-}
-
-GOOD = """\
-schema = 1
-name = "{name}"
-title = "Test board"
-port = "rp2"
-connect = "auto"
-
-[core]
-name = "Cortex-M0+"
-count = 2
-clock_hz = 100000000
-clock_source = "test"
-
-[[memory]]
-name = "SRAM"
-kind = "sram"
-size_bytes = 1024
-source = "test"
-bus_bytes_per_cycle = 4
-bus_source = "derived: test"
-
-[[compute]]
-dtype = "int32"
-macs_per_cycle = 0.5
-source = "derived: test"
-
-[[compute]]
-dtype = "float32"
-note = "not published"
-"""
-
-
-def write(tmp_path, text, name="tb"):
-    path = tmp_path / f"{name}.toml"
-    path.write_text(text.replace("{name}", name))
-    return path
-
-
-def refused(tmp_path, text) -> str:
-    with pytest.raises(UserError) as e:
-        boards.load_board(write(tmp_path, text))
-    msg = str(e.value)
-    assert "tb.toml" in msg and "\n" not in msg
-    return msg
-
+from unit.test_boards import GOOD, refused
 
 # ---------------------------------------------------------------- shipped profiles
 
@@ -126,12 +60,6 @@ def test_qemu_needs_icount_shift(tmp_path):
 
 
 # ---------------------------------------------------------------- subcommand
-
-
-def render(show=None) -> str:
-    console = Console(width=160, record=True, color_system=None, file=open("/dev/null", "w"))
-    assert cmd_boards.run(argparse.Namespace(show=show), console) == 0
-    return console.export_text()
 
 
 # ---------------------------------------------------------------- through the CLI

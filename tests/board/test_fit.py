@@ -8,19 +8,7 @@ import json
 from mcuroof import cli
 from mcuroof.analysis import fit
 from mcuroof.board import profiles as boards
-from mcuroof.board.profiles import Board, Memory
-from mcuroof.model import load
-
-KWS = load.load_network("kws-dscnn")
-AD = load.load_network("ad-autoencoder")
-
-
-def board(memories=(), run=None) -> Board:
-    return Board("tb", "test", "rp2", "auto", "Cortex-M0+", 1, None, memories=list(memories), run=run or {})
-
-
-FLASH = Memory("Flash", "flash", 256 * 1024, source="test")
-SRAM = Memory("SRAM", "sram", 16 * 1024, source="test")
+from unit.test_fit import KWS
 
 
 def test_shipped_profiles_give_a_verdict():

@@ -10,41 +10,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from factories import DSP, MVE, _net, _run_and_check, needs_arm
+from factories import DSP, MVE, _run_and_check, needs_arm
 from mcuroof.kernels.ops import dispatch, reference
 from mcuroof.kernels.ops import pool as layer_kernels_pool
-from mcuroof.model.network import Layer
 from mcuroof.suites import layer_plan
-
-
-def pool(index, hwc, out, kernel, stride, padding="same"):
-    (h, w, c), (oh, ow, _) = hwc, out
-    return Layer(
-        index=index,
-        name=f"p{index}",
-        op="AVERAGE_POOL_2D",
-        dtype="int8",
-        inputs=((1, h, w, c),),
-        output=(1, oh, ow, c),
-        kernel=kernel,
-        stride=stride,
-        padding=padding,
-    )
-
-
-POOLS = [
-    pool(0, (25, 5, 64), (1, 1, 64), (25, 5), (25, 5), "valid"),  # KWS: 125 values, 4 blocks of 16 channels
-    pool(1, (7, 6, 20), (4, 3, 20), (3, 3), (2, 2)),  # padded, strided: clipped windows; 16 + 4 channels
-    pool(2, (5, 5, 6), (5, 5, 6), (3, 3), (1, 1)),  # C=6: the last group overlaps
-    pool(3, (5, 4, 3), (3, 2, 3), (3, 3), (2, 2)),  # C=3: a channel at a time
-    pool(4, (16, 16, 12), (1, 1, 12), (16, 16), (16, 16), "valid"),  # 256 values: 12 channels, one block
-]
-
-
-def pool_jobs():
-    jobs, skipped = layer_plan.plan(dataclasses.replace(_net(), layers=tuple(POOLS)), ["int8"], ["asm_thumb"], 1 << 16)
-    assert not skipped
-    return [dataclasses.replace(j, isa=DSP) for j in jobs]
+from unit.test_layer_kernels_pool import POOLS, pool_jobs
 
 
 @needs_arm

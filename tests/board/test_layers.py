@@ -3,7 +3,6 @@ every layer kernel run on the real MicroPython unix port and checked against the
 
 import dataclasses
 
-import numpy as np
 import pytest
 
 from conftest import needs_qemu
@@ -15,42 +14,7 @@ from mcuroof.measure.rawlog import RawLog
 from mcuroof.model import builtins
 from mcuroof.model.network import Layer
 from mcuroof.suites import layer_plan, registry
-
-
-def conv_layer(**kw):
-    base = dict(
-        index=0,
-        name="conv",
-        op="CONV_2D",
-        dtype="int8",
-        inputs=((1, 9, 7, 3),),
-        output=(1, 5, 4, 6),
-        weights=((6, 3, 3, 3), (6,)),
-        kernel=(3, 3),
-        stride=(2, 2),
-        padding="same",
-        activation="NONE",
-        macc=5 * 4 * 6 * 27,
-    )
-    base.update(kw)
-    return Layer(**base)
-
-
-def hand_conv(x, w, b, stride, pads, out_hw):
-    """Direct loops, written apart from layers.py: x HWC, w OHWI, zero padding."""
-    (h, wd, _), (oc, kh, kw, _) = x.shape, w.shape
-    out = np.zeros((*out_hw, oc), dtype=np.int64)
-    for oy in range(out_hw[0]):
-        for ox in range(out_hw[1]):
-            for o in range(oc):
-                acc = b[o]
-                for ky in range(kh):
-                    for kx in range(kw):
-                        y, xx = oy * stride - pads[0] + ky, ox * stride - pads[1] + kx
-                        if 0 <= y < h and 0 <= xx < wd:
-                            acc += int(np.dot(x[y, xx], w[o, ky, kx]))
-                out[oy, ox, o] = acc
-    return out
+from unit.test_layers import conv_layer
 
 
 def synthetic_network():

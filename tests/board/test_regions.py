@@ -12,27 +12,6 @@ from mcuroof.measure.rawlog import RawLog
 from mcuroof.results import document as results
 from mcuroof.suites import regions, registry
 
-MICROBIT_PROBE = {"platform": "microbit", "emitters": ["bytecode", "asm_thumb"], "free": 9000, "tick_us": 24}
-
-
-def reg(rg="flash", ws=1024, us=20000, ovh=500, r=10, chk=7, ref=7, pat=False):
-    p = max(1, 65536 // ws)  # as the firmware does: every call reads 64 KB
-    return {
-        "t": "reg",
-        "rg": rg,
-        "em": "asm_thumb",
-        "ws": ws,
-        "p": p,
-        "bytes": ws * p,
-        "r": r,
-        "us": us,
-        "med": us,
-        "ovh": ovh,
-        "chk": chk,
-        "ref": ref,
-        "pat": pat,
-    }
-
 
 @pytest.fixture
 def unix_collector(tmp_path, micropython):

@@ -13,39 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from mcuroof.cli import main
 from mcuroof.errors import UserError
 from mcuroof.measure import runfolder
-
-HEADER = {
-    "schema": 1,
-    "kind": "header",
-    "board": "qemu-microbit",
-    "icount_shift": 6,
-    "suites": ["compute", "layers"],
-    "model": "kws-dscnn",
-    "started": "2026-12-01T10:26:40Z",
-}
-
-
-def a_run(folder: Path, finished: bool) -> dict[str, bytes]:
-    """A folder holding a run (finished: with results.json); returns its files' contents."""
-    folder.mkdir(parents=True)
-    (folder / "raw.jsonl").write_text(json.dumps(HEADER) + "\n")
-    if finished:
-        (folder / "results.json").write_text('{"schema": 1}')
-    return contents(folder)
-
-
-def contents(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
-
-
-def one_line(capsys, argv) -> tuple[int, str]:
-    code = main(argv)
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("mcuroof: "), err
-    return code, err[0]
+from unit.test_runfolder import a_run, contents, one_line
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,6 @@ from mcuroof.measure.rawlog import RawLog
 from mcuroof.suites import registry
 from mcuroof.suites.probe import CONFIG as PROBE_CONFIG
 
-HOST = Path(__file__).resolve().parents[2] / "host" / "mcuroof"
-BUILTINS = {"eval", "exec", "compile", "__import__"}
-UNSAFE = {("ast", "literal_eval"), ("os", "system"), ("os", "popen")}
-
 
 class Recording(Link):
     def __init__(self):

@@ -7,9 +7,7 @@ import pytest
 
 import mcuroof
 
-DATA = Path(__file__).parents[1] / "data"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-KWS = DATA / "results-kws-microbit.json"
 
 
 def test_api_run_on_the_unix_port(tmp_path):

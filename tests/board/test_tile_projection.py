@@ -7,35 +7,8 @@ from mcuroof.kernels.ops import reference, tiles
 from mcuroof.links.unix import UnixLink
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
-from mcuroof.model.network import Layer
 from mcuroof.suites import layer_plan
-
-
-def conv(**kw):
-    # 9x7x3 -> 5x4x6, 3x3 stride 2, "same": one padded row and column on top and left
-    base = dict(
-        index=0,
-        name="conv",
-        op="CONV_2D",
-        dtype="int8",
-        inputs=((1, 9, 7, 3),),
-        output=(1, 5, 4, 6),
-        weights=((6, 3, 3, 3), (6,)),
-        kernel=(3, 3),
-        stride=(2, 2),
-        padding="same",
-        activation="NONE",
-        macc=5 * 4 * 6 * 27,
-    )
-    base.update(kw)
-    return Layer(**base)
-
-
-def timed(job, rows, cols, chans, a, b):
-    """A tile and its time under t = a * W / c + b * W."""
-    t = tiles.tile(job.layer, job.dtype, rows, cols, chans)
-    w = tiles.executed_work(job.layer, t)
-    return t, a * w / chans + b * w
+from unit.test_tile_projection import conv
 
 
 def test_the_firmware_runs_the_companion_of_the_tile_it_ran(tmp_path, micropython):
@@ -52,25 +25,6 @@ def test_the_firmware_runs_the_companion_of_the_tile_it_ran(tmp_path, micropytho
 
 
 # ---------------------------------------------------------------- element types and layer sets
-
-
-def mem(em, k, ty, nbytes):
-    """A memory record that moved nbytes in 1 us (no harness cost): nbytes * 1e6 B/s."""
-    return {"em": em, "k": k, "ty": ty, "bytes": nbytes, "us": 1, "ovh": 0, "r": 1}
-
-
-def pt(index, emitter, seconds, projection="scaled", dtype="int8", verified=True):
-    return {
-        "index": index,
-        "emitter": emitter,
-        "dtype": dtype,
-        "seconds": seconds,
-        "verified": verified,
-        "projection": projection,
-        "macc": 0,
-        "roof_macs_per_s": 0.0,
-        "memory_share": 0.5,
-    }
 
 
 # ---------------------------------------------------------------- theoretical figures
@@ -93,13 +47,6 @@ def test_one_icount_shift_and_the_per_instruction_column():
 
 
 # ---------------------------------------------------------------- memory levels from the hardware
-
-HOST = [
-    {"name": "L1d", "bytes": 32 << 10},
-    {"name": "L2", "bytes": 1 << 20},
-    {"name": "L3", "bytes": 32 << 20},
-    {"name": "DRAM", "bytes": None},
-]
 
 
 def test_the_firmware_runs_the_column_companion_of_the_tile_it_ran(tmp_path, micropython):

@@ -4,11 +4,10 @@ Runs the user's kernels on the real unix port (and the micro:bit example under Q
 import json
 from pathlib import Path
 
-from conftest import ROOT, needs_qemu
+from conftest import needs_qemu
 from mcuroof.cli import main
 from mcuroof.results import document as results
-
-EXAMPLES = ROOT / "examples" / "kernels"
+from unit.test_user_kernel import EXAMPLES
 
 
 def _roofs_file(tmp_path: Path, name="unix", platform="linux") -> Path:

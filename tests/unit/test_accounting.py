@@ -15,9 +15,6 @@ from mcuroof.analysis import compare, points, roofs
 from mcuroof.kernels import compute, contract, memory
 from mcuroof.kernels.ops import contract as ops_contract
 from mcuroof.kernels.ops import reference, tiles
-from mcuroof.links.unix import UnixLink
-from mcuroof.measure.collect import Collector
-from mcuroof.measure.rawlog import RawLog
 from mcuroof.model import builtins, network, tflite
 from mcuroof.model.network import Layer
 from mcuroof.suites import layer_plan
@@ -87,14 +84,6 @@ def test_copy4_source_copies_the_elements_the_host_counts():
     assert " mov(r4,128)\n" in src and src.count(" add(r4,r4,r4)\n") == 4  # 128 x 2^4 = 2048
     assert contract.COPY4_ELEMENTS == 2048
     assert src.count(",[r0,") == 4 and src.count(",[r1,") == 4  # 4 words read from A, 4 written to B
-
-
-def run_unix(tmp_path, micropython, suite, cfg):
-    log = RawLog(tmp_path / f"{suite}.jsonl")
-    try:
-        return Collector(UnixLink(micropython), log).run_suite(suite, cfg)
-    finally:
-        log.close()
 
 
 # ---------------------------------------------------------------- MAC counts of the compute kernels

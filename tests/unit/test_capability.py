@@ -2,21 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
 from mcuroof.board import capability
-from mcuroof.errors import UserError
-from mcuroof.model import load
-
-KWS = load.load_network("kws-dscnn")
-MB = ["bytecode", "asm_thumb"]
-
-
-def refused(*args) -> str:
-    with pytest.raises(UserError) as e:
-        capability.check(*args)
-    assert "\n" not in str(e.value)
-    return str(e.value)
 
 
 def test_dtypes_per_emitter_and_op():

@@ -5,30 +5,9 @@ way an emulated board may accept the setting without its timing following it."""
 
 from __future__ import annotations
 
-from mcuroof.links.unix import UnixLink
 from mcuroof.measure import clocks
 
 # MicroPython looks in sys.modules before its built-in modules
-SETTABLE_CLOCK = """import sys
-class _Machine:
-    def freq(self, hz=None):
-        if hz is None:
-            try:
-                return int(open(%r).read())
-            except OSError:
-                return 100000000
-        open(%r, 'w').write(str(hz))
-sys.modules['machine'] = _Machine()
-"""
-
-
-class SettableClockUnix(UnixLink):
-    def __init__(self, register: str):
-        super().__init__()
-        self.shim = SETTABLE_CLOCK % (register, register)
-
-    def run(self, chunks, on_line, timeout=600.0):
-        return super().run([self.shim] + list(chunks), on_line, timeout)
 
 
 def test_a_clock_lost_during_the_suites_is_in_the_results(tmp_path):

@@ -5,25 +5,16 @@ direct --board run (QEMU -icount: deterministic); a place someone else holds is 
 waited for; a board killed mid-run ends its place only, and --resume completes it.
 """
 
-import os
-import shutil
 import signal
-import subprocess
 import sys
 import time
 
 import pytest
 
-from conftest import needs_qemu
-from labfarm import LoopbackFarm, ready
-from mcuroof.cli import main
 from mcuroof.farm import exporter_yaml as exporter_config
 from mcuroof.farm import workers as farm
-from mcuroof.results import document as results
 
-SUITES = "memory,compute"
 # one of the QEMU Cortex-M boards where their firmware can be built here (CI), else a micro:bit
-SINGLE = ("m3", "qemu-m3") if shutil.which("arm-none-eabi-gcc") else ("mb4", "qemu-microbit")
 # How close a place's roofs must come to a direct --board run of the same board. Under QEMU
 # -icount a busy board's time counts instructions; the harness takes the least of several trials
 # for the kernel and for its overhead. mcuroof's own Cortex-M firmware (firmware/port) then repeats
@@ -31,79 +22,6 @@ SINGLE = ("m3", "qemu-m3") if shutil.which("arm-none-eabi-gcc") else ("mb4", "qe
 # micro:bit's firmware (Debian's MicroPython 1.9.2) runs two timer interrupts every 6 ms whose cost
 # varies with the board's state: a board idle for 40 s measured its asm_thumb memory roofs 0.55 to
 # 0.65 % above a freshly booted one, through ser2net or not; so 1 % for the micro:bit.
-TOLERANCE = {"qemu-microbit": 0.01}
-PORT_TOLERANCE = 0.005
-
-
-def farm_test(fn):
-    for mark in (needs_qemu, pytest.mark.skipif(ready() is not None, reason=str(ready())), pytest.mark.slow):
-        fn = mark(fn)
-    return fn
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    work = tmp_path_factory.mktemp("farm")
-    lab = LoopbackFarm(
-        {"mb1": "qemu-microbit", "mb2": "qemu-microbit", "mb3": "qemu-microbit", SINGLE[0]: SINGLE[1]}, work
-    )
-    try:
-        yield lab.start()
-    finally:
-        lab.stop()
-
-
-@pytest.fixture(scope="module")
-def direct(tmp_path_factory):
-    """The same suites on each kind of emulated board directly (--board), the reference for every place."""
-    return {
-        board: direct_run(tmp_path_factory.mktemp("direct") / "out", board, SUITES)
-        for board in ("qemu-microbit", SINGLE[1])
-    }
-
-
-def direct_run(out, board, suites):
-    assert main(["run", "--board", board, "--suite", suites, "-o", str(out)]) == 0
-    return results.load(out / "results.json")
-
-
-def measured(data: dict) -> dict:
-    return {
-        (r["kind"], r["name"], r["emitter"], r["dtype"]): r.get("bytes_per_s") or r["macs_per_s"]
-        for r in data["roofs"]
-        if r["source"] == "measured"
-    }
-
-
-def assert_same_roofs(data: dict, reference: dict, least: int = 8, suites=("memory", "compute")) -> None:
-    got, want = measured(data), {k: v for k, v in measured(reference).items() if k[0] in suites}
-    assert got.keys() == want.keys() and len(want) >= least
-    tolerance = TOLERANCE.get(reference["board"]["name"], PORT_TOLERANCE)
-    off = {k: got[k] / want[k] - 1 for k in want if abs(got[k] / want[k] - 1) > tolerance}
-    assert not off, off
-
-
-def mcuroof(*args, **env):
-    """mcuroof in a process of its own (as a user runs it); its output and exit status."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "mcuroof.cli", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=dict(os.environ, **env),
-    )
-
-
-def kill_when_running(lab, raw, ended):
-    """Kill mb2's QEMU once its memory suite has finished a unit (mid-run)."""
-    while not ended.wait(0.2):
-        if raw.exists() and '"kind": "kernel", "suite": "memory"' in raw.read_text():
-            lab.kill_board("mb2")
-            return
-
-
-def state(out):
-    return {p: farm.state(out / p) for p in ("mb1", "mb2", "mb3")}
 
 
 def test_exporter_config_matches_boards_by_usb_serial_number():

@@ -56,7 +56,6 @@ def test_the_dsp_pool_is_chosen_only_for_dsp_jobs():
 
 # the firmware's fill gives -7..7 only: here all -128, all 127, -128/127 alternating by channel,
 # and a ramp over -128..127 (sums that are not multiples of the window)
-EXTREMES = ("-128", "127", "(-128,127)[i%C%2]", "i*37%256-128")
 
 
 def test_the_dsp_routines_of_the_previous_layer_are_deleted():

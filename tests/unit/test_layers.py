@@ -1,18 +1,14 @@
 """Layer profiling: counts by hand, the numpy reference against hand-written loops, tiling, and
 every layer kernel run on the real MicroPython unix port and checked against the reference."""
 
-import dataclasses
-
 import numpy as np
 import pytest
 
 from mcuroof.analysis import points
 from mcuroof.kernels.ops import contract, dispatch, reference, tiles
-from mcuroof.measure.collect import Collector
-from mcuroof.measure.rawlog import RawLog
 from mcuroof.model import builtins
 from mcuroof.model.network import Layer
-from mcuroof.suites import layer_plan, registry
+from mcuroof.suites import layer_plan
 
 
 def conv_layer(**kw):
@@ -170,18 +166,6 @@ def test_points_bound_headroom_and_the_above_roof_flag():
     assert model_rows[0]["measured_seconds"] == pytest.approx(0.1)
 
 
-def synthetic_network():
-    kws = builtins.builtin_network("kws-dscnn")
-    resnet = builtins.builtin_network("ic-resnet8")
-    extra = (
-        conv_layer(index=90),
-        conv_layer(index=91, name="maxpool", op="MAX_POOL_2D", output=(1, 5, 4, 3), weights=(), macc=0),
-        Layer(index=92, name="relu", op="RELU", dtype="int8", inputs=((1, 50),), output=(1, 50)),
-        dataclasses.replace([l for l in resnet.layers if l.op == "ADD"][0], index=93),
-    )
-    return dataclasses.replace(kws, layers=kws.layers + extra)
-
-
 def test_the_report_names_a_point_above_its_roof_and_the_plot_draws_it(tmp_path):
     from rich.console import Console
 
@@ -244,65 +228,3 @@ def test_each_kws_layer_gets_its_asm_thumb_kernel():
         9: "apool",
         11: "rows",
     }
-
-
-def microbit_asm_network():
-    """Layers that take the asm_thumb kernels' less common paths: average pools (a 'same' window
-    clipped at the borders, so its count varies, and a global one), a first convolution with
-    more inputs per kernel row than output channels (VWW's), plain and strided depthwise, a 1x1
-    convolution with few channels."""
-    pool = dict(op="AVERAGE_POOL_2D", weights=(), macc=0)
-    dw = dict(op="DEPTHWISE_CONV_2D", inputs=((1, 9, 7, 8),), weights=((1, 3, 3, 8), (8,)), kernel=(3, 3))
-    return dataclasses.replace(
-        builtins.builtin_network("kws-dscnn"),
-        layers=(
-            conv_layer(index=0),
-            conv_layer(index=1, name="avgpool", output=(1, 9, 7, 3), stride=(1, 1), **pool),
-            conv_layer(
-                index=2,
-                name="globalpool",
-                inputs=((1, 5, 3, 8),),
-                output=(1, 1, 1, 8),
-                kernel=(5, 3),
-                stride=(5, 3),
-                padding="valid",
-                **pool,
-            ),
-            conv_layer(index=3, name="dw", output=(1, 9, 7, 8), stride=(1, 1), macc=9 * 7 * 8 * 9, **dw),
-            conv_layer(index=4, name="dw2", output=(1, 5, 4, 8), stride=(2, 2), macc=5 * 4 * 8 * 9, **dw),
-            conv_layer(
-                index=5,
-                name="pw",
-                inputs=((1, 6, 5, 8),),
-                output=(1, 6, 5, 16),
-                weights=((16, 1, 1, 8), (16,)),
-                kernel=(1, 1),
-                stride=(1, 1),
-                macc=6 * 5 * 16 * 8,
-            ),
-        ),
-    )
-
-
-def _unshifted(t):
-    """t with S = 0 in (acc * M) >> S: most outputs clamp at 127 or LO."""
-    p = list(t.params)
-    p[13] = 0
-    return dataclasses.replace(t, params=tuple(p))
-
-
-def _run_on_the_microbit(tmp_path, jobs):
-    """Run the jobs on the QEMU micro:bit: every job runs and every run verifies."""
-    from mcuroof.links.qemu import QemuLink
-
-    log = RawLog(tmp_path / "raw.jsonl")
-    link = QemuLink()
-    try:
-        recs = Collector(link, log).run_suite("layers", {"win_us": 1000, "trials": 2, "jobs": jobs})
-    finally:
-        link.close()
-        log.close()
-    by_key = {j.key: j for j in jobs}
-    runs = [r for r in recs if r["t"] == "layer"]
-    assert {registry.record_key(r) for r in runs} == set(by_key)
-    assert [registry.record_key(r) for r in runs if not reference.verify(by_key[registry.record_key(r)], r)] == []

@@ -15,6 +15,7 @@ from conftest import shared_model
 from factories import OP, SMALL_OPS, SMALL_TENSORS, T, _fc_opts, build_tflite
 from mcuroof import cli
 from mcuroof.errors import UserError
+from mcuroof.model import network
 from mcuroof.model.builtins import BUILTINS, builtin_network
 from mcuroof.model.load import load_network
 from mcuroof.model.network import Layer, Network, live_bytes, peak_memory, totals
@@ -286,3 +287,40 @@ def test_cli_corrupt_file(run_cli, tmp_path, capsys):
 
 def test_builtin_names_listed():
     assert set(BUILTINS) == {"kws-dscnn", "vww-mobilenet", "ic-resnet8", "ad-autoencoder"}
+
+
+def _chain() -> network.Network:
+    """in(0, 100 B) -> L0 -> t1 (200 B) -> L1 -> t2 (50 B) -> L2(t2, t1, t9) -> out(3, 10 B); input t8
+    is never read, t9 is read by L2 and produced by no layer (a variable tensor)."""
+
+    def layer(i, ins, outs, macc, act):
+        return network.Layer(
+            i, f"l{i}", "ADD", "int8", (), (1,), macc=macc, act_bytes=act, input_ids=ins, output_ids=outs
+        )
+
+    layers = (layer(0, (0,), (1,), 1000, 300), layer(1, (1,), (2,), 2000, 250), layer(2, (2, 1, 9), (3,), 0, 270))
+    sizes = {0: 100, 1: 200, 2: 50, 3: 10, 8: 7, 9: 4}
+    return network.Network("chain", layers, sizes, input_ids=(0, 8), output_ids=(3,), weight_bytes=430)
+
+
+def test_totals_by_hand():
+    t = network.totals(_chain())
+    assert (t["layers"], t["macc"], t["act_bytes"], t["weight_bytes"]) == (3, 3000, 820, 430)
+    assert t["intensity"] == pytest.approx(3000 / (430 + 820))
+
+
+def test_live_ranges_and_peak_by_hand():
+    net = _chain()
+    ranges = network.live_ranges(net)
+    # t1 is read again by the last layer; the variable t9 is held from the start; t8 only at the first
+    assert ranges == {0: (0, 0), 1: (0, 2), 2: (1, 2), 3: (2, 2), 8: (0, 0), 9: (0, 2)}
+    # layer 0: t0 t1 t8 t9 = 311; layer 1: t1 t2 t9 = 254; layer 2: t1 t2 t3 t9 = 264
+    assert network.live_bytes(net) == [311, 254, 264]
+    assert network.peak_memory(net) == network.Peak(430 + 311, 0, 430, 311, 0)
+
+
+def test_a_single_layer_holds_its_output_at_that_layer_only():
+    one = network.Layer(0, "l0", "ADD", "int8", (), (1,), input_ids=(0,), output_ids=(1,))
+    net = network.Network("one", (one,), {0: 5, 1: 6}, input_ids=(0,), output_ids=(1,), weight_bytes=0)
+    assert network.live_ranges(net) == {0: (0, 0), 1: (0, 0)}
+    assert network.peak_memory(net).bytes == 11

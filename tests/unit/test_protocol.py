@@ -1,16 +1,8 @@
 """Record framing: the host's checksum equals the firmware's, damage is detected, never parsed."""
 
-import subprocess
-
 import pytest
 
 from mcuroof.measure.protocol import CorruptRecord, LineSplitter, checksum, frame, parse_line
-
-
-def run_unix(micropython, script: str) -> str:
-    out = subprocess.run([micropython], input=script.encode(), capture_output=True, timeout=60)
-    assert out.returncode == 0, out.stderr.decode()
-    return out.stdout.decode()
 
 
 def test_checksum_known_value():

@@ -8,12 +8,6 @@ import pytest
 
 from mcuroof.errors import UserError
 from mcuroof.links import firmware_build
-from mcuroof.measure.protocol import parse_line
-
-needs_qemu = pytest.mark.skipif(
-    not shutil.which("qemu-system-arm") or not shutil.which("arm-none-eabi-gcc"),
-    reason="needs qemu-system-arm and gcc-arm-none-eabi",
-)
 
 
 def test_missing_toolchain_names_the_apt_command(monkeypatch):
@@ -31,15 +25,3 @@ def test_a_changed_sdist_is_refused(tmp_path, monkeypatch):
     bad.write_bytes(b"not the sdist")
     with pytest.raises(UserError, match="is not the pinned"):
         firmware_build.fetch_sdist()
-
-
-def _link(board):
-    from mcuroof.links.qemu import QemuLink
-
-    return QemuLink(6, board=board)
-
-
-def _records(link, chunks):
-    out = []
-    link.run(chunks, out.append)
-    return [parse_line(ln).data for ln in out if ln.startswith("@mcr")]

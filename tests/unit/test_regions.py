@@ -3,10 +3,6 @@
 import pytest
 
 from mcuroof.analysis import roofs
-from mcuroof.links.qemu import FIRMWARE
-from mcuroof.links.unix import UnixLink
-from mcuroof.measure.collect import Collector
-from mcuroof.measure.rawlog import RawLog
 from mcuroof.suites import registry
 
 MICROBIT_PROBE = {"platform": "microbit", "emitters": ["bytecode", "asm_thumb"], "free": 9000, "tick_us": 24}
@@ -65,23 +61,3 @@ def test_plan_per_port():
     assert [r["name"] for r in esp["regions"]] == ["SRAM", "PSRAM"] and esp["emitter"] == "viper"
     # every piece of the suite stays under the micro:bit's 1 KB limit
     assert all(len(c) < 1024 for c in registry.chunks("regions", cfg))
-
-
-@pytest.fixture
-def unix_collector(tmp_path, micropython):
-    log = RawLog(tmp_path / "raw.jsonl")
-    yield Collector(UnixLink(micropython, heapsize="32M"), log)
-    log.close()
-
-
-def flash_image(size: int) -> bytes:
-    """The first `size` bytes of the micro:bit's flash, from the Intel HEX QEMU loads."""
-    mem, base = bytearray(b"\xff" * size), 0
-    for line in FIRMWARE.read_text().split():
-        raw = bytes.fromhex(line[1:])
-        n, addr, typ, data = raw[0], int.from_bytes(raw[1:3], "big"), raw[3], raw[4 : 4 + raw[0]]
-        if typ == 4:
-            base = int.from_bytes(data, "big") << 16
-        elif typ == 0 and base + addr < size:
-            mem[base + addr : base + addr + n] = data[: size - base - addr]
-    return bytes(mem)

@@ -47,6 +47,14 @@ def test_mac_rate_and_check_by_hand():
     assert not roofs.mac_ok({**rec, "chk": rec["chk"] + 1})
 
 
+def test_an_isa_peak_record_is_checked_with_its_dot_products_per_iteration():
+    # 4 dot products a loop iteration (rep), each u(u+1)/2 = 36 with u = 8, over 10 iterations
+    rec = {"t": "mac", "k": "smlad", "u": 8, "rep": 4, "n": 10, "chk": 10 * 4 * 36, "macs": 10 * 4 * 8}
+    assert roofs.mac_ok(rec)
+    assert not roofs.mac_ok({**rec, "chk": 10 * 36})  # one dot product an iteration is not what ran
+    assert not roofs.mac_ok({**rec, "macs": 10 * 8})
+
+
 def test_memory_check():
     # n = 16: pattern at 0, 8, 15 is 1 + 2 + 2 = 5; a triad (factor 4) must report 20
     assert roofs.memory_ok(mem(n=16, f=4))

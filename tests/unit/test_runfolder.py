@@ -118,10 +118,3 @@ def test_a_refused_run_creates_nothing(argv, fragment, tmp_path, capsys):
     code, line = one_line(capsys, ["run", *argv, "-o", str(tmp_path / "out")])
     assert code == 2 and fragment in line
     assert list(tmp_path.iterdir()) == []
-
-
-def _entries(out: Path) -> list[dict]:
-    try:
-        return [json.loads(line) for line in (out / "raw.jsonl").read_text().splitlines()[:-1]]
-    except OSError:
-        return []

@@ -4,7 +4,6 @@ writes inside its output folder only."""
 import ast
 from pathlib import Path
 
-from mcuroof.links.base import Link
 from mcuroof.measure.protocol import frame, parse_line
 
 HOST = Path(__file__).resolve().parents[2] / "host" / "mcuroof"
@@ -33,18 +32,3 @@ def test_a_record_carrying_code_stays_data():
     line = frame(0, {"t": "probe", "platform": "__import__('os').system('touch /tmp/x')"})
     rec = parse_line(line)
     assert rec.data["platform"].startswith("__import__")  # a string, never run
-
-
-class Recording(Link):
-    def __init__(self):
-        self.sent = []
-
-    def run(self, chunks, on_line, timeout=60.0):
-        self.sent += chunks
-        # answer as a board would, so that every unit finishes
-        seq = 0
-        for c in chunks:
-            if c.endswith("finish()\n") or "finish()" in c.splitlines()[-1:]:
-                on_line(frame(seq, {"t": "x"}))
-                on_line(frame(seq + 1, {"t": "end", "records": seq + 2}))
-                seq += 2

@@ -12,7 +12,6 @@ from mcuroof.analysis import compare
 from mcuroof.cli import main
 
 DATA = Path(__file__).parents[1] / "data"
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 KWS = DATA / "results-kws-microbit.json"
 
 

@@ -1,27 +1,10 @@
 """thumb1.Asm's encodings and branch offsets against the GNU assembler (arm-none-eabi-as,
 Cortex-M0): the depthwise row routines of layer_kernels as they are sent to the micro:bit."""
 
-import re
-import shutil
-import subprocess
-
 import pytest
 
 from mcuroof.kernels import thumb1
 from mcuroof.kernels.ops import m0
-
-SHAPES = [(3, 3), (3, 2), (1, 1), (5, 3), (2, 3)]
-
-
-def assemble(tmp_path, src: str) -> list[int]:
-    if not shutil.which("arm-none-eabi-as"):
-        pytest.skip("arm-none-eabi-as not installed (apt-get install gcc-arm-none-eabi)")
-    (tmp_path / "t.s").write_text(".syntax unified\n.thumb\n" + src)
-    subprocess.run(["arm-none-eabi-as", "-mcpu=cortex-m0", "-o", tmp_path / "t.o", tmp_path / "t.s"], check=True)
-    dump = subprocess.run(
-        ["arm-none-eabi-objdump", "-d", tmp_path / "t.o"], capture_output=True, text=True, check=True
-    ).stdout
-    return [int(h, 16) for h in re.findall(r"^\s+[0-9a-f]+:\s+([0-9a-f]{4})\s", dump, re.M)]
 
 
 def test_branch_out_of_range_is_refused():

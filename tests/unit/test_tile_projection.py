@@ -2,6 +2,8 @@
 tile, the projection of a tile's time to its layer, full channels first, and the companion
 tile the firmware runs after the first."""
 
+from dataclasses import replace
+
 import pytest
 
 from mcuroof.analysis import points
@@ -416,3 +418,18 @@ def test_a_single_column_tile_with_every_channel_fits_its_per_pixel_cost_from_ha
     a, b = 1e-3, 1e-5
     seconds, how = points.project(job, [timed(job, 1, 1, 6, a, b), timed(job, 1, 1, 3, a, b)])
     assert (seconds, how) == (pytest.approx(0.4134), "fit")  # as from any tile pair (above)
+
+
+def test_layers_without_a_kernel_say_why():
+    assert tiles.unsupported(conv()) is None
+    assert tiles.unsupported(conv(op="SOFTMAX")) == "no SOFTMAX kernel"
+    dw = conv(op="DEPTHWISE_CONV_2D", output=(1, 5, 4, 6), weights=((1, 3, 3, 6), (6,)))
+    assert tiles.unsupported(dw) is None and tiles.unsupported(replace(dw, depth_multiplier=1)) is None
+    assert tiles.unsupported(replace(dw, depth_multiplier=2)) == "depth multiplier other than 1"
+    add = conv(op="ADD", inputs=((1, 5, 4, 6), (1, 5, 4, 6)), output=(1, 5, 4, 6), weights=(), kernel=None)
+    assert tiles.unsupported(add) is None
+    assert tiles.unsupported(replace(add, inputs=((1, 5, 4, 6), (1, 1, 1, 6)))) == "broadcasting ADD"
+    assert tiles.unsupported(replace(add, inputs=((1, 5, 4, 6),))) == "broadcasting ADD"
+    assert tiles.unsupported(conv(inputs=((1, 63, 3),))) == "input or output is not NHWC"
+    assert tiles.unsupported(conv(output=(1, 20, 6))) == "input or output is not NHWC"
+    assert tiles.unsupported(conv(kernel=None)) == "input or output is not NHWC"

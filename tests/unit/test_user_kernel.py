@@ -3,7 +3,6 @@ Runs the user's kernels on the real unix port (and the micro:bit example under Q
 
 import re
 import runpy
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,48 +11,8 @@ from conftest import ROOT
 from mcuroof.cli import main
 from mcuroof.errors import UserError
 from mcuroof.kernels import user as user_kernel
-from mcuroof.results import document as results
 
 EXAMPLES = ROOT / "examples" / "kernels"
-
-
-def _roofs_file(tmp_path: Path, name="unix", platform="linux") -> Path:
-    """A results.json holding hand-written roofs (the values only place the points)."""
-    board = {"name": name, "platform": platform, "firmware": "MicroPython", "emitters": ["bytecode", "viper"]}
-    data = results.build(board, [])
-    data["roofs"] = [
-        {
-            "kind": "memory",
-            "role": "roof",
-            "name": "memory L1",
-            "dtype": "int8",
-            "emitter": "c",
-            "source": "measured",
-            "bytes_per_s": 1e10,
-        },
-        {
-            "kind": "compute",
-            "role": "ceiling",
-            "name": "int16 viper",
-            "dtype": "int16",
-            "emitter": "viper",
-            "source": "measured",
-            "macs_per_s": 1e9,
-        },
-        {
-            "kind": "compute",
-            "role": "ceiling",
-            "name": "int16 bytecode",
-            "dtype": "int16",
-            "emitter": "bytecode",
-            "source": "measured",
-            "macs_per_s": 2e7,
-        },
-    ]
-    path = tmp_path / "roofs" / "results.json"
-    path.parent.mkdir()
-    results.save(data, path)
-    return path
 
 
 def test_parse_splits_the_file_at_statements_and_keeps_strings(tmp_path):
@@ -96,25 +55,6 @@ def test_mel_example_constants_match_numpy():
             w[f, i] = 128 * (i - a) // (m - a) if i < m else 128 * (b - i) // (b - m)
     out = w @ np.array(spec)
     assert (ns["TOTAL"], ns["OUT20"]) == (out.sum(), out[20])
-
-
-def _run_file(tmp_path, text, capsys, extra=()):
-    path = tmp_path / "mine.py"
-    path.write_text(text)
-    code = main(
-        [
-            "kernel",
-            str(path),
-            "--board",
-            "unix",
-            "--roofs",
-            str(_roofs_file(tmp_path)),
-            "-o",
-            str(tmp_path / "out"),
-            *extra,
-        ]
-    )
-    return code, capsys.readouterr().err
 
 
 BAD = {  # a kernel each, and the one line it must give
