@@ -6,6 +6,8 @@ import array
 
 ISZ = {'b': 1, 'f': 4}
 RESERVE = 1024  # heap left free for timing and writing records once a tile's buffers are made
+# the record type: the calibration suite's scripts set 'cal'
+LT = 'layer'
 
 
 def fill(a, n, s, q):
@@ -62,7 +64,7 @@ def layer(k, i, em, ty, tc, q, cands, j=0):
         s = (s * 75 + 74) % 65537
         p[16 + b] = s % 129 - 64
     mn, md, ov, r = measure(k, x, w, o, p)
-    emit({'t': 'layer', 'k': i, 'em': em, 'ty': ty, 'cand': j, 'heap': h, 'r': r,
+    emit({'t': LT, 'k': i, 'em': em, 'ty': ty, 'cand': j, 'heap': h, 'r': r,
           'us': mn, 'med': md, 'ovh': ov, 'chk': osum(o, c[2])})
     x = w = o = p = None
     gc.collect()

@@ -57,7 +57,7 @@ def terms(op: str, params: tuple[int, ...]) -> dict[str, float]:
     conv = op == "CONV_2D"
     depth = C if conv else 1  # elements of a run per tap
     rows_valid, cols_valid = sum(vy), sum(vx)
-    tail_x = sum((x * depth) % GROUP for x in vx)
+    tail_x = sum((x * depth) % GROUP for x in vx) if conv else 0  # dot runs: convolutions only
     inner = sum(1 for y in vy if y == KH) * sum(1 for x in vx if x == KW)
     t.update(
         row=OH,

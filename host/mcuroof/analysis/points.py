@@ -199,6 +199,24 @@ def point(
     return amortize_note(p)
 
 
+def bare_point(layer: Layer, dtype: str, emitter: str, seconds: float) -> dict:
+    """The fields place() reads of a layer taking `seconds` (a prediction: no record, no check)."""
+    executed = tiles.executed_work(layer, tiles.full_tile(layer, dtype)) if layer.macc else 0
+    moved = layer_bytes(layer, dtype)
+    return {
+        "index": layer.index,
+        "name": layer.name,
+        "op": layer.op,
+        "dtype": dtype,
+        "emitter": emitter,
+        "macc": layer.macc,
+        "macc_executed": executed,
+        "bytes": moved,
+        "oi": executed / moved if moved else 0.0,
+        "seconds": seconds,
+    }
+
+
 def amortize_note(p: dict) -> dict:
     """A point far below its roof only because of its per-pixel call cost says so: without that
     cost its MAC loops would be within FAR_BELOW of the roof, but its tile's channels (the
@@ -294,7 +312,7 @@ def whole_model(points: list[dict]) -> list[dict]:
             )
             (borrowed.append(donors[0]) if donors else missing.append(i))
         pts = list(own.values()) + borrowed
-        predicted = sum(_predicted(p) for p in pts)
+        predicted = sum(roofline_seconds(p) for p in pts)
         measured = sum(p["seconds"] for p in pts)
         out.append(
             {
@@ -315,7 +333,7 @@ def whole_model(points: list[dict]) -> list[dict]:
     return out
 
 
-def _predicted(p: dict) -> float:
+def roofline_seconds(p: dict) -> float:
     """The layer's time at its roofline: under the ceiling its op kind can use (op_roof) where
     its emitter's fastest is out of its reach."""
     roof = p.get("op_roof_macs_per_s") or p["roof_macs_per_s"]

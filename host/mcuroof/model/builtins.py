@@ -158,6 +158,11 @@ def _spec_layer(i: int, spec: Spec, srcs: list[tuple[int, Shape]], where: str) -
     )
 
 
+def spec_layer(index: int, spec: Spec, input_shape: Shape, where: str = "layer") -> Layer:
+    """The Layer a description makes on an input of this shape (NHWC, or N and C for dense)."""
+    return _spec_layer(index, spec, [(0, input_shape)], where)
+
+
 def builtin_network(name: str) -> Network:
     """Network from a built-in description; tensor 0 is the input, tensor i+1 is layer i's output."""
     if name not in BUILTINS:

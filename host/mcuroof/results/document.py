@@ -61,6 +61,7 @@ def board_info(name: str, probe: dict, link_description: str, icount_shift: int 
         "emitters": probe.get("emitters", []),
         "icount_shift": icount_shift,
         "free_heap": probe.get("free"),
+        "float": probe.get("float"),
         "tick_us": probe.get("tick_us"),
         "link": link_description,
     }

@@ -172,6 +172,11 @@ POINT = obj(
         "op_bound": one_of("memory", "compute"),
         "op_roof_macs_per_s": NON_NEGATIVE,
         "op_headroom": POSITIVE,
+        # the layer's time predicted from the run's calibration alone (suites.prediction), its
+        # error against `seconds` (predicted / measured - 1) and the cost term that dominates it
+        "calibrated_seconds": nullable(NON_NEGATIVE),
+        "calibrated_error": nullable(NUMBER),
+        "calibrated_dominant": nullable(TEXT),
     },
 )  # user, file: a kernel of `mcuroof kernel FILE.py`
 
@@ -210,6 +215,8 @@ MODEL = obj(
                     "inferences_per_s": nullable(POSITIVE),
                     "estimated_inferences_per_s": nullable(POSITIVE),
                     "measured_over_predicted": nullable(POSITIVE),
+                    "calibrated_seconds": nullable(NON_NEGATIVE),
+                    "calibrated_error": nullable(NUMBER),
                 },
             )
         ),
@@ -233,6 +240,11 @@ RESULTS = {
             "points": array(POINT),
             "model": MODEL,
             "user_kernels": USER_KERNELS,
+            # suites.calibration: a cost model per layer-kernel family
+            "calibration": obj(
+                {"families": array(obj({"family": TEXT, "coefficients": {"type": "object"}, "shapes": COUNT}))},
+                {"isa": array(TEXT), "free_heap": nullable(COUNT), "shapes": COUNT},
+            ),
         },
     ),
 }

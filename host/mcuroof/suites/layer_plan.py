@@ -30,6 +30,9 @@ from mcuroof.kernels.ops.tiles import companion_shape, extent, tile, unsupported
 from mcuroof.model.network import Layer, Network
 
 MAX_CANDIDATES = 5
+TILE_SECONDS = {"small": 0.25, "large": 1.0}
+# MACC/s assumed for the time budget where the run measured no compute ceiling
+FALLBACK_RATE = {"small": 16e3, "large": 10e6}
 
 
 def _halvings(n: int) -> list[int]:
@@ -138,3 +141,11 @@ def plan(
                         }
                     )
     return jobs, skipped
+
+
+def max_work(ceilings: list[dict], emitters: list[str], dtypes: list[str], size: str, tile_seconds=None) -> dict:
+    """The work a tile may hold per (emitter, dtype): tile_seconds at the measured compute
+    ceilings (roofs.compute_roofs, in its order: the last of an emitter and type counts)."""
+    rate = {(r["emitter"], r["dtype"]): r["macs_per_s"] for r in ceilings}
+    seconds = tile_seconds or TILE_SECONDS[size]
+    return {(em, dt): rate.get((em, dt), FALLBACK_RATE[size]) * seconds for em in emitters for dt in dtypes}

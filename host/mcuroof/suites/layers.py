@@ -25,9 +25,6 @@ from mcuroof.model import network
 from mcuroof.suites import compute, layer_plan, timing
 from mcuroof.suites.base import Context, Suite
 
-TILE_SECONDS = {"small": 0.25, "large": 1.0}
-# MACC/s assumed for the time budget where the run measured no compute ceiling
-FALLBACK_RATE = {"small": 16e3, "large": 10e6}
 EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
 
 
@@ -69,10 +66,8 @@ def config(probe: dict, ctx: Context) -> dict:
     if not probe.get("float"):
         dtypes = [d for d in dtypes if d != "float32"]
     _, mac, _ = roofs_mod.split(records)
-    ceilings = {(r["emitter"], r["dtype"]): r["macs_per_s"] for r in roofs_mod.compute_roofs(mac)}
-    seconds = request.tile_seconds or TILE_SECONDS[size]
-    max_work = {(em, dt): ceilings.get((em, dt), FALLBACK_RATE[size]) * seconds for em in emitters for dt in dtypes}
-    request.jobs, request.skipped = layer_plan.plan(request.network, dtypes, emitters, probe.get("free", 0), max_work)
+    work = layer_plan.max_work(roofs_mod.compute_roofs(mac), emitters, dtypes, size, request.tile_seconds)
+    request.jobs, request.skipped = layer_plan.plan(request.network, dtypes, emitters, probe.get("free", 0), work)
     isa = identity.describe(probe).isa
     request.jobs = [dataclasses.replace(j, isa=isa) for j in request.jobs]
     cfg = {**timing.timing(probe), "jobs": request.jobs}
@@ -96,7 +91,7 @@ def peaks_config(probe: dict, jobs: list) -> dict | None:
     return cfg
 
 
-def _profile(board: dict) -> boards.Board | None:
+def profile(board: dict) -> boards.Board | None:
     """The profile of the board that ran (where the board's name is one)."""
     name = board.get("name")
     return boards.load_board(name) if name in boards.board_names() else None
@@ -105,7 +100,7 @@ def _profile(board: dict) -> boards.Board | None:
 def model_fit(board: dict, net: network.Network, pts: list[dict]) -> dict:
     """The fit verdict of the network on the board that ran it: its profile and the free heap
     its probe reported."""
-    budget = fit.budget(_profile(board), board.get("free_heap"))
+    budget = fit.budget(profile(board), board.get("free_heap"))
     return fit.verdict(net, budget, fit.whole_layer_heap(pts)).as_dict()
 
 
@@ -113,8 +108,8 @@ def results_parts(request: Request, records: list[dict], roofs: list[dict], boar
     """The `points`, `model` and layer `checks` of results.json (results.document merges them)."""
     emitters = board.get("emitters", [])
     by_key = {job.key: job for job in request.jobs}
-    profile = _profile(board)
-    features = frozenset(profile.features) if profile and profile.features is not None else None
+    prof = profile(board)
+    features = frozenset(prof.features) if prof and prof.features is not None else None
     recs: dict[str, list[dict]] = {}
     for rec in records:
         if rec.get("t") == "layer" and key(rec) in by_key:
@@ -169,12 +164,46 @@ def results_parts(request: Request, records: list[dict], roofs: list[dict], boar
     if summary["fit"]["fits"] is False:  # layers run one at a time: not a speed the board reaches
         for row in summary["whole_model"]:
             row["estimated_inferences_per_s"], row["inferences_per_s"] = row["inferences_per_s"], None
+    calibrated(pts, summary["whole_model"], records, roofs, board, net)
     checks = {
         "points_verified": sum(p["verified"] for p in pts),
         "points_failed": sum(not p["verified"] for p in pts),
         "points_above_roof": sum(p["above_roof"] for p in pts),
     }
     return {"points": pts, "model": summary, "checks": checks}
+
+
+def calibrated(pts: list[dict], rows: list[dict], records: list[dict], roofs: list[dict], board: dict, net) -> None:
+    """Each point and whole-model row with its time predicted from this run's calibration records
+    alone (none where the calibration suite did not run) and the error against the measured."""
+    from mcuroof.suites import calibration, prediction
+
+    if not any(r.get("t") == "cal" for r in records):
+        return
+    bd = prediction.board(
+        {"board": board, "roofs": roofs, "calibration": calibration.results_parts(records, board)["calibration"]}
+    )
+    layer_of = {l.index: l for l in net.layers}
+    got = {}
+    for p in pts:
+        pred = prediction.layer_time(bd, layer_of[p["index"]], p["dtype"], p["emitter"]) or {}
+        got[(p["index"], p["emitter"], p["dtype"])] = pred.get("seconds")
+        p["calibrated_seconds"], p["calibrated_dominant"] = pred.get("seconds"), pred.get("dominant")
+        p["calibrated_error"] = _error(pred.get("seconds"), p["seconds"])
+    for r in rows:
+        lent = {b["index"]: b["emitter"] for b in r["borrowed"]}
+        own = [
+            (p["index"], p["emitter"])
+            for p in pts
+            if (p["emitter"], p["dtype"]) == (r["emitter"], r["dtype"]) and p["verified"] and p["projection"] != "tile"
+        ]
+        parts = [got.get((i, em, r["dtype"])) for i, em in own + list(lent.items())]
+        r["calibrated_seconds"] = sum(parts) if parts and None not in parts else None
+        r["calibrated_error"] = _error(r["calibrated_seconds"], r["measured_seconds"])
+
+
+def _error(predicted: float | None, measured: float | None) -> float | None:
+    return predicted / measured - 1 if predicted is not None and measured else None
 
 
 def kernels(cfg: dict) -> list[Kernel]:

@@ -4,15 +4,25 @@ from __future__ import annotations
 
 from mcuroof.kernels import firmware
 from mcuroof.kernels.contract import Kernel
-from mcuroof.suites import clock, compute, layers, memory, probe, regions, user
+from mcuroof.suites import calibration, clock, compute, layers, memory, probe, regions, user
 from mcuroof.suites.base import Context, Suite
 
 SUITES: dict[str, Suite] = {
-    s.name: s for s in (probe.SUITE, memory.SUITE, compute.SUITE, regions.SUITE, layers.SUITE, clock.SUITE, user.SUITE)
+    s.name: s
+    for s in (
+        probe.SUITE,
+        memory.SUITE,
+        compute.SUITE,
+        regions.SUITE,
+        calibration.SUITE,
+        layers.SUITE,
+        clock.SUITE,
+        user.SUITE,
+    )
 }
 # what `mcuroof run --suite` chooses from (the layers suite comes with --model)
-RUNNABLE = ("memory", "compute", "regions", "layers")
-DEFAULT = ("memory", "compute", "regions")
+RUNNABLE = ("memory", "compute", "regions", "calibration", "layers")
+DEFAULT = ("memory", "compute", "regions", "calibration")
 # the unit of a record that names no suite, by its type (skip records name theirs, or belong to a layer)
 _OWNER = {t: s.name for s in SUITES.values() for t in s.records}
 

@@ -1,0 +1,94 @@
+"""`mcuroof predict MODEL... --roofs RESULTS [--emitter E] [--dtype T] [--json]`: each model's
+latency on the board RESULTS characterises, from its calibration (suites.prediction); no board
+needed, and no measured layer read (a results.json without points predicts the same)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.table import Table
+
+from mcuroof.analysis import fit, timing_basis
+from mcuroof.errors import UserError
+from mcuroof.model.load import load_network
+from mcuroof.report import terminal
+from mcuroof.results import document as results
+from mcuroof.suites import layers, prediction
+from mcuroof.suites.layers import parse_list
+
+
+def configure(p) -> None:
+    p.add_argument("models", nargs="+", metavar="MODEL", help="a .tflite file or a built-in network, one or more")
+    p.add_argument("--roofs", type=Path, required=True, metavar="RESULTS", help="a results.json of the board")
+    p.add_argument("--emitter", help="only these emitters (comma-separated; default every one the board has)")
+    p.add_argument("--dtype", help="element type: int8 (the calibrated one; default)")
+    p.add_argument("--json", action="store_true", help="print one JSON document per model (a list for several)")
+
+
+def run(args) -> int:
+    data = results.load(args.roofs)
+    bd = prediction.board(data)
+    if bd is None:
+        raise UserError(f"--roofs {args.roofs}: no calibration in it (run mcuroof run with the calibration suite)")
+    if not bd.models:
+        raise UserError(f"--roofs {args.roofs}: its calibration fitted no layer-kernel family (heap or emitters)")
+    emitters = parse_list(args.emitter, layers.EMITTERS, "--emitter")
+    bad = [e for e in emitters or [] if e not in bd.emitters]
+    if bad:
+        raise UserError(f"--emitter {','.join(bad)}: {bd.name} has {', '.join(bd.emitters)}")
+    dtypes = parse_list(args.dtype, ("int8",), "--dtype") or ["int8"]
+    nets = [load_network(m) for m in args.models]
+    docs = [document(bd, data, net, prediction.network(bd, net, dtypes, emitters)) for net in nets]
+    if args.json:
+        print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
+        return 0
+    con = terminal.console()
+    basis = timing_basis.of(data.get("board", {}))
+    if len(docs) == 1:
+        terminal.show(con, layer_table(docs[0], basis))
+    terminal.show(con, model_table(docs, basis))
+    return 0
+
+
+def document(bd, data: dict, net, pred: dict) -> dict:
+    """The issue's JSON: model, board, whole_model, layers (names as in results.json's points)."""
+    verdict = fit.verdict(net, fit.budget(layers.profile(data.get("board", {})), bd.free_heap))
+    return {
+        "model": net.name,
+        "board": bd.name,
+        "fit": verdict.text(),
+        "whole_model": [{k: r[k] for k in ("emitter", "dtype", "seconds")} for r in pred["whole_model"]],
+        "layers": [
+            {k: r[k] for k in ("name", "op", "emitter", "dtype", "seconds", "bound_seconds", "dominant")}
+            for r in pred["layers"]
+        ],
+    }
+
+
+def _ms(s: float | None) -> str:
+    return "-" if s is None else f"{s * 1e3:.4g}"
+
+
+def layer_table(doc: dict, basis) -> Table:
+    t = Table(title=f"Predicted layers of {doc['model']} on {doc['board']} (ms; {basis.sentence})")
+    for h in ("name", "op", "emitter", "dtype", "predicted ms", "roofline ms", "dominant term"):
+        t.add_column(h, justify="right" if "ms" in h else "left")
+    for r in doc["layers"]:
+        t.add_row(
+            r["name"], r["op"], r["emitter"], r["dtype"], _ms(r["seconds"]), _ms(r["bound_seconds"]), r["dominant"]
+        )
+    return t
+
+
+def model_table(docs: list[dict], basis) -> Table:
+    cols = sorted({(w["emitter"], w["dtype"]) for d in docs for w in d["whole_model"]})
+    t = Table(title=f"Predicted whole-model latency (ms) on {docs[0]['board']}; {basis.sentence}")
+    t.add_column("model")
+    for em, dt in cols:
+        t.add_column(f"{em} {dt}", justify="right")
+    t.add_column("fit")
+    for d in docs:
+        got = {(w["emitter"], w["dtype"]): w["seconds"] for w in d["whole_model"]}
+        t.add_row(d["model"], *(_ms(got.get(c)) for c in cols), d["fit"])
+    return t

@@ -1,0 +1,146 @@
+"""The calibration suite: the board's own layer kernels (kernels.ops.dispatch, as the layers
+suite runs them) timed on small synthetic shapes (calibration_shapes), and from those times a
+cost model per layer-kernel family (analysis.cost_model) that `mcuroof predict` and
+`mcuroof run --model` read from results.json's `calibration`.
+
+Each shape runs whole (one tile) through firmware/layers.py and is checked against the numpy
+reference like a layer; a shape whose buffers do not fit the heap is skipped on the board. On
+an emulated board (time counts instructions: repeatable to 0.01 %) three trials of a short
+window suffice; a host OS gets a few more (its noise).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+from mcuroof.analysis import cost_model
+from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.board import identity
+from mcuroof.kernels.contract import Kernel, unit_key
+from mcuroof.kernels.ops import dispatch, m0, reference
+from mcuroof.kernels.ops.contract import Job
+from mcuroof.suites import calibration_shapes, layer_plan, timing
+from mcuroof.suites.base import Context, Suite
+
+EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
+SET_TYPE = "LT='cal'\n"  # firmware/layers.py's record type for this suite's records
+
+
+# The Python emitters get the first shapes of each kind only: their kernels are plain loops, and
+# their shapes take 10-50x the board time of viper's
+PYTHON_EMITTERS, PYTHON_SHAPES = ("bytecode", "native"), 4
+# A heap this small (the micro:bit's 8 KB) is calibrated by no shape: its paced link took 4 s a
+# shape (168 shapes: 12 minutes), and its layers run on tiles of a few pixels anyway
+MIN_HEAP = 32 * 1024
+
+
+def jobs(probe: dict) -> list[Job]:
+    """One job per shape and emitter the board runs, int8, each on its whole shape."""
+    heap = probe.get("free", 0)
+    if heap < MIN_HEAP:
+        return []
+    isa = identity.describe(probe).isa
+    emitters = [e for e in probe.get("emitters", []) if e in EMITTERS]
+    seen: Counter = Counter()
+    out = []
+    for layer in calibration_shapes.layers():
+        kind = calibration_shapes.op_class(layer)
+        rank, seen[kind] = seen[kind], seen[kind] + 1
+        for em in emitters:
+            if em in PYTHON_EMITTERS and rank >= PYTHON_SHAPES:
+                continue
+            if not dispatch.source(layer.op, em, "int8") or (em == "asm_thumb" and not m0.asm_pool_fits(layer)):
+                continue
+            job = layer_plan.plan_layer(layer, "int8", em, heap, None)
+            if job and job.why_tiled == "":
+                out.append(dataclasses.replace(job, tiles=job.tiles[:1], companions=0, isa=isa))
+    return out
+
+
+def trials(probe: dict) -> dict:
+    """The harness's window and trials: a window of 1000 timer ticks (at least 2 ms), 3 trials
+    where time counts instructions or cycles, 5 on a host OS (the layers suite's 15 made the
+    shapes take 30 s there; the least of 5 is what noise limits)."""
+    many = probe.get("platform") in timing.HOST_PLATFORMS
+    return {"win_us": max(2000, 1000 * probe.get("tick_us", 1)), "trials": 5 if many else 3}
+
+
+def config(probe: dict, ctx: Context | None = None) -> dict:
+    return {**trials(probe), "jobs": jobs(probe)}
+
+
+def key(rec: dict) -> str | None:
+    if rec.get("t") != "cal":
+        return None
+    return unit_key("calibration", rec["em"], rec["ty"], rec["k"])
+
+
+def kernels(cfg: dict) -> list[Kernel]:
+    return [Kernel(key_of(job), SET_TYPE + dispatch.script(job)) for job in cfg.get("jobs", [])]
+
+
+def key_of(job: Job) -> str:
+    return unit_key("calibration", job.emitter, job.dtype, job.layer.index)
+
+
+def samples(jobs_: list[Job], records: list[dict]) -> dict[str, list[tuple[dict, float]]]:
+    """(term counts, seconds) of every verified shape, by family."""
+    by_key = {key_of(j): j for j in jobs_}
+    out: dict[str, list[tuple[dict, float]]] = {}
+    for rec in records:
+        job = by_key.get(key(rec) or "")
+        if job is None or not reference.verify(job, rec):
+            continue
+        fam = calibration_shapes.family(job)
+        out.setdefault(fam, []).append((cost_model.terms(job.layer.op, job.tiles[0].params), roofs_mod.seconds(rec)))
+    return out
+
+
+def models(probe: dict, records: list[dict]) -> list[cost_model.Model]:
+    """A cost model per family, fitted from this run's calibration records."""
+    return [cost_model.fit(f, s) for f, s in sorted(samples(jobs(probe), records).items())]
+
+
+def results_parts(records: list[dict], board: dict) -> dict:
+    """results.json's `calibration`: the board's core as the shapes saw it, every family's model,
+    and how many shapes ran and failed their check."""
+    probe = probe_of(board)
+    js = jobs(probe)
+    mine = [r for r in records if r.get("t") == "cal"]
+    fitted = models(probe, records)
+    ok = sum(len(s) for s in samples(js, records).values())
+    return {
+        "calibration": {
+            "isa": sorted(identity.describe(probe).isa),
+            "free_heap": board.get("free_heap"),
+            "shapes": len(js),
+            "shapes_verified": ok,
+            "shapes_failed": len(mine) - ok,
+            "families": [m.as_dict() for m in fitted],
+        },
+        "checks": {"calibration_failed": len(mine) - ok},
+    }
+
+
+def probe_of(board: dict) -> dict:
+    """The probe fields the shapes depend on, from results.json's board."""
+    return {
+        "platform": board.get("platform"),
+        "emitters": board.get("emitters", []),
+        "free": board.get("free_heap") or 0,
+        "float": board.get("float", True),
+        "tick_us": board.get("tick_us") or 1,
+    }
+
+
+SUITE = Suite(
+    "calibration",
+    kernels,
+    key,
+    {"cal": ()},
+    config,
+    lambda cfg: ["layers"],
+    leaves_out_failing=True,
+    results=lambda records, roofs, board, ctx: results_parts(records, board),
+)

@@ -1,0 +1,114 @@
+"""The calibration suite's synthetic layers: small shapes per layer-kernel family, chosen so that
+the cost terms of analysis.cost_model vary apart (rows apart from columns, channels apart from
+pixels, run lengths on and off a group of 8, windows clipped by padding or not), and the
+family a job's kernel belongs to. Pure computation, no I/O.
+
+Shapes are small (a few ms a call at most with asm_thumb on a Cortex-M3) so the suite takes a
+few seconds of board time per emitter; the MLPerf Tiny networks were not used to pick them
+beyond their kinds of layer (1x1 and KxK convolutions, 3x3 depthwise, dense, global and 2x2
+pools, add).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from mcuroof.kernels.ops import dispatch
+from mcuroof.kernels.ops.contract import Job
+from mcuroof.model.builtins import Spec, spec_layer
+from mcuroof.model.network import Layer
+
+# (input H, W, C), output C, kernel, stride, padding
+_CONV1 = [
+    ((1, 1, 8), 4),
+    ((2, 4, 16), 8),
+    ((4, 2, 16), 8),
+    ((3, 3, 8), 16),
+    ((2, 2, 32), 4),
+    ((1, 6, 12), 8),
+    ((4, 4, 4), 4),
+    ((2, 3, 24), 12),
+    ((2, 2, 64), 6),
+    ((1, 2, 288), 4),
+    ((2, 1, 400), 2),
+]
+_CONV = [
+    ((5, 5, 1), 8, (3, 3), 1, "same"),
+    ((6, 4, 3), 4, (3, 3), 2, "same"),
+    ((4, 4, 8), 8, (3, 3), 1, "same"),
+    ((3, 6, 4), 6, (3, 3), 1, "valid"),
+    ((7, 4, 1), 4, (5, 3), 2, "same"),
+    ((4, 4, 16), 4, (3, 3), 1, "same"),
+    ((8, 3, 2), 8, (4, 2), 1, "same"),
+    ((6, 6, 3), 8, (3, 3), 2, "same"),
+    ((2, 4, 12), 5, (3, 3), 1, "same"),
+    ((3, 3, 32), 4, (3, 3), 1, "same"),
+    ((4, 2, 40), 2, (3, 3), 1, "same"),
+    ((2, 3, 64), 3, (3, 3), 1, "same"),
+]
+_DEPTHWISE = [
+    ((5, 5, 8), 1, "same"),
+    ((4, 6, 16), 1, "same"),
+    ((6, 6, 8), 2, "same"),
+    ((3, 3, 4), 1, "same"),
+    ((5, 4, 12), 1, "valid"),
+    ((8, 2, 8), 1, "same"),
+    ((2, 7, 5), 1, "same"),
+    ((4, 4, 32), 2, "same"),
+    ((1, 3, 24), 1, "same"),
+]
+_DENSE = [(8, 4), (64, 12), (20, 8), (128, 16), (33, 5), (256, 2), (16, 16), (300, 6), (512, 3), (640, 2), (400, 5)]
+_AVG = [((5, 5, 8), (5, 5)), ((4, 3, 16), (4, 3)), ((6, 6, 4), (2, 2)), ((3, 3, 32), (3, 3)), ((8, 8, 4), (8, 8)),
+        ((4, 8, 8), (2, 2)), ((6, 6, 16), (6, 6)), ((9, 4, 4), (9, 4))]  # fmt: skip
+_MAX = [((4, 4, 8), (2, 2)), ((6, 6, 4), (3, 3)), ((8, 4, 8), (2, 2)), ((2, 6, 16), (2, 2)), ((6, 2, 3), (2, 2))]
+_ELEMENTWISE = [(4, 4, 1), (4, 4, 8), (8, 8, 8), (2, 3, 5), (16, 8, 4)]
+
+
+def _out(size: int, k: int, s: int, pad: str) -> int:
+    return -(-size // s) if pad == "same" else -(-(size - k + 1) // s)
+
+
+def _spatial(op: str, hwc: tuple, oc: int, kernel: tuple, stride, pad: str, act: str = "RELU") -> tuple[Spec, tuple]:
+    st = (stride, stride) if isinstance(stride, int) else stride
+    out = (_out(hwc[0], kernel[0], st[0], pad), _out(hwc[1], kernel[1], st[1], pad), oc)
+    return Spec(op, out, kernel, st, act, pad=pad), (1, *hwc)
+
+
+def specs() -> list[tuple[Spec, tuple]]:
+    """Every calibration shape: (its description, its input shape)."""
+    out = [_spatial("CONV_2D", hwc, oc, (1, 1), 1, "valid") for hwc, oc in _CONV1]
+    out += [_spatial("CONV_2D", hwc, oc, (1, 1), 2, "valid") for hwc, oc in (((4, 4, 8), 8), ((6, 6, 16), 8))]
+    out += [_spatial("CONV_2D", hwc, oc, k, s, pad) for hwc, oc, k, s, pad in _CONV]
+    out += [_spatial("DEPTHWISE_CONV_2D", hwc, hwc[2], (3, 3), s, pad) for hwc, s, pad in _DEPTHWISE]
+    out += [(Spec("FULLY_CONNECTED", (oc,), act="RELU"), (1, c)) for c, oc in _DENSE]
+    out += [_spatial("AVERAGE_POOL_2D", hwc, hwc[2], k, k, "valid", "NONE") for hwc, k in _AVG]
+    out += [_spatial("MAX_POOL_2D", hwc, hwc[2], k, 2, "valid", "NONE") for hwc, k in _MAX]
+    out += [(Spec("ADD", hwc, act="RELU"), (1, *hwc)) for hwc in _ELEMENTWISE]
+    return out
+
+
+def layers() -> list[Layer]:
+    """The calibration shapes as layers, numbered from 0 (the index is the record's `k`)."""
+    out = []
+    for i, (spec, shape) in enumerate(specs()):
+        layer = spec_layer(i, spec, shape, f"calibration shape {i}")
+        if layer.op == "ADD":  # two inputs of the same shape
+            layer = dataclasses.replace(layer, inputs=(shape, shape))
+        out.append(layer)
+    return out
+
+
+def op_class(layer: Layer) -> str:
+    """conv1x1, conv, dw3, dw, dense, avgpool, maxpool, add, relu."""
+    op, k = layer.op, tuple(layer.kernel or ())
+    if op == "CONV_2D":
+        return "conv1x1" if k == (1, 1) else "conv"
+    if op == "DEPTHWISE_CONV_2D":
+        return "dw3" if k == (3, 3) else "dw"
+    return {"FULLY_CONNECTED": "dense", "AVERAGE_POOL_2D": "avgpool", "MAX_POOL_2D": "maxpool"}.get(op, op.lower())
+
+
+def family(job: Job) -> str | None:
+    """The layer-kernel family of a job: emitter/dtype/generator/op class (None: no kernel)."""
+    g = dispatch.generator(job)
+    return f"{job.emitter}/{job.dtype}/{g.name}/{op_class(job.layer)}" if g else None
