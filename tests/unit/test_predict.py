@@ -89,3 +89,30 @@ def test_bad_input_is_one_line(results_file, tmp_path, capsys):
     assert main(["predict", "kws-dscnn", "--roofs", str(results_file), "--emitter", "native"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "qemu-m3 has viper, asm_thumb" in err[0]
+
+
+def test_run_model_puts_the_calibrated_time_beside_the_measured(results_file):
+    from mcuroof.report import calibrated, html
+    from mcuroof.suites import layers
+
+    data = json.loads(results_file.read_text())
+    net = builtin_network("kws-dscnn")
+    bd = prediction.board(data)
+    pts = []
+    for layer in net.layers[:3]:
+        want = prediction.layer_time(bd, layer, "int8", "viper")["seconds"]
+        pts.append({"index": layer.index, "name": layer.name, "op": layer.op, "emitter": "viper", "dtype": "int8",
+                    "seconds": want * 1.25, "verified": True, "projection": "scaled"})  # fmt: skip
+    rows = [{"emitter": "viper", "dtype": "int8", "measured_seconds": sum(p["seconds"] for p in pts),
+             "borrowed": [], "tiles_left_out": []}]  # fmt: skip
+    layers.calibrated(pts, rows, records(), data["roofs"], data["board"], net)
+    assert all(p["calibrated_error"] == pytest.approx(1 / 1.25 - 1) for p in pts)
+    assert rows[0]["calibrated_error"] == pytest.approx(1 / 1.25 - 1)
+    result = {"board": data["board"], "points": pts, "model": {"whole_model": rows}}
+    text = [r[0] for r in calibrated.rows(result)]
+    assert text[-1] == "whole model" and len(text) == 4
+    assert "-20.0%" in html.calibrated_table(result)
+    # without calibration records nothing is added
+    bare = [dict(p, calibrated_seconds=None) for p in pts]
+    layers.calibrated(bare, [], [], data["roofs"], data["board"], net)
+    assert all(p["calibrated_seconds"] is None for p in bare)

@@ -16,7 +16,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TERMS = ("call", "row", "pixel", "output", "run", "tap", "mac", "tail", "border", "input", "weight")
+TERMS = (
+    "call",
+    "row",
+    "pixel",
+    "output",
+    "run",
+    "tap",
+    "mac",
+    "tail",
+    "border",
+    "input",
+    "weight",
+    "lane_mac",
+    "pass",
+    "block",
+)
 # what a term is called where it dominates a layer ("per-row overhead: 60 %")
 LABELS = {
     "call": "per call",
@@ -30,6 +45,9 @@ LABELS = {
     "border": "per border output",
     "input": "per input element",
     "weight": "per weight element",
+    "lane_mac": "per MAC in the kernel's lanes",
+    "pass": "per pass over pixels x channels",
+    "block": "per weight widened per pixel block",
 }
 GROUP = 8  # the widest group of elements the layer kernels' dot loops take at once (viper: 8)
 SPATIAL = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
@@ -40,9 +58,47 @@ def _valid(n_out: int, stride: int, pad: int, k: int, size: int) -> list[int]:
     return [max(0, min(k, size - (o * stride - pad)) - max(0, pad - o * stride)) for o in range(n_out)]
 
 
-def terms(op: str, params: tuple[int, ...]) -> dict[str, float]:
+@dataclass(frozen=True)
+class Grain:
+    """How a convolution or dense kernel groups its work (SIMD kernels): `pixels` output pixels
+    and `chans` channels a pass, inputs in groups of `inputs` (padded with zeros), and the
+    weights widened again for every block of `block` pixels (0: once a call)."""
+
+    pixels: int = 1
+    chans: int = 1
+    inputs: int = 1
+    block: int = 0
+
+
+def _up(n: int, g: int) -> int:
+    return -(-n // g) * g
+
+
+def grained(op: str, params: tuple[int, ...], g: Grain) -> dict[str, float]:
+    """The lane_mac, pass and block terms of a grained kernel (all 0 without a grain)."""
+    C, OH, OW, OC, KH, KW = params[2:8]
+    k = C * KH * KW if op == "CONV_2D" else C
+    n = OH * OW
+    passes = -(-n // g.pixels) * -(-OC // g.chans)
+    blocks = -(-n // g.block) if g.block else 1
+    return {
+        "lane_mac": _up(n, g.pixels) * _up(OC, g.chans) * _up(k, g.inputs),
+        "pass": passes,
+        "block": blocks * _up(OC, g.chans) * _up(k, g.inputs),
+    }
+
+
+def terms(op: str, params: tuple[int, ...], grain: Grain | None = None) -> dict[str, float]:
     """How many times each cost term is paid by one call on a tile with parameters P
-    (kernels.ops.contract.PARAMS: H, V, C, OH, OW, OC, KH, KW, SH, SW, PT, PL, M, S, LO, N)."""
+    (kernels.ops.contract.PARAMS: H, V, C, OH, OW, OC, KH, KW, SH, SW, PT, PL, M, S, LO, N)
+    by a kernel that groups its work by `grain` (None: one element at a time)."""
+    t = _terms(op, params)
+    if grain is not None and op in ("CONV_2D", "FULLY_CONNECTED"):
+        t.update(grained(op, params, grain))
+    return t
+
+
+def _terms(op: str, params: tuple[int, ...]) -> dict[str, float]:
     H, V, C, OH, OW, OC, KH, KW, SH, SW, PT, PL = params[:12]
     t = dict.fromkeys(TERMS, 0.0)
     t["call"] = 1.0
@@ -74,8 +130,8 @@ def terms(op: str, params: tuple[int, ...]) -> dict[str, float]:
     return t
 
 
-def vector(op: str, params: tuple[int, ...]) -> np.ndarray:
-    t = terms(op, params)
+def vector(op: str, params: tuple[int, ...], grain: Grain | None = None) -> np.ndarray:
+    t = terms(op, params, grain)
     return np.array([t[k] for k in TERMS], dtype=float)
 
 

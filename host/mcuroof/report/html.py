@@ -15,7 +15,7 @@ from pathlib import Path
 from mcuroof.analysis import compare, timing_basis
 from mcuroof.errors import UserError
 from mcuroof.model import names as layer_names
-from mcuroof.report import cliff, plot
+from mcuroof.report import calibrated, cliff, plot
 from mcuroof.report import compare as report_compare
 from mcuroof.report import tables as report
 from mcuroof.units import duration, si
@@ -115,6 +115,7 @@ def section(result: dict, key: str, heading: str | None = None) -> str:
         out += ["<h2>Cache cliff: bandwidth against working set</h2>", _figure(cl, f"{key}-cliff")]
     out += [
         model_table(result),
+        calibrated_table(result),
         layers_table(result, key),
         "<h2>Board, probe and checks</h2>",
         facts(result),
@@ -525,6 +526,16 @@ def layers_table(result: dict, key: str = "r0") -> str:
             classes,
             "layers",
         )
+    )
+
+
+def calibrated_table(result: dict) -> str:
+    """Predicted from the calibration against measured (report.calibrated)."""
+    body = calibrated.rows(result)
+    if not body:
+        return ""
+    return f"<h2>Predicted from calibration</h2><p class='note'>{_e(calibrated.title(result))}</p>" + table(
+        list(calibrated.HEADERS), body
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from mcuroof.model import names as layer_names
+from mcuroof.report import calibrated
 from mcuroof.units import duration, si
 
 ADVICE_KEYS = {
@@ -165,4 +166,5 @@ def model_lines(result: dict) -> list[str]:
 
 
 def renderables(result: dict) -> list:
-    return [x for x in (layers_table(result), model_table(result)) if x is not None] + model_lines(result)
+    tables = (layers_table(result), model_table(result), calibrated.terminal_table(result))
+    return [x for x in tables if x is not None] + model_lines(result)

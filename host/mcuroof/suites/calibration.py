@@ -93,7 +93,7 @@ def samples(jobs_: list[Job], records: list[dict]) -> dict[str, list[tuple[dict,
         if job is None or not reference.verify(job, rec):
             continue
         fam = calibration_shapes.family(job)
-        out.setdefault(fam, []).append((cost_model.terms(job.layer.op, job.tiles[0].params), roofs_mod.seconds(rec)))
+        out.setdefault(fam, []).append((calibration_shapes.terms(job, job.tiles[0]), roofs_mod.seconds(rec)))
     return out
 
 

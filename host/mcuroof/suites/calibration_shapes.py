@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from mcuroof.kernels.ops import dispatch
+from mcuroof.analysis import cost_model
+from mcuroof.kernels.ops import dispatch, dsp_conv
 from mcuroof.kernels.ops.contract import Job
+from mcuroof.kernels.ops.dsp_common import FRAME_HEAD
 from mcuroof.model.builtins import Spec, spec_layer
 from mcuroof.model.network import Layer
 
@@ -31,6 +33,8 @@ _CONV1 = [
     ((2, 2, 64), 6),
     ((1, 2, 288), 4),
     ((2, 1, 400), 2),
+    ((6, 10, 48), 24),  # several pixel blocks of a SIMD kernel, long runs
+    ((12, 4, 32), 40),
 ]
 _CONV = [
     ((5, 5, 1), 8, (3, 3), 1, "same"),
@@ -45,6 +49,8 @@ _CONV = [
     ((3, 3, 32), 4, (3, 3), 1, "same"),
     ((4, 2, 40), 2, (3, 3), 1, "same"),
     ((2, 3, 64), 3, (3, 3), 1, "same"),
+    ((8, 6, 16), 16, (3, 3), 1, "same"),  # several pixel blocks of a SIMD kernel
+    ((11, 7, 8), 12, (3, 3), 2, "same"),
 ]
 _DEPTHWISE = [
     ((5, 5, 8), 1, "same"),
@@ -56,6 +62,7 @@ _DEPTHWISE = [
     ((2, 7, 5), 1, "same"),
     ((4, 4, 32), 2, "same"),
     ((1, 3, 24), 1, "same"),
+    ((10, 6, 40), 1, "same"),
 ]
 _DENSE = [(8, 4), (64, 12), (20, 8), (128, 16), (33, 5), (256, 2), (16, 16), (300, 6), (512, 3), (640, 2), (400, 5)]
 _AVG = [((5, 5, 8), (5, 5)), ((4, 3, 16), (4, 3)), ((6, 6, 4), (2, 2)), ((3, 3, 32), (3, 3)), ((8, 8, 4), (8, 8)),
@@ -106,6 +113,32 @@ def op_class(layer: Layer) -> str:
     if op == "DEPTHWISE_CONV_2D":
         return "dw3" if k == (3, 3) else "dw"
     return {"FULLY_CONNECTED": "dense", "AVERAGE_POOL_2D": "avgpool", "MAX_POOL_2D": "maxpool"}.get(op, op.lower())
+
+
+def grain(job: Job) -> cost_model.Grain | None:
+    """How the job's SIMD kernel groups its work (kernels.ops.dsp_conv, dsp_dense, mve)."""
+    g = dispatch.generator(job)
+    name = g.name if g else None
+    if name == "dsp-conv":
+        p = job.tiles[0].params
+        k = p[2] * p[6] * p[7] if job.layer.op == "CONV_2D" else p[2]
+        groups = -(-k // 4)
+        one_pixel = all(t.params[3] * t.params[4] == 1 for t in job.tiles)
+        if one_pixel:
+            return cost_model.Grain(1, 1, 4)
+        direct = p[6] == p[7] == 1 and p[2] % 4 == 0
+        gather = 0 if direct else -(-(groups * 4) // 8) * 8
+        tsize = 16 + 24 * groups
+        triples = max(1, (dsp_conv.BLOCK_FRAME - (FRAME_HEAD + 16 * groups) - gather) // tsize)
+        return cost_model.Grain(3, 2, 4, 3 * triples if 16 + 24 * groups <= 1020 else 0)
+    if name == "mve-conv":
+        return cost_model.Grain(1, 1, 16)
+    return None
+
+
+def terms(job: Job, tile) -> dict[str, float]:
+    """The cost terms of one call of the job's kernel on `tile`."""
+    return cost_model.terms(job.layer.op, tile.params, grain(job))
 
 
 def family(job: Job) -> str | None:

@@ -72,11 +72,11 @@ def plan(bd: Board, layer: Layer, dtype: str, emitter: str):
 def _timed(bd: Board, job, model: cost_model.Model) -> list[tuple]:
     """(tile, predicted seconds) of the job's first candidate and of its companion."""
     first = job.tiles[0]
-    out = [(first, model.seconds(cost_model.terms(job.layer.op, first.params)))]
+    out = [(first, model.seconds(calibration_shapes.terms(job, first)))]
     n = len(job.candidates)
     comp = job.tiles[n] if job.companions else None
     if comp is not None and (comp.rows, comp.cols, comp.chans) == companion_shape(job.layer, first):
-        out.append((comp, model.seconds(cost_model.terms(job.layer.op, comp.params))))
+        out.append((comp, model.seconds(calibration_shapes.terms(job, comp))))
     return out
 
 
@@ -92,7 +92,7 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict | None
     if model is None:
         return {"why": f"no calibration of {fam}"}
     seconds, how = points_mod.project(job, _timed(bd, job, model))
-    name, share = model.dominant(cost_model.terms(layer.op, full_tile(layer, dtype).params))
+    name, share = model.dominant(calibration_shapes.terms(job, full_tile(layer, dtype)))
     return {"seconds": seconds, "family": fam, "projection": how, "dominant": cost_model.describe(name, share)}
 
 
