@@ -669,6 +669,10 @@ def test_attainable_is_the_ceiling_of_the_points_own_type():
     assert roofs.attainable(100, rfs, "asm_thumb", "int8") == 4e6
     assert roofs.attainable(100, rfs, "viper", "int8") == 9e6
     assert roofs.attainable(1e-6, rfs, "asm_thumb", "int8") == pytest.approx(1e3)  # under the memory slope
+    # no ceiling of that type measured: the memory slope alone; no memory roof: the ceiling alone
+    assert roofs.attainable(2.0, rfs, "native", "int8") == 2e9
+    assert roofs.attainable(2.0, rfs[1:], "viper", "int8") == 9e6
+    assert roofs.attainable(2.0, [], "viper", "int8") == float("inf")
 
 
 def test_compare_takes_each_runs_fastest_variant_of_a_layer():

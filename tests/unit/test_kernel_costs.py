@@ -39,13 +39,21 @@ def test_the_amortize_note(headroom, share, noted):
 
 def test_a_per_row_fit_with_a_negative_part_keeps_the_other_part_alone():
     layer = conv()  # 5 x 4 output, 6 channels
-    two, one = tiles.tile(layer, "int8", 1, 2, 6), tiles.tile(layer, "int8", 1, 1, 6)
+    two, one = tiles.tile(layer, "int8", 2, 2, 6), tiles.tile(layer, "int8", 2, 1, 6)
     w2, w1 = tiles.executed_work(layer, two), tiles.executed_work(layer, one)
-    assert (w2, w1) == (2 * 5 * 3 * 6, 2 * 2 * 3 * 6)  # first row: 2 taps; columns -1 (2) and 1 (3)
+    # rows -1 (2 taps) and 1 (3); columns -1 (2) and 1 (3): 5 x 5 and 5 x 2 taps, 3 in x 6 out
+    assert (w2, w1) == (5 * 5 * 3 * 6, 5 * 2 * 3 * 6)
+    f, b = 3e-3, 2e-5  # per output row, per MAC
+    assert points.row_costs(layer, [(two, 2 * f + b * w2), (one, 2 * f + b * w1)]) == (
+        pytest.approx(f),
+        pytest.approx(b),
+    )
     # the narrow tile nearly free: a line through both times crosses zero below no work
     assert points.row_costs(layer, [(two, 1.0), (one, 0.01)]) == (0.0, pytest.approx(1.0 / w2))
-    # the narrow tile slower than the wide one: no per-MAC cost, all of it per row
-    assert points.row_costs(layer, [(two, 1.0), (one, 1.5)]) == (1.0, 0.0)
+    # the narrow tile slower than the wide one: no per-MAC cost, all of it per row (2 rows)
+    assert points.row_costs(layer, [(two, 1.0), (one, 1.5)]) == (0.5, 0.0)
+    # a line through zero: all per MAC, nothing per row
+    assert points.row_costs(layer, [(two, b * w2), (one, b * w1)]) == (pytest.approx(0.0, abs=1e-15), pytest.approx(b))
 
 
 def test_a_channel_fit_with_a_negative_part_keeps_the_other_part_alone():

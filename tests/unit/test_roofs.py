@@ -140,3 +140,33 @@ def test_the_results_and_the_terminal_say_which_sweep_was_left_out():
         "memory: c copy int8 is no ceiling: a call takes 842 us at 32 B and 842 us at 32 KiB, so the "
         "call, not the memory, sets its rate (call-bound)"
     ]
+
+
+def mac(em="bytecode", ty="int8", u=4, n=8, rep=1, k=None, us=2100, ovh=100, r=10):
+    rec = {"t": "mac", "em": em, "ty": ty, "u": u, "n": n, "r": r, "us": us, "ovh": ovh}
+    rec.update(macs=n * rep * u, chk=n * rep * u * (u + 1) // 2, **({"k": k, "rep": rep} if k else {}))
+    return rec
+
+
+def test_compute_ceilings_from_records_by_hand_and_in_the_document():
+    from mcuroof.results import document
+
+    recs = [
+        mac(us=2100),  # 32 MACs x 10 in 2000 us: 160 kMACC/s
+        mac(us=1100),  # the faster of two trials counts: 320 kMACC/s
+        mac(em="asm_thumb", ty="int32", us=300),  # 1.6 MMACC/s
+        mac(em="asm_thumb", ty="int8", rep=4, k="smlad", us=500),  # 128 MACs x 10 in 400 us: 3.2 MMACC/s
+    ]
+    got = [
+        (r["kind"], r["role"], r["emitter"], r["dtype"], r.get("kernel"), r["macs_per_s"])
+        for r in roofs.compute_roofs(recs)
+    ]
+    assert sorted(got, key=lambda g: -g[-1]) == [
+        ("compute", "roof", "asm_thumb", "int8", "smlad", pytest.approx(3.2e6)),
+        ("compute", "ceiling", "asm_thumb", "int32", None, pytest.approx(1.6e6)),
+        ("compute", "ceiling", "bytecode", "int8", None, pytest.approx(3.2e5)),
+    ]
+    data = document.build({"name": "qemu-m3", "firmware": "MicroPython 1.29.0"}, [mem(), *recs])
+    document.validate(data)
+    assert {r["kind"] for r in data["roofs"] if r["source"] == "measured"} == {"memory", "compute"}
+    assert all(r["source"] == "measured" for r in roofs.compute_roofs(recs))
