@@ -23,14 +23,15 @@ def test_conv_terms_by_hand():
     assert t["mac"] == 49 * 2 * 3
     assert t["run"] == 7 * 3 * 3  # valid kernel rows (7 over the 3 output rows) x 3 columns x 3 channels
     assert t["border"] == 8 * 3
-    # run lengths along a kernel row: 2*2=4, 3*2=6, 2*2=4 elements: all below a group of 8
-    assert t["tail"] == 7 * (4 + 6 + 4) * 3
+    # run lengths along a kernel row: 2*2=4, 3*2=6, 2*2=4 elements: below a group of 8, each a
+    # group of 4 and 0, 2, 0 single elements
+    assert t["quad"] == 7 * 3 * 3 and t["tail"] == 7 * 2 * 3
     assert t["input"] == 18 and t["weight"] == 3 * 9 * 2
 
 
 def test_dense_and_add_terms_by_hand():
     t = cost_model.terms("FULLY_CONNECTED", (1, 1, 20, 1, 1, 5, 1, 1, 1, 1, 0, 0, 5, 6, 0, 0))
-    assert (t["mac"], t["output"], t["run"], t["tail"], t["weight"]) == (100, 5, 5, 5 * 4, 100)
+    assert (t["mac"], t["output"], t["run"], t["quad"], t["tail"], t["weight"]) == (100, 5, 5, 5, 0, 100)
     t = cost_model.terms("ADD", (0,) * 12 + (0, 0, 0, 40))
     assert (t["call"], t["output"], t["input"], t["mac"]) == (1, 40, 80, 0)
 

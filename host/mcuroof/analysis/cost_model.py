@@ -25,10 +25,12 @@ TERMS = (
     "tap",
     "mac",
     "tail",
+    "quad",
     "border",
     "input",
     "weight",
     "lane_mac",
+    "lane_input",
     "pass",
     "block",
 )
@@ -42,10 +44,12 @@ LABELS = {
     "tap": "per window tap",
     "mac": "per MAC",
     "tail": "per run-tail element",
+    "quad": "per run-tail group of 4",
     "border": "per border output",
     "input": "per input element",
     "weight": "per weight element",
     "lane_mac": "per MAC in the kernel's lanes",
+    "lane_input": "per input gathered or widened per pixel",
     "pass": "per pass over pixels x channels",
     "block": "per weight widened per pixel block",
 }
@@ -75,7 +79,9 @@ def _up(n: int, g: int) -> int:
 
 
 def grained(op: str, params: tuple[int, ...], g: Grain) -> dict[str, float]:
-    """The lane_mac, pass and block terms of a grained kernel (all 0 without a grain)."""
+    """The lane_mac, lane_input, pass and block terms of a grained kernel: its MACs, the inputs
+    it gathers or widens for each pixel (K of them), its passes and its widened weights, each
+    counted over the lanes it fills (padding included)."""
     C, OH, OW, OC, KH, KW = params[2:8]
     k = C * KH * KW if op == "CONV_2D" else C
     n = OH * OW
@@ -83,6 +89,7 @@ def grained(op: str, params: tuple[int, ...], g: Grain) -> dict[str, float]:
     blocks = -(-n // g.block) if g.block else 1
     return {
         "lane_mac": _up(n, g.pixels) * _up(OC, g.chans) * _up(k, g.inputs),
+        "lane_input": _up(n, g.pixels) * _up(k, g.inputs),
         "pass": passes,
         "block": blocks * _up(OC, g.chans) * _up(k, g.inputs),
     }
@@ -107,13 +114,16 @@ def _terms(op: str, params: tuple[int, ...]) -> dict[str, float]:
         t.update(output=n, input=n * (2 if op == "ADD" else 1))
         return t
     if op == "FULLY_CONNECTED":
-        t.update(row=1, pixel=1, output=OC, run=OC, tap=1, mac=C * OC, tail=OC * (C % GROUP), input=C, weight=C * OC)
+        t.update(row=1, pixel=1, output=OC, run=OC, tap=1, mac=C * OC, tail=OC * (C % 4), quad=OC * (C % GROUP // 4))
+        t.update(input=C, weight=C * OC)
         return t
     vy, vx = _valid(OH, SH, PT, KH, H), _valid(OW, SW, PL, KW, V)
     conv = op == "CONV_2D"
     depth = C if conv else 1  # elements of a run per tap
     rows_valid, cols_valid = sum(vy), sum(vx)
-    tail_x = sum((x * depth) % GROUP for x in vx) if conv else 0  # dot runs: convolutions only
+    # dot runs (convolutions only) end in a group of 4 and single elements past their 8s
+    tail_x = sum((x * depth) % 4 for x in vx) if conv else 0
+    quad_x = sum((x * depth) % GROUP // 4 for x in vx) if conv else 0
     inner = sum(1 for y in vy if y == KH) * sum(1 for x in vx if x == KW)
     t.update(
         row=OH,
@@ -123,6 +133,7 @@ def _terms(op: str, params: tuple[int, ...]) -> dict[str, float]:
         tap=rows_valid * cols_valid,
         mac=rows_valid * cols_valid * depth * OC,
         tail=rows_valid * tail_x * OC,
+        quad=rows_valid * quad_x * OC,
         border=(OH * OW - inner) * OC,
         input=H * V * C,
         weight={"CONV_2D": OC * KH * KW * C, "DEPTHWISE_CONV_2D": OC * KH * KW}.get(op, 0),

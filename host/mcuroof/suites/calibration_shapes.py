@@ -69,6 +69,14 @@ _AVG = [((5, 5, 8), (5, 5)), ((4, 3, 16), (4, 3)), ((6, 6, 4), (2, 2)), ((3, 3, 
         ((4, 8, 8), (2, 2)), ((6, 6, 16), (6, 6)), ((9, 4, 4), (9, 4))]  # fmt: skip
 _MAX = [((4, 4, 8), (2, 2)), ((6, 6, 4), (3, 3)), ((8, 4, 8), (2, 2)), ((2, 6, 16), (2, 2)), ((6, 2, 3), (2, 2))]
 _ELEMENTWISE = [(4, 4, 1), (4, 4, 8), (8, 8, 8), (2, 3, 5), (16, 8, 4)]
+# added after the first shapes (numbered after them, so earlier raw logs keep their numbers):
+# global pools over tall windows and many channels (a pool's loop per window row and channel
+# group was not apart from its per-tap cost in the small windows above)
+_TALL_POOLS = [((12, 3, 48), (12, 3)), ((16, 2, 32), (16, 2)), ((20, 1, 24), (20, 1))]
+# and convolutions with over 167 inputs an output, which the DSP block kernel cannot hold
+_LONG_CONV = [((4, 4, 24), 6, (3, 3)), ((3, 5, 48), 4, (3, 3)), ((5, 3, 20), 8, (3, 3)), ((2, 6, 80), 3, (3, 3)),
+              ((3, 4, 36), 5, (3, 3))]  # fmt: skip
+_LONG_CONV1 = [((3, 3, 192), 4), ((2, 5, 256), 3), ((4, 2, 176), 6)]
 
 
 def _out(size: int, k: int, s: int, pad: str) -> int:
@@ -91,6 +99,9 @@ def specs() -> list[tuple[Spec, tuple]]:
     out += [_spatial("AVERAGE_POOL_2D", hwc, hwc[2], k, k, "valid", "NONE") for hwc, k in _AVG]
     out += [_spatial("MAX_POOL_2D", hwc, hwc[2], k, 2, "valid", "NONE") for hwc, k in _MAX]
     out += [(Spec("ADD", hwc, act="RELU"), (1, *hwc)) for hwc in _ELEMENTWISE]
+    out += [_spatial("AVERAGE_POOL_2D", hwc, hwc[2], k, k, "valid", "NONE") for hwc, k in _TALL_POOLS]
+    out += [_spatial("CONV_2D", hwc, oc, k, 1, "same") for hwc, oc, k in _LONG_CONV]
+    out += [_spatial("CONV_2D", hwc, oc, (1, 1), 1, "valid") for hwc, oc in _LONG_CONV1]
     return out
 
 
@@ -115,25 +126,31 @@ def op_class(layer: Layer) -> str:
     return {"FULLY_CONNECTED": "dense", "AVERAGE_POOL_2D": "avgpool", "MAX_POOL_2D": "maxpool"}.get(op, op.lower())
 
 
-def grain(job: Job) -> cost_model.Grain | None:
-    """How the job's SIMD kernel groups its work (kernels.ops.dsp_conv, dsp_dense, mve)."""
+def kernel_variant(job: Job) -> tuple[str, cost_model.Grain] | None:
+    """The variant of the job's SIMD kernel and how it groups its work (kernels.ops.dsp_conv,
+    dsp_dense, mve); None for the other generators."""
     g = dispatch.generator(job)
     name = g.name if g else None
-    if name == "dsp-conv":
-        p = job.tiles[0].params
-        k = p[2] * p[6] * p[7] if job.layer.op == "CONV_2D" else p[2]
-        groups = -(-k // 4)
-        one_pixel = all(t.params[3] * t.params[4] == 1 for t in job.tiles)
-        if one_pixel:
-            return cost_model.Grain(1, 1, 4)
-        direct = p[6] == p[7] == 1 and p[2] % 4 == 0
-        gather = 0 if direct else -(-(groups * 4) // 8) * 8
-        tsize = 16 + 24 * groups
-        triples = max(1, (dsp_conv.BLOCK_FRAME - (FRAME_HEAD + 16 * groups) - gather) // tsize)
-        return cost_model.Grain(3, 2, 4, 3 * triples if 16 + 24 * groups <= 1020 else 0)
     if name == "mve-conv":
-        return cost_model.Grain(1, 1, 16)
-    return None
+        return "", cost_model.Grain(1, 1, 16)
+    if name != "dsp-conv":
+        return None
+    p = job.tiles[0].params
+    k = p[2] * p[6] * p[7] if job.layer.op == "CONV_2D" else p[2]
+    groups = -(-k // 4)
+    if all(t.params[3] * t.params[4] == 1 for t in job.tiles):  # one pixel: dense passes
+        return "pixel", cost_model.Grain(1, 1, 4)
+    if 16 + 24 * groups > 1020:  # beyond the block kernel's reach: pixel pairs (dsp_conv.conv_source)
+        return "pairs", cost_model.Grain(2, 2, 4)
+    direct = p[6] == p[7] == 1 and p[2] % 4 == 0
+    gather = 0 if direct else -(-(groups * 4) // 8) * 8
+    triples = max(1, (dsp_conv.BLOCK_FRAME - (FRAME_HEAD + 16 * groups) - gather) // (16 + 24 * groups))
+    return "blocks", cost_model.Grain(3, 2, 4, 3 * triples)
+
+
+def grain(job: Job) -> cost_model.Grain | None:
+    v = kernel_variant(job)
+    return v[1] if v else None
 
 
 def terms(job: Job, tile) -> dict[str, float]:
@@ -144,4 +161,6 @@ def terms(job: Job, tile) -> dict[str, float]:
 def family(job: Job) -> str | None:
     """The layer-kernel family of a job: emitter/dtype/generator/op class (None: no kernel)."""
     g = dispatch.generator(job)
-    return f"{job.emitter}/{job.dtype}/{g.name}/{op_class(job.layer)}" if g else None
+    v = kernel_variant(job)
+    variant = f"-{v[0]}" if v and v[0] else ""
+    return f"{job.emitter}/{job.dtype}/{g.name}{variant}/{op_class(job.layer)}" if g else None
