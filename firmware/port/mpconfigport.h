@@ -1,4 +1,5 @@
-// mcuroof's bare-metal MicroPython port for QEMU's Arm boards (mps2-an385, mps2-an500, mps3-an547).
+// mcuroof's bare-metal MicroPython port for QEMU's Arm boards (mps2-an385, mps2-an500, mps3-an547)
+// and the rp2040js emulator's RP2040.
 #include <stdint.h>
 #include <alloca.h>
 #include "mpconfigboard.h"
@@ -31,7 +32,9 @@
 #define MICROPY_VFS                         (0)
 #define MICROPY_PY_UCTYPES                  (0)
 #define MICROPY_PY_SYS_PLATFORM             MCUROOF_BOARD
+#ifndef MICROPY_HW_BOARD_NAME
 #define MICROPY_HW_BOARD_NAME               MCUROOF_BOARD " (QEMU " MCUROOF_MACHINE ")"
+#endif
 #define MICROPY_HW_MCU_NAME                 MCUROOF_CORE
 
 #define MICROPY_ALLOC_PATH_MAX              (128)

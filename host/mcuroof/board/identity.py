@@ -30,6 +30,7 @@ PLATFORM_ISA = {
     "qemu-m3": frozenset({"armv7m"}),
     "qemu-m7": frozenset({"armv7m", "dsp", "fp32"}),
     "qemu-m55": frozenset({"armv7m", "dsp", "fp32", "mve", "mve-fp"}),
+    "rp2040js-pico": frozenset(),  # Cortex-M0+: Armv6-M only
 }
 
 

@@ -27,7 +27,7 @@ PROFILE_DIR = package_data.data_dir("boards")
 DTYPES = ("int8", "int16", "int32", "float32", "float64")
 MEMORY_KINDS = ("sram", "ccm", "tcm", "cache", "flash", "xip", "psram", "dram")
 RAM_KINDS = ("sram", "ccm", "tcm")
-CONNECTS = ("auto", "qemu", "unix")
+CONNECTS = ("auto", "qemu", "rp2040js", "unix")
 EMITTERS = ("bytecode", "native", "viper", "asm_thumb", "asm_xtensa")
 # [core].features: fpu (single precision), fpu64, dsp (Armv7E-M/Armv8-M DSP: SMLAD, two 16-bit
 # MACs per instruction), mve (Helium), simd (another SIMD unit, e.g. ESP32-S3 PIE), cache (a data
@@ -87,6 +87,7 @@ class Board:
     run: dict = field(default_factory=dict)
     features: tuple[str, ...] | None = None  # [core].features; None: the profile does not say
     features_source: str | None = None
+    limits: tuple[str, ...] = ()  # an emulator's: what it does not model (shown wherever figures are)
 
     @property
     def ram_bytes(self) -> int | None:
@@ -166,6 +167,12 @@ def _list_of(choices):
         return list(v)
 
     return check
+
+
+def _list_of_str(t: _Table, key, v):
+    if not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v):
+        t.fail(key, "must be a list of non-empty strings")
+    return v
 
 
 def _array(t: _Table, key: str) -> list[_Table]:
@@ -269,6 +276,7 @@ def _board(data: dict, path: Path, label: str) -> Board:
         port=top.get("port", _str),
         connect=top.get("connect", _one_of(CONNECTS)),
         note=top.get("note", _str, required=False),
+        limits=tuple(top.get("limits", _list_of_str, required=False) or ()),
         **_core(_subtable(top, "core")),
         source_path=path,
     )

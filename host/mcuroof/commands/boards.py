@@ -76,6 +76,7 @@ def _header(b: Board) -> Text:
         )
     if b.note:
         lines.append(f"note: {b.note}")
+    lines += [f"emulator does not model: {limit}" for limit in b.limits]
     if b.connect == "qemu":
         hz = boards.roof_clock_hz(b)
         lines.append(

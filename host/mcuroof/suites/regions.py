@@ -22,6 +22,7 @@ FLASH_MAP = {
     "qemu-m3": (0x0, 64 * 1024),
     "qemu-m7": (0x0, 64 * 1024),
     "qemu-m55": (0x0, 64 * 1024),
+    "rp2040js-pico": (0x10000000, 128 * 1024),  # the emulator's flash: a flat array, no XIP cache
 }
 # where the firmware runs from is not flash on QEMU's Arm machines: SSRAM (MPS2) or ITCM (AN547)
 CODE_REGION = {"qemu-m3": "code", "qemu-m7": "code", "qemu-m55": "code"}
