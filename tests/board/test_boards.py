@@ -42,7 +42,7 @@ def test_qemu_roofs_follow_icount():
         ('note = "not published"\n', "", "[[compute]][2].note is missing"),
         ('schema = 1', 'schema = 2', "schema 2 is newer than this mcuroof reads (1)"),
         ('schema = 1\n', "", "schema is missing"),
-        ('connect = "auto"', 'connect = "wifi"', "connect must be one of auto, qemu, unix"),
+        ('connect = "auto"', 'connect = "wifi"', "connect must be one of auto, qemu, rp2040js, unix"),
         ('count = 2', 'count = 2\nclok_hz = 5', "unknown field [core].clok_hz"),
         ('name = "{name}"', 'name = "other"', "name 'other' must match the file name 'tb'"),
         ('clock_source = "test"\n', "", "[core].clock_source is missing"),

@@ -1,0 +1,106 @@
+"""The emulated Pico (rp2040js-pico) end to end: the port built for the RP2040, the rp2040js runner
+on a real pty, mpremote talking to it, time that counts Cortex-M0+ cycles, a reset, the runner
+leaving with its host; and a compute run whose every ceiling keeps under its M0+ cycle bound."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mcuroof.analysis import timing_basis
+
+needs_rp2040js = pytest.mark.skipif(
+    not shutil.which("node") or not shutil.which("arm-none-eabi-gcc"),
+    reason="needs Node.js (make nodedeps) and gcc-arm-none-eabi (make armdeps)",
+)
+pytestmark = [needs_rp2040js, pytest.mark.slow]
+MPREMOTE = Path(sys.executable).parent / "mpremote"
+# SUBS (1 cycle) and a taken BGT (2 cycles, Cortex-M0+ TRM): 3 cycles an iteration, 8 ns each
+SPIN = (
+    "import time,machine,sys\n"
+    "@micropython.asm_thumb\n"
+    "def spin(r0):\n label(L)\n sub(r0,1)\n bgt(L)\n"
+    "def timed(n):\n t=time.ticks_us();spin(n);return time.ticks_diff(time.ticks_us(),t)\n"
+    "timed(10)\n"
+    "d=timed(N)-timed(1)\n"
+    "@micropython.viper\n"
+    "def v(n:int)->int:\n return n*3\n"
+    "@micropython.native\n"
+    "def w(n):\n return n+1\n"
+    "print(sys.platform, machine.freq(), d, v(5), w(5), machine.mem32[0x10000000] == machine.mem32[0x10000000])\n"
+)
+
+
+@pytest.fixture(scope="module")
+def emulator():
+    from mcuroof.links.rp2040js import Rp2040js
+
+    emu = Rp2040js()
+    emu.start()
+    yield emu
+    emu.stop()
+
+
+def _mpremote(pty: str, code: str) -> str:
+    done = subprocess.run([MPREMOTE, "connect", pty, "exec", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_mpremote_runs_every_emitter_and_time_counts_cycles(emulator):
+    """1,250,000 iterations of 3 cycles more than 1 are 3.75 M cycles: 30,000 us at 125 MHz (1 us:
+    the timer's step); the same figure on every run (the emulator's time is its cycle count)."""
+    runs = [_mpremote(emulator.pty, SPIN.replace("N", "1250001")).split() for _ in range(2)]
+    platform, freq, us, viper, native, flash = runs[0]
+    assert (platform, freq, viper, native, flash) == ("rp2040js-pico", "125000000", "15", "6", "True")
+    assert abs(int(us) - 30000) <= 1
+    assert runs[1][2] == us
+
+
+def test_reset_boots_again_and_the_runner_leaves_with_its_host(emulator):
+    """machine.reset() (a BKPT the runner answers with a fresh RP2040) prints the banner again;
+    a runner whose host closes the pty exits."""
+    import serial
+
+    with serial.Serial(emulator.pty, timeout=0.5) as port:
+        port.write(b"\x03\x02")
+        port.read(4096)
+        port.write(b"import machine;machine.reset()\r\n")
+        got = b""
+        deadline = time.monotonic() + 20
+        while b"MicroPython v" not in got and time.monotonic() < deadline:
+            got += port.read(4096)
+    assert b"MicroPython v1.29" in got and b"rp2040js emulator" in got
+    from mcuroof.links.rp2040js import Rp2040js
+
+    other = Rp2040js()
+    other.start()
+    proc = other.proc
+    os.close(other._slave)  # the host's end gone, as when its process dies
+    other._slave = None
+    assert proc.wait(10) == 0
+    other.stop()
+
+
+def test_a_compute_run_counts_cycles_and_keeps_under_the_cycle_bounds(tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [Path(sys.executable).parent / "mcuroof", "run", "--board", "rp2040js-pico", "--suite", "compute", "-o", out],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "per cycle at 125 MHz" in done.stdout
+    data = json.loads((out / "results.json").read_text())
+    basis = timing_basis.of(data["board"])
+    assert (basis.kind, basis.rate_hz) == (timing_basis.CYCLES, 125e6)
+    measured = [r for r in data["roofs"] if r["kind"] == "compute" and r["source"] == "measured"]
+    assert {r["emitter"] for r in measured} == {"bytecode", "native", "viper", "asm_thumb"}
+    for r in measured:  # Armv6-M: at most one MULS and one ADDS a MAC, a cycle each
+        assert 0 < basis.per_step(r["macs_per_s"]) <= 0.5, r["name"]
