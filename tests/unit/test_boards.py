@@ -233,3 +233,18 @@ def test_cli_boards_show(capsys):
 def test_cli_boards_unknown(capsys):
     assert main(["boards", "--show", "nosuch"]) == 2
     assert "mcuroof: unknown board 'nosuch'" in capsys.readouterr().err
+
+
+def test_a_port_is_never_read_as_a_profile():
+    """A serial device is no profile: reading /dev/ttyACM0 as TOML blocked a run for good."""
+    with pytest.raises(UserError, match="^/dev/null: not a profile"):
+        boards.load_board("/dev/null")
+    assert boards.find("/dev/null") is None and boards.find(None) is None
+    assert boards.find("qemu-m7").name == "qemu-m7"
+
+
+def test_a_board_without_profile_is_named_by_its_probe():
+    from mcuroof.board import identity
+
+    assert identity.board_name({"platform": "microbit"}, "/dev/pts/3") == "microbit on /dev/pts/3"
+    assert identity.board_name({}, "/dev/ttyACM0") == "MicroPython on /dev/ttyACM0"

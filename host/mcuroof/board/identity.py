@@ -40,6 +40,7 @@ class Core:
 
     isa: frozenset[str]
     source: str  # where that came from: "platform" or "none"
+    name: str | None = None  # "Cortex-M7"; None: not known
 
     def has(self, name: str) -> bool:
         return name in self.isa
@@ -56,3 +57,11 @@ def describe(probe: dict) -> Core:
     if isa is None:
         return Core(frozenset(), "none")
     return Core(isa, "platform")
+
+
+def board_name(probe: dict, port: str) -> str:
+    """The name of a board that has no profile, from what its probe found: "Cortex-M7 (mimxrt) on
+    /dev/ttyACM0", "microbit on /dev/pts/3" where the core is not known."""
+    core = describe(probe)
+    platform = probe.get("platform") or "MicroPython"
+    return f"{core.name} ({platform}) on {port}" if core.name else f"{platform} on {port}"

@@ -338,14 +338,23 @@ def board_names() -> list[str]:
 
 
 def load_board(name_or_path) -> Board:
-    """A board by profile name (boards/NAME.toml) or by the path of a .toml file."""
+    """A board by profile name (boards/NAME.toml) or by the path of a .toml file. Nothing else is
+    read: a serial port (/dev/ttyACM0) is not a profile, and reading one as a file blocks."""
     text = str(name_or_path)
     if text.endswith(".toml") or "/" in text or "\\" in text:
-        return load_path(Path(text))
+        path = Path(text)
+        if not text.endswith(".toml") and not path.is_file():
+            raise UserError(f"{text}: not a profile (a .toml file, or one of: {', '.join(board_names())})")
+        return load_path(path)
     path = PROFILE_DIR / f"{text}.toml"
     if not path.is_file():
         raise UserError(f"unknown board {text!r} (known: {', '.join(board_names())})")
     return load_path(path)
+
+
+def find(name: str | None) -> Board | None:
+    """The profile a board's name is, None where it is none (a port, or a name the probe made)."""
+    return load_board(name) if name in board_names() else None
 
 
 def list_boards() -> list[Board]:

@@ -199,7 +199,7 @@ def _run_clocks(req, spec: pipeline.Spec, console) -> int:
     link = _open(req, spec)
     top, moved = runfolder.first_missing(req.output), None
     try:
-        clocks.check_settable(link, spec.board, hzs[0])
+        clocks.check_settable(link, spec.board or req.port, hzs[0])
         moved = runfolder.create(req.output)
         runs = clocks.run_all(spec, link, req.output, hzs, console)
     except capability.Refused:
@@ -309,7 +309,7 @@ def _layer_request(req, suites: list[str]) -> tuple[list[str], layer_suite.Reque
 def _check_request(req, request: layer_suite.Request) -> None:
     """Refuse, before anything runs, emitters and element types the board's profile cannot run."""
     name = req.profile or req.board or (None if req.port or req.place else "qemu-microbit")
-    profile = boards.load_board(name) if name in boards.board_names() else None
+    profile = boards.find(name)
     capability.check(
         request.emitters, request.dtypes, request.network, name, profile.run.get("emitters") if profile else None
     )

@@ -100,6 +100,6 @@ class Target:
 @dataclass
 class Opened:
     link: Link
-    board: str  # the board's name in the results
+    board: str | None  # the board's name in the results; None: named by its probe (a port alone)
     icount_shift: int | None  # QEMU's shift, None where time is the board's
     profile: str | None  # the profile of the theoretical roofs, if any

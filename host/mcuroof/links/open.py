@@ -41,9 +41,7 @@ def open_link(target: Target, on_progress: Callable[[str, int, int], None] | Non
         from mcuroof.links.ports import resolve_port
         from mcuroof.links.serial import SerialLink
 
-        return Opened(
-            SerialLink(resolve_port(target.port)), target.board or target.profile or target.port, None, target.profile
-        )
+        return Opened(SerialLink(resolve_port(target.port)), target.board or target.profile, None, target.profile)
     target = with_profile_defaults(target)
     name = target.board or DEFAULT_BOARD
     if name not in profiles.board_names():

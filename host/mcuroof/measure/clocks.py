@@ -57,7 +57,7 @@ class Setting:
     """One clock of a --clocks run: set before the suites, read again after them."""
 
     hz: int
-    board: str
+    board: str | None  # None: a port alone, named by its probe
     hz_set: int | None = None
     hz_after: int | None = None
 
@@ -65,7 +65,7 @@ class Setting:
         rec = _setclock(collector, self.hz)
         if rec.get("why") or not rec.get("freq"):
             raise UserError(
-                f"--clocks: {self.board} cannot set its clock: machine.freq({self.hz}) raised {rec.get('why')}"
+                f"--clocks: {self.board or 'the board'} cannot set its clock: machine.freq({self.hz}) raised {rec.get('why')}"
             )
         self.hz_set = rec["freq"]
 

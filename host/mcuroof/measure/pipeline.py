@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from mcuroof.board import capability
+from mcuroof.board import capability, identity
 from mcuroof.board import profiles as boards
 from mcuroof.errors import BoardError
 from mcuroof.measure import host_memcpy, runfolder
@@ -31,7 +31,7 @@ from mcuroof.version import __version__
 class Spec:
     """What to run and on which board, as the header of raw.jsonl records it."""
 
-    board: str  # the board's name: qemu-microbit, unix, or a profile name
+    board: str | None  # the board's name: qemu-microbit, unix, a profile name; None: its probe names it
     icount_shift: int | None  # QEMU's -icount shift, None on a real board
     suites: list[str]
     profile: str | None = None  # the profile of the theoretical roofs
@@ -100,6 +100,7 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
         clock.facts(probe, spec.icount_shift) if clock else {},
         spec.suites,
         Context(records, spec.layers),
+        spec.profile or spec.board,
     )
     return results.document(facts, probe, records)
 
@@ -120,6 +121,8 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
         if entries:
             collector.resume_from(entries)
         probe = collector.probe()
+        if spec.board is None:  # a port alone: "Cortex-M7 (mimxrt) on /dev/ttyACM0"
+            spec.board = identity.board_name(probe, getattr(link, "device", None) or link.description)
         if spec.layers and not entries:
             capability.check_probe(spec.layers, probe, spec.board)
         for check in spec.on_probe:
@@ -154,6 +157,5 @@ def memcpy_reference(records: list[dict]) -> list[dict]:
 
 def theoretical(profile: str, icount_shift: int | None, clock_hz: float | None = None) -> list[dict]:
     """The profile's theoretical roofs at the clock the run had (set, emulated or the profile's)."""
-    if profile not in boards.board_names():
-        return []
-    return boards.theoretical_roofs(boards.load_board(profile), clock_hz=clock_hz, icount_shift=icount_shift)
+    board = boards.find(profile)
+    return boards.theoretical_roofs(board, clock_hz=clock_hz, icount_shift=icount_shift) if board else []

@@ -45,6 +45,7 @@ class Run:
     clock: dict = field(default_factory=dict)  # --clocks: clock_requested_hz, ...
     suites: list[str] = field(default_factory=list)  # the suites that ran
     context: object = None  # suites.base.Context: the run's request
+    profile: str | None = None  # the profile the board's caches and theory come from, if any
 
 
 def firmware_name(probe: dict) -> str:
@@ -75,7 +76,7 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
     board.update(run.clock)
     if not board.get("clock_hz"):
         board["clock_hz"] = run.clock.get("clock_set_hz")
-    data = build(board, records, run.reference, run.theoretical, _caches(run.board))
+    data = build(board, records, run.reference, run.theoretical, _caches(run.profile or run.board))
     for name in run.suites:  # the parts a suite adds itself (the layers suite: points and model)
         from mcuroof.suites import registry
 
@@ -108,18 +109,16 @@ def with_user_points(data: dict, uf, records: list[dict], roofs_from: Path | Non
     return data
 
 
-def _caches(board_name: str) -> list[dict]:
+def _caches(profile: str | None) -> list[dict]:
     """The caches the memory levels are named after (board/caches.py): the host's for the unix port,
-    else the board profile's, [] where none is known."""
+    else the board profile's, [] where the board has no profile (levels by plateaus)."""
     from mcuroof.board import caches
     from mcuroof.board import profiles as boards
 
-    if board_name == "unix":
+    if profile == "unix":
         return caches.host_caches()
-    try:
-        return caches.profile_caches(boards.load_board(board_name))
-    except Exception:  # a port or profile name without a profile: levels by plateaus
-        return []
+    board = boards.find(profile)
+    return caches.profile_caches(board) if board else []
 
 
 def build(

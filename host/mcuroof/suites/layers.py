@@ -93,8 +93,7 @@ def peaks_config(probe: dict, jobs: list) -> dict | None:
 
 def profile(board: dict) -> boards.Board | None:
     """The profile of the board that ran (where the board's name is one)."""
-    name = board.get("name")
-    return boards.load_board(name) if name in boards.board_names() else None
+    return boards.find(board.get("name"))
 
 
 def model_fit(board: dict, net: network.Network, pts: list[dict]) -> dict:
