@@ -30,7 +30,9 @@ TERMS = (
     "input",
     "weight",
     "lane_mac",
+    "stream_mac",
     "lane_input",
+    "gather_row",
     "pass",
     "block",
 )
@@ -49,7 +51,9 @@ LABELS = {
     "input": "per input element",
     "weight": "per weight element",
     "lane_mac": "per MAC in the kernel's lanes",
+    "stream_mac": "per MAC in lanes streamed from memory",
     "lane_input": "per input gathered or widened per pixel",
+    "gather_row": "per window row gathered per pixel",
     "pass": "per pass over pixels x channels",
     "block": "per weight widened per pixel block",
 }
@@ -72,6 +76,9 @@ class Grain:
     chans: int = 1
     inputs: int = 1
     block: int = 0
+    stream: bool = False  # the inputs stream from memory with the weights (MVE, K over 64)
+    direct: bool = False  # the inputs are read in place: none gathered
+    widen_per_pass: bool = False  # the inputs are widened again for each pass (DSP dense passes)
 
 
 def _up(n: int, g: int) -> int:
@@ -87,9 +94,12 @@ def grained(op: str, params: tuple[int, ...], g: Grain) -> dict[str, float]:
     n = OH * OW
     passes = -(-n // g.pixels) * -(-OC // g.chans)
     blocks = -(-n // g.block) if g.block else 1
+    macs = _up(n, g.pixels) * _up(OC, g.chans) * _up(k, g.inputs)
     return {
-        "lane_mac": _up(n, g.pixels) * _up(OC, g.chans) * _up(k, g.inputs),
-        "lane_input": _up(n, g.pixels) * _up(k, g.inputs),
+        "lane_mac": 0 if g.stream else macs,
+        "stream_mac": macs if g.stream else 0,
+        "lane_input": (passes if g.widen_per_pass else 0 if g.direct else _up(n, g.pixels)) * _up(k, g.inputs),
+        "gather_row": 0 if g.direct or op != "CONV_2D" else _up(n, g.pixels) * KH,
         "pass": passes,
         "block": blocks * _up(OC, g.chans) * _up(k, g.inputs),
     }
@@ -101,7 +111,8 @@ def terms(op: str, params: tuple[int, ...], grain: Grain | None = None) -> dict[
     by a kernel that groups its work by `grain` (None: one element at a time)."""
     t = _terms(op, params)
     if grain is not None and op in ("CONV_2D", "FULLY_CONNECTED"):
-        t.update(grained(op, params, grain))
+        # its dot products are the grain's lanes, not element-wise loops over runs and taps
+        t.update(dict.fromkeys(("run", "tap", "mac", "tail", "quad"), 0.0), **grained(op, params, grain))
     return t
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from mcuroof.analysis import cost_model
-from mcuroof.kernels.ops import dispatch, dsp_conv
+from mcuroof.kernels.ops import dispatch, dsp_common, dsp_conv, dsp_dense
 from mcuroof.kernels.ops.contract import Job
 from mcuroof.kernels.ops.dsp_common import FRAME_HEAD
 from mcuroof.model.builtins import Spec, spec_layer
@@ -131,15 +131,20 @@ def kernel_variant(job: Job) -> tuple[str, cost_model.Grain] | None:
     dsp_dense, mve); None for the other generators."""
     g = dispatch.generator(job)
     name = g.name if g else None
-    if name == "mve-conv":
-        return "", cost_model.Grain(1, 1, 16)
-    if name != "dsp-conv":
+    if name not in ("mve-conv", "dsp-conv"):
         return None
     p = job.tiles[0].params
     k = p[2] * p[6] * p[7] if job.layer.op == "CONV_2D" else p[2]
+    if name == "mve-conv":  # kernels.ops.mve.source: inputs in place where 1x1 and K % 16 == 0
+        return "", cost_model.Grain(1, 1, 16, stream=k > 64, direct=p[6] == p[7] == 1 and k % 16 == 0)
     groups = -(-k // 4)
     if all(t.params[3] * t.params[4] == 1 for t in job.tiles):  # one pixel: dense passes
-        return "pixel", cost_model.Grain(1, 1, 4)
+        direct = p[6] == p[7] == 1 and p[2] % 4 == 0
+        if not direct:
+            return "pixel", cost_model.Grain(1, 1, 4)
+        reach = (4095 - 4 * dsp_common.unroll(-(-k // 4), dsp_dense.DENSE_UNROLL)) // k + 1
+        n = max(1, min(len(dsp_dense.DENSE_ACCS), reach, p[5]))
+        return "pixel", cost_model.Grain(1, n, 4, direct=True, widen_per_pass=True)
     if 16 + 24 * groups > 1020:  # beyond the block kernel's reach: pixel pairs (dsp_conv.conv_source)
         return "pairs", cost_model.Grain(2, 2, 4)
     direct = p[6] == p[7] == 1 and p[2] % 4 == 0
