@@ -104,3 +104,39 @@ def test_a_compute_run_counts_cycles_and_keeps_under_the_cycle_bounds(tmp_path):
     assert {r["emitter"] for r in measured} == {"bytecode", "native", "viper", "asm_thumb"}
     for r in measured:  # Armv6-M: at most one MULS and one ADDS a MAC, a cycle each
         assert 0 < basis.per_step(r["macs_per_s"]) <= 0.5, r["name"]
+    # the register-only MULS + ADDS kernel: 32 MACs in 64 + 3 cycles a loop (SUBS 1, BGT 2), 0.478
+    muls = [r for r in measured if r["name"].endswith("muls")]
+    assert len(muls) == 3 and all(0.45 < basis.per_step(r["macs_per_s"]) for r in muls)
+
+
+def test_the_ldm_copy_moves_a_word_a_cycle_less_its_ldm_stm_and_loop():
+    """copy-ldm: 64 B copied (128 B counted, read and written) in 4 x (5 + 5) + 3 = 43 cycles,
+    2.98 B/cycle; the LDR/STR word copy 32 B counted in 8 x 2 + 2 + 1 + 2 = 21 cycles, 1.52 B/cycle.
+    Every output checked, on sizes from 64 B to 4 KiB."""
+    from mcuroof.analysis import roofs
+    from mcuroof.board import identity
+    from mcuroof.kernels import memory
+    from mcuroof.kernels.firmware import prefix
+    from mcuroof.links.rp2040js import Rp2040jsLink
+    from mcuroof.measure.protocol import parse_line
+
+    cfg = {
+        "emitters": ["asm_thumb"],
+        "types": ["i"],
+        "max_ws": {"asm_thumb": 4096},
+        "isa": identity.describe({"platform": "rp2040js-pico"}).peak_kernels,
+    }
+    movers = [k for k in memory.memory_kernels(cfg) if k.key.endswith(("copy4x", "copy-ldm"))]
+    link = Rp2040jsLink()
+    try:
+        best = {}
+        for k in movers:
+            lines = []
+            link.run(prefix(["memory"], {"win_us": 2000, "trials": 1, "min_n": 16}) + k.scripts(), lines.append)
+            recs = [parse_line(ln).data for ln in lines if ln.startswith("@mcr")]
+            recs = [r for r in recs if r.get("t") == "mem"]
+            assert len(recs) >= 5 and all(roofs.memory_ok(r) for r in recs), (k.key, recs)
+            best[k.key.rsplit("/", 1)[1]] = max(roofs.bandwidth(r) for r in recs) / 125e6  # B/cycle
+    finally:
+        link.close()
+    assert 2.7 < best["copy-ldm"] <= 128 / 43 and 1.3 < best["copy4x"] <= 32 / 21

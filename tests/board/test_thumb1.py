@@ -36,3 +36,14 @@ def test_source_is_data_lines_of_the_words():
     assert src.startswith("@micropython.asm_thumb\ndef dwpix(r0,r1,r2,r3):\n data(2,")
     words = [int(v) for line in src.splitlines()[2:] for v in line[len(" data(2,") : -1].split(",")]
     assert words == a.words()
+
+
+def test_the_ldm_copy_moves_what_the_assembler_encodes(tmp_path):
+    """The memory suite's Armv6-M copy (kernels.memory.ASM_COPY_LDM): LDMIA/STMIA as GNU encodes them."""
+    from mcuroof.kernels import memory, thumb1
+
+    a = thumb1.Asm()
+    a.ldm(0, range(4, 8))
+    a.stm(1, range(4, 8))
+    assert a.words() == assemble(tmp_path, a.gnu()) == [0xC8F0, 0xC1F0]
+    assert f" data(2,{','.join(['51440,49648'] * 4)})\n" in memory.ASM_COPY_LDM

@@ -50,3 +50,25 @@ def test_the_vmla_ceiling_counts_four_macs_an_instruction():
     u, dots, setup, loop, tail = compute._isa_body("vmla", "b", compute.ISA_REP)
     assert (u, dots) == (4, 32) and loop.count("data(") == 32  # 32 VMLA.S32: 128 MACs a loop
     assert compute._isa_body("vmla", "i", compute.ISA_REP) is None  # int8 layers' instruction only
+
+
+def test_the_muls_ceiling_is_one_muls_and_one_adds_a_mac_on_known_armv6m_cores_only():
+    """Armv6-M has no MLA: MULS + ADDS (a cycle each on a Cortex-M0+) is its MAC, 32 a loop."""
+    from mcuroof.board import identity
+
+    u, dots, setup, loop, tail = compute._isa_body("muls", "b", compute.ISA_REP)
+    assert (u, dots) == (2, 16) and loop.count(" mul(") == loop.count(" add(") == 32 and not tail
+    assert setup.count("ldrb(") == 4 and "mul(r6,r4)" in loop  # r4 holds x = 1: r6 keeps w
+    assert identity.describe({"platform": "rp2040js-pico"}).peak_kernels == ["muls"]
+    assert "muls" not in identity.describe({"platform": "qemu-m3"}).peak_kernels  # MLA there
+    assert identity.describe({"platform": "microbit"}).peak_kernels == []  # a core not known
+
+
+def test_the_ldm_copy_moves_16_words_a_loop_of_10_instructions():
+    loop = _loop(memory.ASM_COPY_LDM, "L", "bgt")
+    assert loop == ["data(2," + ",".join(["51440,49648"] * 4) + ")", "sub(r3,1)", "bgt(L)"]
+    assert "lsr(r3,r3,4)" in memory.ASM_COPY_LDM  # 16 words an iteration
+    kernels = memory.memory_kernels({"emitters": ["asm_thumb"], "types": ["i"], "max_ws": {}, "isa": ["muls"]})
+    assert any(k.key.endswith("copy-ldm") for k in kernels)
+    without = memory.memory_kernels({"emitters": ["asm_thumb"], "types": ["i"], "max_ws": {}, "isa": []})
+    assert not any(k.key.endswith("copy-ldm") for k in without)

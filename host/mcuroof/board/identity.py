@@ -15,8 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # the compute suite's asm_thumb peak kernels (kernels.compute.isa_kernels), each with the
-# instruction set it needs: an instruction the core lacks faults
+# instruction set it needs: an instruction the core lacks faults. None: MULS + ADDS, which every
+# core runs, is the peak only of a core known to lack MLA (a known Armv6-M core)
 PEAK_KERNELS = (
+    ("muls", None),
     ("mla", "armv7m"),
     ("smlad", "dsp"),
     ("vfma", "fp32"),
@@ -48,7 +50,8 @@ class Core:
     @property
     def peak_kernels(self) -> list[str]:
         """The asm_thumb peak kernels the compute suite runs on this core."""
-        return [kernel for kernel, needs in PEAK_KERNELS if needs in self.isa]
+        armv6m = self.source == "platform" and "armv7m" not in self.isa
+        return [kernel for kernel, needs in PEAK_KERNELS if (needs in self.isa if needs else armv6m)]
 
 
 def describe(probe: dict) -> Core:

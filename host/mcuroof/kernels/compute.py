@@ -98,6 +98,12 @@ def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
     type code tc (asm_thumb source; the sum ends in r2), None if it has none."""
     from mcuroof.kernels import thumb2 as t
 
+    if name == "muls" and tc in ASM_LOAD:
+        # Armv6-M: MULS Rdm, Rn (Rdm = Rn * Rdm) then ADDS, 2 instructions a MAC; x = [1] * u keeps
+        # w[j] in r6 and r7 through every product, so the operands stay in registers
+        ld, _, z = ASM_LOAD[tc]
+        setup = f" {ld}(r4,[r0,0])\n {ld}(r5,[r0,{z}])\n {ld}(r6,[r1,0])\n {ld}(r7,[r1,{z}])\n"
+        return 2, rep, setup, " mul(r6,r4)\n add(r2,r2,r6)\n mul(r7,r5)\n add(r2,r2,r7)\n" * rep, ""
     if name == "mla" and tc in ASM_LOAD:
         ld, _, z = ASM_LOAD[tc]
         setup = f" {ld}(r4,[r0,0])\n {ld}(r5,[r0,{z}])\n {ld}(r6,[r1,0])\n {ld}(r7,[r1,{z}])\n"

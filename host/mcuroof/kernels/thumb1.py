@@ -117,6 +117,10 @@ class Asm:
         """LDM Rn!, {regs} (Rn not in regs: written back)."""
         self._op(0xC800 | rn << 8 | _mask(regs), f"ldmia {_r(rn)}!, {_regs(regs)}")
 
+    def stm(self, rn, regs):
+        """STM Rn!, {regs} (written back)."""
+        self._op(0xC000 | rn << 8 | _mask(regs), f"stmia {_r(rn)}!, {_regs(regs)}")
+
     def push(self, regs):
         self._op(0xB400 | (LR in regs) << 8 | _mask(regs), f"push {_regs(regs)}")
 

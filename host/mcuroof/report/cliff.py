@@ -18,6 +18,7 @@ KERNEL_STYLES = {
     "triad": ":",
     "copy4": (0, (5, 1)),
     "copy4x": (0, (5, 1)),
+    "copy-ldm": (0, (3, 1)),
     "slice": "-",
 }
 
