@@ -126,11 +126,13 @@ def op_class(layer: Layer) -> str:
     return {"FULLY_CONNECTED": "dense", "AVERAGE_POOL_2D": "avgpool", "MAX_POOL_2D": "maxpool"}.get(op, op.lower())
 
 
-def kernel_variant(job: Job) -> tuple[str, cost_model.Grain] | None:
+def kernel_variant(job: Job) -> tuple[str, cost_model.Grain | None] | None:
     """The variant of the job's SIMD kernel and how it groups its work (kernels.ops.dsp_conv,
     dsp_dense, mve); None for the other generators."""
     g = dispatch.generator(job)
     name = g.name if g else None
+    if name == "dsp-depthwise" and "mve" in job.isa:  # the MVE kernel takes tiles of 4 rows or more
+        return dispatch.kernel_isa(job), None
     if name not in ("mve-conv", "dsp-conv"):
         return None
     p = job.tiles[0].params
@@ -155,7 +157,7 @@ def kernel_variant(job: Job) -> tuple[str, cost_model.Grain] | None:
 
 def grain(job: Job) -> cost_model.Grain | None:
     v = kernel_variant(job)
-    return v[1] if v else None
+    return v[1] if v else None  # (a depthwise variant has none)
 
 
 def terms(job: Job, tile) -> dict[str, float]:
