@@ -639,6 +639,7 @@ def _clock_facts(board: dict) -> list[tuple]:
         )
     elif board.get("clock_hz"):
         rows.append(("clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq() at the probe)"))
+    rows += [("the emulator does not model", limit) for limit in board.get("limits") or []]
     return rows
 
 

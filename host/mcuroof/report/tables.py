@@ -18,7 +18,9 @@ def roofs_table(result: dict, only: set[str] | None = None) -> Table:
     board = result.get("board", {})
     basis = timing_basis.of(board)
     title = f"Roofs: {board.get('name', '?')} ({board.get('firmware', '')}); {basis.sentence}"
-    t = Table(title=title, title_justify="left")
+    limits = board.get("limits") or []
+    caption = "\n".join(f"the emulator does not model: {limit}" for limit in limits) or None
+    t = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     per = [f"per {basis.step}"] if basis.step else []  # host time: no step to count per
     for col in ("kind", "name", "emitter", "dtype", "source", "value", *per, "/ theory"):
         t.add_column(col, justify="right" if col in ("value", *per, "/ theory") else "left")

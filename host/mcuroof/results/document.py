@@ -76,6 +76,9 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
     board.update(run.clock)
     if not board.get("clock_hz"):
         board["clock_hz"] = run.clock.get("clock_set_hz")
+    limits = _limits(run.board)
+    if limits:
+        board["limits"] = limits
     data = build(board, records, run.reference, run.theoretical, _caches(run.profile or run.board))
     for name in run.suites:  # the parts a suite adds itself (the layers suite: points and model)
         from mcuroof.suites import registry
@@ -107,6 +110,14 @@ def with_user_points(data: dict, uf, records: list[dict], roofs_from: Path | Non
         "errors": errors,
     }
     return data
+
+
+def _limits(profile: str | None) -> list[str]:
+    """What the board's emulator does not model (its profile's `limits`), [] elsewhere."""
+    from mcuroof.board import profiles as boards
+
+    board = boards.find(profile)
+    return list(board.limits) if board else []
 
 
 def _caches(profile: str | None) -> list[dict]:

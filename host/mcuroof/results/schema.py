@@ -93,6 +93,7 @@ BOARD = obj(
         "clock_set_hz": nullable(POSITIVE),
         "clock_lost": FLAG,
         "clock_note": TEXT,
+        "limits": array(TEXT),  # an emulator's profile: what it does not model
     },
 )
 
