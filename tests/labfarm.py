@@ -5,7 +5,7 @@ on every acquire, on all interfaces) through a wrapper first on the exporter's P
 is a QEMU micro:bit whose pty is exported as a RawSerialPort through a symlink under /dev/shm
 (labgrid wants a path under /dev/), so that a restarted QEMU (a new pty) is the same port.
 Every process is started here and stopped by its PID in stop(). Boards: place name -> mcuroof
-board name (qemu-microbit, or a QEMU Cortex-M board whose firmware mcuroof builds).
+board name (qemu-microbit, a QEMU Cortex-M board whose firmware mcuroof builds, or rp2040js-pico).
 """
 
 from __future__ import annotations
@@ -45,6 +45,15 @@ def ready() -> str | None:
     return None
 
 
+def _emulator(board: str):
+    """The board's emulator, whose start() gives the pty to export: QEMU, or rp2040js for the Pico."""
+    if board == "rp2040js-pico":
+        from mcuroof.links.rp2040js import Rp2040js
+
+        return Rp2040js()
+    return QemuMicrobit(SHIFT, board=board)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -63,7 +72,7 @@ class LoopbackFarm:
         self.address = f"127.0.0.1:{free_port()}"
         self.links = Path(tempfile.mkdtemp(prefix="mcuroof-farm-", dir="/dev/shm"))
         self.kinds = boards
-        self.boards = {name: QemuMicrobit(SHIFT, board=board) for name, board in boards.items()}
+        self.boards = {name: _emulator(board) for name, board in boards.items()}
         self.procs: list[subprocess.Popen] = []
         wrapper_dir = workdir / "bin"
         wrapper_dir.mkdir(exist_ok=True)
@@ -95,7 +104,8 @@ class LoopbackFarm:
         for name in self.boards:
             self.client(name, "create")
             self.client(name, "add-match", f"ex1/{name}/*")
-            self.client(name, "set-tags", f"board={self.kinds[name]}", f"icount_shift={SHIFT}")
+            shift = [f"icount_shift={SHIFT}"] if self.kinds[name] != "rp2040js-pico" else []  # rp2040js: cycles
+            self.client(name, "set-tags", f"board={self.kinds[name]}", *shift)
         return self
 
     def start_board(self, name: str) -> None:

@@ -87,17 +87,30 @@ def test_reset_boots_again_and_the_runner_leaves_with_its_host(emulator):
     other.stop()
 
 
-def test_a_compute_run_counts_cycles_and_keeps_under_the_cycle_bounds(tmp_path):
-    out = tmp_path / "out"
+def _run(out: Path, *where: str) -> tuple[dict, str]:
     done = subprocess.run(
-        [Path(sys.executable).parent / "mcuroof", "run", "--board", "rp2040js-pico", "--suite", "compute", "-o", out],
+        [Path(sys.executable).parent / "mcuroof", "run", *where, "--suite", "compute", "-o", out],
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, done.stderr
-    assert "per cycle at 125 MHz" in done.stdout
-    data = json.loads((out / "results.json").read_text())
+    return json.loads((out / "results.json").read_text()), done.stdout
+
+
+@pytest.fixture(scope="module")
+def compute_run(tmp_path_factory):
+    return _run(tmp_path_factory.mktemp("direct") / "out", "--board", "rp2040js-pico")
+
+
+def _measured(data: dict) -> dict:
+    return {r["name"]: r["macs_per_s"] for r in data["roofs"] if r["source"] == "measured"}
+
+
+def test_a_compute_run_counts_cycles_and_keeps_under_the_cycle_bounds(compute_run):
+    data, stdout = compute_run
+    assert "per cycle at 125 MHz" in stdout and "the emulator does not model: memory is idealised" in stdout
+    assert data["board"]["limits"] and "XIP cache" in data["board"]["limits"][0]
     basis = timing_basis.of(data["board"])
     assert (basis.kind, basis.rate_hz) == (timing_basis.CYCLES, 125e6)
     measured = [r for r in data["roofs"] if r["kind"] == "compute" and r["source"] == "measured"]
@@ -140,3 +153,22 @@ def test_the_ldm_copy_moves_a_word_a_cycle_less_its_ldm_stm_and_loop():
     finally:
         link.close()
     assert 2.7 < best["copy-ldm"] <= 128 / 43 and 1.3 < best["copy4x"] <= 32 / 21
+
+
+def test_a_labgrid_place_serves_the_emulated_pico(compute_run, tmp_path):
+    """The runner's pty exported by labgrid (ser2net, RFC 2217) like a QEMU board's: the place's
+    compute roofs are the direct run's (time counts cycles: the same to 0.5 %)."""
+    from labfarm import LoopbackFarm, ready
+
+    if ready():
+        pytest.skip(ready())
+    lab = LoopbackFarm({"pico1": "rp2040js-pico"}, tmp_path).start()
+    try:
+        data, _ = _run(tmp_path / "out", "--place", "pico1", "--coordinator", lab.address)
+    finally:
+        lab.stop()
+    assert data["board"]["name"] == "pico1" and data["board"]["icount_shift"] is None
+    assert data["board"]["limits"] == compute_run[0]["board"]["limits"]  # from the place's board= tag
+    assert timing_basis.of(data["board"]).kind == timing_basis.CYCLES
+    got, want = _measured(data), _measured(compute_run[0])
+    assert got.keys() == want.keys() and all(abs(got[k] / want[k] - 1) < 0.005 for k in want), (got, want)

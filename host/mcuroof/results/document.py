@@ -76,7 +76,7 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
     board.update(run.clock)
     if not board.get("clock_hz"):
         board["clock_hz"] = run.clock.get("clock_set_hz")
-    limits = _limits(run.board)
+    limits = _limits(run.profile or run.board)
     if limits:
         board["limits"] = limits
     data = build(board, records, run.reference, run.theoretical, _caches(run.profile or run.board))
