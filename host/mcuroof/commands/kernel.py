@@ -48,11 +48,11 @@ def configure(p):
 
 
 def board_help() -> str:
-    """The boards --board takes: those started here (QEMU, the unix port), from their profiles."""
+    """The boards --board takes: those started here (QEMU, rp2040js, the unix port), from their profiles."""
     from mcuroof.board import profiles
 
     try:
-        here = [b.name for b in profiles.list_boards() if b.connect in ("qemu", "unix")]
+        here = [b.name for b in profiles.list_boards() if b.connect in ("qemu", "rp2040js", "unix")]
     except Exception:  # a broken profile must not break --help: `mcuroof boards` names it
         here = []
     started = ", ".join(here) or "the QEMU boards and unix"

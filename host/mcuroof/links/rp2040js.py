@@ -27,6 +27,9 @@ RUNNER_DIR = FIRMWARE_DIR / "rp2040js"
 PACKAGE = "rp2040js@1.4.1"
 NODE_HINT = "apt-get install nodejs npm (Node 18 or later)"
 NODE_MAJOR = 18
+# the emulator runs MicroPython at about 10 M cycles a host second (5 under load), 12-25x slower
+# than a Pico: a layer call the suites size at a second of the board's time is silent for 25 s
+SILENCE_TIMEOUT = 120.0
 
 
 def node_dir() -> Path:
@@ -130,6 +133,7 @@ class Rp2040jsLink(SerialLink):
             self.emulator.stop()
             raise
         self.name = BOARD
+        self.timeout = SILENCE_TIMEOUT
         self.description = f"rp2040js {PACKAGE.split('@')[1]} on {pty} (time counts Cortex-M0+ cycles at 125 MHz)"
 
     def _device(self) -> str:
