@@ -11,6 +11,7 @@ from rich.table import Table
 
 from mcuroof.analysis import fit, timing_basis
 from mcuroof.errors import UserError
+from mcuroof.model import names as layer_names
 from mcuroof.model.load import load_network
 from mcuroof.report import terminal
 from mcuroof.results import document as results
@@ -39,14 +40,15 @@ def run(args) -> int:
         raise UserError(f"--emitter {','.join(bad)}: {bd.name} has {', '.join(bd.emitters)}")
     dtypes = parse_list(args.dtype, ("int8",), "--dtype") or ["int8"]
     nets = [load_network(m) for m in args.models]
-    docs = [document(bd, data, net, prediction.network(bd, net, dtypes, emitters)) for net in nets]
+    preds = [prediction.network(bd, net, dtypes, emitters) for net in nets]
+    docs = [document(bd, data, net, pred) for net, pred in zip(nets, preds)]
     if args.json:
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
         return 0
     con = terminal.console()
     basis = timing_basis.of(data.get("board", {}))
     if len(docs) == 1:
-        terminal.show(con, layer_table(docs[0], basis))
+        terminal.show(con, layer_table(docs[0], preds[0]["layers"], basis))
     terminal.show(con, model_table(docs, basis))
     return 0
 
@@ -70,13 +72,18 @@ def _ms(s: float | None) -> str:
     return "-" if s is None else f"{s * 1e3:.4g}"
 
 
-def layer_table(doc: dict, basis) -> Table:
+def layer_table(doc: dict, rows: list[dict], basis) -> Table:
+    """One row per layer and kernel; layers by their short name ("DW 3": the points' index)."""
     t = Table(title=f"Predicted layers of {doc['model']} on {doc['board']} (ms; {basis.sentence})")
-    for h in ("name", "op", "emitter", "dtype", "predicted ms", "roofline ms", "dominant term"):
+    for h in ("layer", "kernel", "predicted ms", "roofline ms", "dominant term"):
         t.add_column(h, justify="right" if "ms" in h else "left")
-    for r in doc["layers"]:
+    for r in rows:
         t.add_row(
-            r["name"], r["op"], r["emitter"], r["dtype"], _ms(r["seconds"]), _ms(r["bound_seconds"]), r["dominant"]
+            layer_names.short(r),
+            f"{r['emitter']} {r['dtype']}",
+            _ms(r["seconds"]),
+            _ms(r["bound_seconds"]),
+            r["dominant"],
         )
     return t
 

@@ -77,6 +77,13 @@ _TALL_POOLS = [((12, 3, 48), (12, 3)), ((16, 2, 32), (16, 2)), ((20, 1, 24), (20
 _LONG_CONV = [((4, 4, 24), 6, (3, 3)), ((3, 5, 48), 4, (3, 3)), ((5, 3, 20), 8, (3, 3)), ((2, 6, 80), 3, (3, 3)),
               ((3, 4, 36), 5, (3, 3))]  # fmt: skip
 _LONG_CONV1 = [((3, 3, 192), 4), ((2, 5, 256), 3), ((4, 2, 176), 6)]
+# and depthwise planes wide and tall enough for the MVE kernel's columns of 4 pixels
+_WIDE_DEPTHWISE = [
+    ((14, 12, 8), 1, "same"),
+    ((9, 16, 16), 1, "same"),
+    ((12, 10, 24), 2, "same"),
+    ((8, 8, 48), 1, "same"),
+]
 
 
 def _out(size: int, k: int, s: int, pad: str) -> int:
@@ -102,6 +109,7 @@ def specs() -> list[tuple[Spec, tuple]]:
     out += [_spatial("AVERAGE_POOL_2D", hwc, hwc[2], k, k, "valid", "NONE") for hwc, k in _TALL_POOLS]
     out += [_spatial("CONV_2D", hwc, oc, k, 1, "same") for hwc, oc, k in _LONG_CONV]
     out += [_spatial("CONV_2D", hwc, oc, (1, 1), 1, "valid") for hwc, oc in _LONG_CONV1]
+    out += [_spatial("DEPTHWISE_CONV_2D", hwc, hwc[2], (3, 3), s, pad) for hwc, s, pad in _WIDE_DEPTHWISE]
     return out
 
 
