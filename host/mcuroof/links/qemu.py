@@ -30,6 +30,17 @@ def is_qemu_board(name: str | None) -> bool:
     return name in MACHINES
 
 
+def end_process(proc: subprocess.Popen | None, grace: float = 5.0) -> None:
+    """An emulator process ended: asked to terminate, killed if it has not after `grace` seconds."""
+    if proc and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def firmware_args(board: str, on_progress=None) -> list[str]:
     """QEMU's arguments that load the board's firmware (building it first where needed)."""
     if board == "qemu-microbit":
@@ -114,13 +125,7 @@ class QemuMicrobit:
             self.proc.wait()
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        end_process(self.proc)
         self.proc = None
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from mcuroof.errors import UserError
 from mcuroof.kernels.firmware import FIRMWARE_DIR
 from mcuroof.links import firmware_build
+from mcuroof.links.qemu import end_process
 from mcuroof.links.serial import SerialLink
 
 BOARD = "rp2040js-pico"
@@ -111,13 +112,7 @@ class Rp2040js:
         if self._slave is not None:
             os.close(self._slave)
             self._slave = None
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        end_process(self.proc)
         self.proc = None
 
 
