@@ -34,6 +34,30 @@ def emitters():
 
 
 #--
+gc.collect()
+EMS = emitters()
+CPU = None
+#--
+# the core's ID registers (Arm M-profile, read by machine.mem32; board.identity decodes them):
+# CPUID, then on Armv7-M and later ID_ISAR3 (DSP), MVFR0/1 (FPU, MVE) where the core may have
+# them. Only where asm_thumb runs (a Thumb core), not on a host OS. Top-level code, not a
+# function: the micro:bit's 8 KB heap frees it before the probe's own checks compile.
+import sys
+arm = getattr(sys.implementation, '_mpy', 0) >> 10 & 15 in (0, 4, 5, 6, 7, 8)
+if arm and 'asm_thumb' in EMS and sys.platform not in ('linux', 'darwin', 'win32'):
+    try:
+        import machine
+        CPU = [machine.mem32[0xE000ED00]]
+        if CPU[0] >> 4 & 0xFFF in (0xC23, 0xC24, 0xC27, 0xD21, 0xD22):
+            CPU.append(machine.mem32[0xE000ED6C])
+        if CPU[0] >> 4 & 0xFFF in (0xC24, 0xC27, 0xD21, 0xD22):
+            CPU.append(machine.mem32[0xE000EF40])
+            CPU.append(machine.mem32[0xE000EF44])
+    except Exception:
+        CPU = None
+
+
+#--
 def probe():
     import sys
     gc.collect()
@@ -48,7 +72,7 @@ def probe():
     emit({'t': 'probe', 'schema': SCHEMA, 'platform': sys.platform,
           'version': list(sys.implementation.version), 'freq': freq,
           'tick_us': resolution(), 'loop_us': mn, 'loop_ovh': ov, 'loop_n': 64 * r,
-          'emitters': emitters(), 'float': has('x = 1.5 * 2'),
+          'emitters': EMS, 'cpu': CPU, 'float': has('x = 1.5 * 2'),
           'memoryview': has('m = memoryview(bytearray(4))\nm[0:2] = m[2:4]'), 'free': gc.mem_free()})
 
 

@@ -341,3 +341,13 @@ def point(layer, dtype, emitter, seconds, macc=1000):
         "tile_fraction": 1.0,
         "advice": "",
     }
+
+
+# the probe's ID registers (CPUID, ID_ISAR3, MVFR0, MVFR1: board.identity) as each emulated core
+# reports them (read over each board's pty with machine.mem32)
+CPU_REGS = {
+    "qemu-microbit": [0x410CC200],
+    "qemu-m3": [0x410FC231, 0x01111110],
+    "qemu-m7": [0x411FC272, 0x01111131, 0x10110221, 0x12000011],
+    "qemu-m55": [0x410FD221, 0x01111131, 0x10110221, 0x12100211],
+}

@@ -28,6 +28,7 @@ from mcuroof.suites import layer_plan, registry
 EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
 PROBES = {
     "qemu-microbit": {
+        "cpu": [0x410CC200],
         "platform": "microbit",
         "free": 8000,
         "float": True,
@@ -36,6 +37,7 @@ PROBES = {
         "tick_us": 1,
     },
     "qemu-m3": {
+        "cpu": [0x410FC231, 0x01111110],
         "platform": "qemu-m3",
         "free": 3_900_000,
         "float": True,
@@ -44,6 +46,7 @@ PROBES = {
         "tick_us": 1,
     },
     "qemu-m7": {
+        "cpu": [0x411FC272, 0x01111131, 0x10110221, 0x12000011],
         "platform": "qemu-m7",
         "free": 3_900_000,
         "float": True,
@@ -52,6 +55,7 @@ PROBES = {
         "tick_us": 1,
     },
     "qemu-m55": {
+        "cpu": [0x410FD221, 0x01111131, 0x10110221, 0x12100211],
         "platform": "qemu-m55",
         "free": 400_000,
         "float": True,
@@ -84,6 +88,10 @@ PROBES = {
         "tick_us": 1,
     },
 }
+# the probe's ID registers (CPUID, ID_ISAR3, MVFR0, MVFR1) as each emulated core reports them
+# (board.identity decodes them); a real M7 port's firmware names itself otherwise and gets the
+# same kernels as qemu-m7
+PROBES["mimxrt"] = {**PROBES["qemu-m7"], "platform": "mimxrt"}
 # (name, dsp, mve) the layer kernels are generated for
 ISAS = (("m0", False, False), ("dsp", True, False), ("mve", True, True))
 

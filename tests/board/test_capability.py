@@ -94,7 +94,7 @@ def test_a_port_without_profile_is_refused_after_its_probe(tmp_path, capsys):
         err = capsys.readouterr().err.strip()
         assert "\n" not in err
         assert err.startswith(
-            f"mcuroof: --emitter viper: microbit on {port} has bytecode: int8, float32 (all ops); asm_thumb: int8"
+            f"mcuroof: --emitter viper: Cortex-M0 (microbit) on {port} has bytecode: int8, float32 (all ops); asm_thumb: int8"
         )
         assert err.endswith("(its probe)")
         assert not (tmp_path / "new").exists()

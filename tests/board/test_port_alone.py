@@ -30,23 +30,64 @@ def port(request):
 
 
 # the micro:bit runs the default suites; the Arm boards the compute suite (seconds, not minutes)
-SUITES = {"qemu-microbit": [], "qemu-m3": ["--suite", "compute"]}
+SUITES = {"qemu-microbit": []}
+# the core each probe reports, and the asm_thumb ISA ceilings its registers say it has
+CORES = {
+    "qemu-microbit": ("Cortex-M0", set()),
+    "qemu-m3": ("Cortex-M3", {"mla"}),
+    "qemu-m7": ("Cortex-M7", {"mla", "smlad", "vfma"}),
+    "qemu-m55": ("Cortex-M55", {"mla", "smlad", "vfma", "vmladava", "vmla", "vfma-q"}),
+}
+
+
+def run_alone(tmp_path, board: str, device: str) -> dict:
+    out = tmp_path / "out"
+    assert main(["run", "--port", device, "-o", str(out), *SUITES.get(board, ["--suite", "compute"])]) == 0
+    for name in ("raw.jsonl", "results.json", "roofline.png", "report.html"):
+        assert (out / name).stat().st_size > 0, name
+    assert device in (out / "report.html").read_text()
+    return json.loads((out / "results.json").read_text())
+
+
+def isa_ceilings(data: dict) -> set[str]:
+    """The ISA peak kernels measured: 'int8 asm_thumb smlad' -> smlad."""
+    names = [r["name"].split() for r in data["roofs"] if r["kind"] == "compute" and r["source"] == "measured"]
+    return {n[2] for n in names if len(n) == 3 and n[1] == "asm_thumb"}
 
 
 @needs_qemu
 @pytest.mark.qemu
-@pytest.mark.parametrize("port", list(SUITES), indirect=True)
+@pytest.mark.parametrize("port", list(CORES), indirect=True)
 def test_a_port_alone_gets_results_plot_and_report(tmp_path, capsys, port):
+    """Named by its probe, its DSP/FPU/MVE ceilings chosen by its ID registers."""
     board, device = port
-    out = tmp_path / "out"
-    assert main(["run", "--port", device, "-o", str(out), *SUITES[board]]) == 0
-    for name in ("raw.jsonl", "results.json", "roofline.png", "report.html"):
-        assert (out / name).stat().st_size > 0, name
-    data = json.loads((out / "results.json").read_text())
+    data = run_alone(tmp_path, board, device)
     platform = {"qemu-microbit": "microbit"}.get(board, board)
-    assert data["board"]["platform"] == platform
-    assert data["board"]["name"].endswith(f"({platform}) on {device}") or data["board"]["name"] == (
-        f"{platform} on {device}"
-    )
+    core, ceilings = CORES[board]
+    assert data["board"]["platform"] == platform and data["board"]["core"]["source"] == "registers"
+    assert data["board"]["name"] == f"{core} ({platform}) on {device}"
+    assert isa_ceilings(data) == ceilings
     assert any(r["kind"] == "compute" and r["source"] == "measured" for r in data["roofs"])
-    assert device in (out / "report.html").read_text()
+
+
+@needs_qemu
+@pytest.mark.qemu
+@pytest.mark.parametrize("port", ["qemu-m7"], indirect=True)
+def test_a_real_ports_name_still_gets_smlad_and_vfma(tmp_path, capsys, monkeypatch, port):
+    """A firmware whose sys.platform is a real port's name (mimxrt, a Teensy 4's): what runs is
+    chosen by the core's registers, not by the name. The name is patched into the probe record
+    on the host (building a firmware variant per name would cost CI a firmware build)."""
+    from mcuroof.measure import collect
+
+    real = collect.Collector.probe
+
+    def renamed(self):
+        rec = real(self)
+        rec["platform"] = "mimxrt"
+        return rec
+
+    monkeypatch.setattr(collect.Collector, "probe", renamed)
+    board, device = port
+    data = run_alone(tmp_path, board, device)
+    assert data["board"]["name"] == f"Cortex-M7 (mimxrt) on {device}"
+    assert isa_ceilings(data) == {"mla", "smlad", "vfma"}

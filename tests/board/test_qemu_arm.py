@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+from factories import CPU_REGS
 from mcuroof.analysis import roofs
 from mcuroof.board import identity
 from mcuroof.kernels import compute, memory
@@ -55,6 +56,7 @@ def test_asm_kernels_compute_the_right_sums(board):
         probe = _records(link, prefix([], cfg) + source("probe"))[0]
         assert probe["platform"] == board and probe["version"][:2] == [1, 29]
         assert probe["emitters"] == ["bytecode", "native", "viper", "asm_thumb"] and probe["float"]
+        assert probe["cpu"] == CPU_REGS[board]  # the core's ID registers, read by the probe
         # the suite's asm_thumb kernels as a big heap gets them: dot products unrolled 16x and
         # the ISA peak kernels of this core
         ks = compute.compute_kernels(
@@ -64,11 +66,11 @@ def test_asm_kernels_compute_the_right_sums(board):
                 "unroll": 16,
                 "unroll_asm": 16,
                 "iters": {"asm_thumb": 64},
-                "isa": identity.describe({"platform": board}).peak_kernels,
+                "isa": identity.describe({"cpu": CPU_REGS[board]}).peak_kernels,
             }
         )
         assert len(ks) == 3 + len(
-            compute.isa_kernels(identity.describe({"platform": board}).peak_kernels, ["b", "h", "i", "f"], 64)
+            compute.isa_kernels(identity.describe({"cpu": CPU_REGS[board]}).peak_kernels, ["b", "h", "i", "f"], 64)
         )
         for k in ks:
             mac = [r for r in _records(link, prefix(["compute"], cfg) + k.scripts()) if r.get("t") == "mac"]
@@ -89,7 +91,7 @@ def test_simd_int8_stream_kernels_move_lanes_not_bytes(board):
         "emitters": ["asm_thumb"],
         "types": ["b"],
         "max_ws": {"asm_thumb": 3 * 1024},
-        "isa": identity.describe({"platform": board}).peak_kernels,
+        "isa": identity.describe({"cpu": CPU_REGS[board]}).peak_kernels,
     }
     ks = memory.memory_kernels(cfg)
     assert [k.key.rsplit("/", 1)[1] for k in ks] == ["copy", "scale", "add", "triad"]

@@ -65,7 +65,7 @@ def _asm_overhead(p: dict) -> str:
 
 
 # asm_thumb on a core whose SMLAD (or MVE) ceiling was measured runs kernels.ops.dsp_* (the same
-# platforms: board.identity)
+# cores: board.identity)
 DSP_OVERHEAD = (
     "the assembler already runs the whole tile with SMLAD: its loads, SXTB16 widening and "
     "requantization are instructions the SMLAD ceiling does not count"
@@ -98,9 +98,12 @@ class Features:
 
     names: frozenset[str] | None
     emitters: tuple[str, ...]
+    known: frozenset[str] | None = None  # the names `names` speaks for (None: all of them)
 
     def has(self, name: str) -> bool | None:
-        return None if self.names is None else name in self.names
+        if self.names is None or (self.known is not None and name not in self.known):
+            return None
+        return name in self.names
 
     def simd(self) -> str | None:
         """The integer SIMD this board has and MicroPython can reach (an inline assembler)."""
@@ -113,6 +116,18 @@ class Features:
 def features(profile, emitters) -> Features:
     names = getattr(profile, "features", None)
     return Features(frozenset(names) if names is not None else None, tuple(emitters or ()))
+
+
+def board_features(board: dict) -> Features:
+    """What a results document's board has: its core as board.identity described it (the
+    registers, else the profile), and its probe's emitters."""
+    core = board.get("core") or {}
+    names, known = core.get("features"), core.get("known")
+    return Features(
+        frozenset(names) if names is not None else None,
+        tuple(board.get("emitters") or ()),
+        frozenset(known) if known is not None else None,
+    )
 
 
 def kind(p: dict) -> str:

@@ -154,12 +154,13 @@ def point(
     recs: list[dict],
     roofs: list[dict],
     emitters: list[str],
-    features: frozenset[str] | None = None,
+    features=None,
     kernel_isa: str | None = None,
 ) -> dict:
     """The point of a Job from its layer records (firmware/layers.py): the first candidate's
     record, then its companion's if the job has companions. `emitters` the board's (its
-    probe's), `features` its profile's [core].features (None: not declared), `kernel_isa` the
+    probe's), `features` what the board has (advice.Features, or its profile's [core].features:
+    None not declared), `kernel_isa` the
     extension its kernel used (kernels.ops.dispatch.kernel_isa)."""
     layer = job.layer
     n = len(job.candidates)
@@ -240,7 +241,7 @@ def amortize_note(p: dict) -> dict:
     return p
 
 
-def place(p: dict, roofs: list[dict], emitters: list[str], features: frozenset[str] | None = None) -> dict:
+def place(p: dict, roofs: list[dict], emitters: list[str], features=None) -> dict:
     """Put a point (macc, bytes, oi, seconds, emitter, dtype) under its roofs: achieved rates,
     memory share, bound, attainable roof, headroom and advice. An emitter of None goes under
     the board's top roofs (a user kernel that names none). The MAC rate counts `macc_executed`
@@ -265,7 +266,8 @@ def place(p: dict, roofs: list[dict], emitters: list[str], features: frozenset[s
         _place_under_op_roof(p, roofs, by_mem)
     # above the ceiling of the instructions it can use, too: a ceiling kernel slower than a layer's
     p["above_roof"] = any(roofs_mod.above_roof(h) for h in (p["headroom"], p.get("op_headroom")))
-    p["advice_kind"], p["advice"] = advice_mod.advise(p, roofs, advice_mod.Features(features, tuple(emitters)))
+    feats = features if isinstance(features, advice_mod.Features) else advice_mod.Features(features, tuple(emitters))
+    p["advice_kind"], p["advice"] = advice_mod.advise(p, roofs, feats)
     return p
 
 

@@ -1,8 +1,18 @@
 """What the board is: its core and the instruction sets its kernels may use.
 
 The one description of a board that the suites (which ceilings and movers run), the layer
-kernels (which generators apply: kernels.ops.dispatch) and the advice read. Pure computation
-from the board's probe record (and its profile), no I/O.
+kernels (which generators apply: kernels.ops.dispatch) and the advice read, for boards with a
+profile and without alike. Pure computation from the board's probe record (and its profile),
+no I/O.
+
+Where it comes from, first found wins:
+1. the core's own ID registers, which the probe reads where machine.mem32 exists on a Thumb
+   core (firmware/probe.py `cpu`): CPUID's part number names the core, ID_ISAR3's SIMD field
+   says DSP, MVFR0 the FPU (single, double), MVFR1 MVE (integer, floating point). A profile's
+   [core].features that disagree give one warning line: the board wins.
+2. the profile's [core].features (a board whose registers cannot be read: unix port, Xtensa);
+3. neither: only what every core has.
+No name the firmware gives sys.platform decides which instructions run.
 
 Instruction sets are named beyond what every Arm M-profile core runs (Armv6-M Thumb, the
 Cortex-M0's): "armv7m" (MLA, Thumb-2 encodings), "dsp" (the DSP extension: SMLAD, SXTB16,
@@ -26,26 +36,49 @@ PEAK_KERNELS = (
     ("vmla", "mve"),
     ("vfma-q", "mve-fp"),
 )
-# the cores known by the name their firmware gives sys.platform (only the emulated ones are
-# known for sure)
-PLATFORM_ISA = {
-    "qemu-m3": frozenset({"armv7m"}),
-    "qemu-m7": frozenset({"armv7m", "dsp", "fp32"}),
-    "qemu-m55": frozenset({"armv7m", "dsp", "fp32", "mve", "mve-fp"}),
-    "rp2040js-pico": frozenset(),  # Cortex-M0+: Armv6-M only
+# CPUID part number (bits 15:4; Arm's implementer code 0x41) -> core (Arm TRMs, CPUID register)
+PARTS = {
+    0xC20: "Cortex-M0",
+    0xC60: "Cortex-M0+",
+    0xC23: "Cortex-M3",
+    0xC24: "Cortex-M4",
+    0xC27: "Cortex-M7",
+    0xD21: "Cortex-M33",
+    0xD22: "Cortex-M55",
 }
+ARMV6M = ("Cortex-M0", "Cortex-M0+")
+# the profile's feature names the registers decide (cache and other SIMD units they do not)
+READ_FEATURES = ("fpu", "fpu64", "dsp", "mve")
+# instruction sets from profile features
+FEATURE_ISA = {"fpu": "fp32", "dsp": "dsp", "mve": "mve"}
 
 
 @dataclass(frozen=True)
 class Core:
-    """The board's core as far as it is known: the instruction sets its kernels may use."""
+    """The board's core as far as it is known: the instruction sets its kernels may use and the
+    profile-style feature names the advice reads (None: not known either way)."""
 
     isa: frozenset[str]
-    source: str  # where that came from: "platform" or "none"
+    source: str  # where that came from: "registers", "profile" or "none"
     name: str | None = None  # "Cortex-M7"; None: not known
+    features: frozenset[str] | None = None  # fpu, fpu64, dsp, mve, cache, simd; None: not known
+    known: frozenset[str] | None = None  # the feature names `features` speaks for; None: all
+    warning: str | None = None  # the profile disagrees with the registers (the registers win)
 
     def has(self, name: str) -> bool:
         return name in self.isa
+
+    def feature(self, name: str) -> bool | None:
+        """Has it this profile feature (True/False), or is that not known (None)?"""
+        if self.features is None or (self.known is not None and name not in self.known):
+            return None
+        return name in self.features
+
+    def record(self) -> dict:
+        """The core as results.json's board carries it."""
+        feats = None if self.features is None else sorted(self.features)
+        rec = {"name": self.name, "source": self.source, "isa": sorted(self.isa), "features": feats}
+        return rec | ({"known": sorted(self.known)} if self.known is not None else {})
 
     @property
     def peak_kernels(self) -> list[str]:
@@ -54,12 +87,62 @@ class Core:
         return [kernel for kernel, needs in PEAK_KERNELS if (needs in self.isa if needs else armv6m)]
 
 
-def describe(probe: dict) -> Core:
-    """The core of the board that sent this probe record."""
-    isa = PLATFORM_ISA.get(probe.get("platform"))
-    if isa is None:
-        return Core(frozenset(), "none")
-    return Core(isa, "platform")
+def decode(regs: list[int]) -> tuple[str | None, frozenset[str], frozenset[str]]:
+    """The core's name, instruction sets and feature names from CPUID[, ID_ISAR3[, MVFR0, MVFR1]]."""
+    cpuid, rest = regs[0], list(regs[1:]) + [0, 0, 0]
+    name = PARTS.get(cpuid >> 4 & 0xFFF) if cpuid >> 24 == 0x41 else None
+    isar3, mvfr0, mvfr1 = rest[:3]
+    feats = set()
+    if isar3 >> 4 & 0xF >= 3:  # SIMD_instrs: 3 = the DSP extension (SMLAD, SADD8, ...)
+        feats.add("dsp")
+    if mvfr0 >> 4 & 0xF:  # single-precision
+        feats.add("fpu")
+    if mvfr0 >> 8 & 0xF:  # double-precision
+        feats.add("fpu64")
+    mve = mvfr1 >> 8 & 0xF  # 1: integer MVE, 2: integer and floating point
+    if mve:
+        feats.add("mve")
+    isa = {FEATURE_ISA[f] for f in feats if f in FEATURE_ISA}
+    if name and name not in ARMV6M:
+        isa.add("armv7m")
+    if mve >= 2:
+        isa.add("mve-fp")
+    return name, frozenset(isa), frozenset(feats)
+
+
+def describe(probe: dict, profile=None) -> Core:
+    """The core of the board that sent this probe record; `profile` (board.profiles.Board or
+    None) where the board has one."""
+    declared = getattr(profile, "features", None)
+    declared = frozenset(declared) if declared is not None else None
+    regs = probe.get("cpu")
+    if isinstance(regs, list) and regs and isinstance(regs[0], int):
+        name, isa, feats = decode(regs)
+        if name:
+            return _from_registers(name, isa, feats, declared)
+    if declared is not None:
+        core = getattr(profile, "core_name", None)
+        isa = {FEATURE_ISA[f] for f in declared if f in FEATURE_ISA}
+        if isa or (core in PARTS.values() and core not in ARMV6M):
+            isa.add("armv7m")  # an FPU or DSP core is Armv7-M or later
+        if "mve" in declared and "fpu" in declared:
+            isa.add("mve-fp")
+        return Core(frozenset(isa), "profile", core, declared)
+    return Core(frozenset(), "none")
+
+
+def _from_registers(name: str, isa: frozenset, feats: frozenset, declared: frozenset | None) -> Core:
+    read = frozenset(READ_FEATURES)
+    if declared is None:
+        return Core(isa, "registers", name, feats, read)
+    warning = None
+    if declared & read != feats:
+        said, found = sorted(declared & read), sorted(feats)
+        warning = (
+            f"the profile's features ({', '.join(said) or 'none'}) disagree with the {name}'s registers "
+            f"({', '.join(found) or 'none'}): the registers are used"
+        )
+    return Core(isa, "registers", name, feats | (declared - read), None, warning)
 
 
 def board_name(probe: dict, port: str) -> str:

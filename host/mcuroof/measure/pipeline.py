@@ -99,7 +99,7 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
         memcpy_reference(records) if probe.get("platform") == "linux" else None,
         clock.facts(probe, spec.icount_shift) if clock else {},
         spec.suites,
-        Context(records, spec.layers),
+        Context(records, spec.layers, profile=boards.find(spec.profile or spec.board)),
         spec.profile or spec.board,
     )
     return results.document(facts, probe, records)
@@ -123,6 +123,10 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
         probe = collector.probe()
         if spec.board is None:  # a port alone: "Cortex-M7 (mimxrt) on /dev/ttyACM0"
             spec.board = identity.board_name(probe, getattr(link, "device", None) or link.description)
+        profile = boards.find(spec.profile or spec.board)
+        warning = identity.describe(probe, profile).warning
+        if warning:
+            console.print(f"warning: {warning}", highlight=False)
         if spec.layers and not entries:
             capability.check_probe(spec.layers, probe, spec.board)
         for check in spec.on_probe:
@@ -130,7 +134,7 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
         progress.update(task, completed=1)
         for suite in spec.suites:
             contract = registry.get(suite)
-            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file))
+            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file, profile))
             keys = [k.key for k in contract.kernels(cfg)]
             task = progress.add_task(suite, total=len(keys))
             seen: set[str] = set()

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.board import identity
+from mcuroof.board import profiles as boards
 from mcuroof.errors import UserError, read_text
 from mcuroof.results import recheck
 from mcuroof.version import __version__
@@ -60,6 +62,7 @@ def board_info(name: str, probe: dict, link_description: str, icount_shift: int 
         "firmware": firmware_name(probe),
         "clock_hz": probe.get("freq"),
         "emitters": probe.get("emitters", []),
+        "cpu": probe.get("cpu"),  # the core's ID registers (board.identity), None where not read
         "icount_shift": icount_shift,
         "free_heap": probe.get("free"),
         "float": probe.get("float"),
@@ -71,6 +74,7 @@ def board_info(name: str, probe: dict, link_description: str, icount_shift: int 
 def document(run: Run, probe: dict, records: list[dict]) -> dict:
     """The complete results document of one run, checked against the schema."""
     board = board_info(run.board, probe, run.link, run.icount_shift)
+    board["core"] = identity.describe(probe, boards.find(run.profile or run.board)).record()
     if run.wall_seconds is not None:
         board["wall_seconds"] = round(run.wall_seconds, 1)
     board.update(run.clock)
@@ -124,7 +128,6 @@ def _caches(profile: str | None) -> list[dict]:
     """The caches the memory levels are named after (board/caches.py): the host's for the unix port,
     else the board profile's, [] where the board has no profile (levels by plateaus)."""
     from mcuroof.board import caches
-    from mcuroof.board import profiles as boards
 
     if profile == "unix":
         return caches.host_caches()

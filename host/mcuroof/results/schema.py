@@ -84,6 +84,7 @@ BOARD = obj(
         "firmware": TEXT,
         "clock_hz": nullable(POSITIVE),
         "emitters": array(TEXT),
+        "cpu": nullable(array(COUNT)),
         "icount_shift": nullable(COUNT),
         "free_heap": nullable(COUNT),
         "tick_us": nullable(NON_NEGATIVE),
@@ -94,6 +95,11 @@ BOARD = obj(
         "clock_lost": FLAG,
         "clock_note": TEXT,
         "limits": array(TEXT),  # an emulator's profile: what it does not model
+        # board.identity: the core as its registers (or its profile) say
+        "core": obj(
+            {"source": TEXT, "isa": array(TEXT)},
+            {"name": nullable(TEXT), "features": nullable(array(TEXT)), "known": array(TEXT)},
+        ),
     },
 )
 

@@ -24,6 +24,7 @@ class Context:
     records: list[dict] = field(default_factory=list)
     layers: object | None = None  # suites.layers.Request (--model)
     user_file: object | None = None  # kernels.user.UserFile (`mcuroof kernel FILE.py`)
+    profile: object | None = None  # board.profiles.Board: the board's profile, if it has one
 
 
 def no_shrink(cfg: dict, key: str) -> None:

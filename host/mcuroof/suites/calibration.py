@@ -131,6 +131,7 @@ def probe_of(board: dict) -> dict:
         "free": board.get("free_heap") or 0,
         "float": board.get("float", True),
         "tick_us": board.get("tick_us") or 1,
+        "cpu": board.get("cpu"),
     }
 
 

@@ -24,7 +24,7 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
         "iters": ITERS if is_small(probe) else ITERS_LARGE,
         "unroll": unroll,
         "unroll_asm": unroll_asm,
-        "isa": identity.describe(probe).peak_kernels,
+        "isa": identity.describe(probe, ctx.profile if ctx else None).peak_kernels,
     }
 
 

@@ -68,15 +68,15 @@ def config(probe: dict, ctx: Context) -> dict:
     _, mac, _ = roofs_mod.split(records)
     work = layer_plan.max_work(roofs_mod.compute_roofs(mac), emitters, dtypes, size, request.tile_seconds)
     request.jobs, request.skipped = layer_plan.plan(request.network, dtypes, emitters, probe.get("free", 0), work)
-    isa = identity.describe(probe).isa
+    isa = identity.describe(probe, ctx.profile).isa
     request.jobs = [dataclasses.replace(j, isa=isa) for j in request.jobs]
     cfg = {**timing.timing(probe), "jobs": request.jobs}
     if size == "large":
-        cfg["peaks"] = peaks_config(probe, request.jobs)
+        cfg["peaks"] = peaks_config(probe, request.jobs, ctx)
     return cfg
 
 
-def peaks_config(probe: dict, jobs: list) -> dict | None:
+def peaks_config(probe: dict, jobs: list, ctx: Context | None = None) -> dict | None:
     """The compute suite's config for the emitters and types the layers ran, to measure their
     ceilings again after them in the same process. On the unix port the host's speed moved
     by up to 1.6x between processes (and boxed-float code between two speeds), which put
@@ -85,7 +85,7 @@ def peaks_config(probe: dict, jobs: list) -> dict | None:
     pairs = {(j.emitter, j.dtype) for j in jobs}
     if not pairs:
         return None
-    cfg = compute.config(probe)
+    cfg = compute.config(probe, ctx)
     cfg["emitters"] = [e for e in cfg["emitters"] if any(e == em for em, _ in pairs)]
     cfg["types"] = [layer_plan.DTYPES[dt][0] for dt in layer_plan.DTYPES if any(dt == d for _, d in pairs)]
     return cfg
@@ -107,8 +107,7 @@ def results_parts(request: Request, records: list[dict], roofs: list[dict], boar
     """The `points`, `model` and layer `checks` of results.json (results.document merges them)."""
     emitters = board.get("emitters", [])
     by_key = {job.key: job for job in request.jobs}
-    prof = profile(board)
-    features = frozenset(prof.features) if prof and prof.features is not None else None
+    features = advice.board_features(board)
     recs: dict[str, list[dict]] = {}
     for rec in records:
         if rec.get("t") == "layer" and key(rec) in by_key:
@@ -118,7 +117,7 @@ def results_parts(request: Request, records: list[dict], roofs: list[dict], boar
         for key, rs in recs.items()
         if any(r.get("cand", 0) < len(by_key[key].candidates) for r in rs)
     ]
-    advice.advise_all(pts, roofs, advice.Features(features, tuple(emitters)))
+    advice.advise_all(pts, roofs, features)
     for p in pts:  # advise_all wrote the advice anew
         points_mod.amortize_note(p)
     net = request.network

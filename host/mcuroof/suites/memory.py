@@ -33,7 +33,7 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
         "types": types,
         "max_ws": max_ws,
         "min_n": 16,
-        "isa": identity.describe(probe).peak_kernels,
+        "isa": identity.describe(probe, ctx.profile if ctx else None).peak_kernels,
     }
 
 

@@ -1,0 +1,58 @@
+"""board.identity: the core from its ID registers, else its profile, else nothing beyond Armv6-M."""
+
+from __future__ import annotations
+
+import pytest
+
+from factories import CPU_REGS
+from mcuroof.analysis import advice
+from mcuroof.board import identity
+from mcuroof.board import profiles as boards
+
+# what each emulated core's registers say (read over its pty): name, instruction sets
+EXPECTED = {
+    "qemu-microbit": ("Cortex-M0", set()),
+    "qemu-m3": ("Cortex-M3", {"armv7m"}),
+    "qemu-m7": ("Cortex-M7", {"armv7m", "dsp", "fp32"}),
+    "qemu-m55": ("Cortex-M55", {"armv7m", "dsp", "fp32", "mve", "mve-fp"}),
+}
+
+
+@pytest.mark.parametrize("board", list(EXPECTED))
+def test_the_registers_name_the_core_and_its_instructions(board):
+    core = identity.describe({"platform": "anything", "cpu": CPU_REGS[board]})
+    assert (core.name, set(core.isa), core.source) == (*EXPECTED[board], "registers")
+    # the emulated boards' profiles agree with their registers: no warning
+    assert identity.describe({"cpu": CPU_REGS[board]}, boards.load_board(board)).warning is None
+
+
+def test_fields_by_hand():
+    # a Cortex-M4F: ID_ISAR3 SIMD 3 (DSP), MVFR0 single precision only, no MVE
+    name, isa, feats = identity.decode([0x410FC241, 0x01111131, 0x10110021, 0x11000011])
+    assert name == "Cortex-M4" and isa == {"armv7m", "dsp", "fp32"} and feats == {"dsp", "fpu"}
+    # a Cortex-M33 without DSP or FPU
+    assert identity.decode([0x410FD210, 0x01111110, 0, 0])[1:] == ({"armv7m"}, frozenset())
+    # not Arm's implementer code: no name, so the registers say nothing
+    assert identity.decode([0x000FC240])[0] is None
+    assert identity.describe({"cpu": [0x000FC240]}).source == "none"
+
+
+def test_the_board_wins_over_its_profile_with_one_warning():
+    pico2 = boards.load_board("pico2")  # says fpu, dsp: give it an M0+ (an RP2040 under the name)
+    core = identity.describe({"cpu": [0x410CC601]}, pico2)
+    assert core.name == "Cortex-M0+" and core.isa == frozenset() and "\n" not in core.warning
+    assert core.warning.startswith("the profile's features (dsp, fpu) disagree with the Cortex-M0+'s registers (none)")
+
+
+def test_no_registers_the_profile_decides_and_with_neither_only_armv6m():
+    m7 = identity.describe({"platform": "mimxrt"}, boards.load_board("teensy4"))
+    assert m7.source == "profile" and m7.isa == {"armv7m", "dsp", "fp32"} and m7.feature("cache")
+    assert identity.describe({"platform": "qemu-m55"}) == identity.Core(frozenset(), "none")
+    assert identity.describe({"platform": "qemu-m55"}).peak_kernels == []
+
+
+def test_registers_without_a_profile_say_nothing_of_caches():
+    board = {"core": identity.describe({"cpu": CPU_REGS["qemu-m7"]}).record(), "emitters": ["asm_thumb"]}
+    feats = advice.board_features(board)
+    assert feats.has("dsp") and feats.has("fpu64") and feats.has("mve") is False
+    assert feats.has("cache") is None  # not in the registers: not known either way
