@@ -73,6 +73,7 @@ PROBES = {
     },
     "rp2": {
         "platform": "rp2",
+        "cpu": [0x410CC601],
         "free": 190_000,
         "float": True,
         "memoryview": True,

@@ -33,7 +33,7 @@ def port(request):
 SUITES = {"qemu-microbit": []}
 # the core each probe reports, and the asm_thumb ISA ceilings its registers say it has
 CORES = {
-    "qemu-microbit": ("Cortex-M0", set()),
+    "qemu-microbit": ("Cortex-M0", set()),  # its 8 KB heap cannot compile MULS
     "qemu-m3": ("Cortex-M3", {"mla"}),
     "qemu-m7": ("Cortex-M7", {"mla", "smlad", "vfma"}),
     "qemu-m55": ("Cortex-M55", {"mla", "smlad", "vfma", "vmladava", "vmla", "vfma-q"}),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from factories import CPU_REGS
 from mcuroof.analysis import timing_basis
 
 needs_rp2040js = pytest.mark.skipif(
@@ -137,7 +138,7 @@ def test_the_ldm_copy_moves_a_word_a_cycle_less_its_ldm_stm_and_loop():
         "emitters": ["asm_thumb"],
         "types": ["i"],
         "max_ws": {"asm_thumb": 4096},
-        "isa": identity.describe({"platform": "rp2040js-pico"}).peak_kernels,
+        "isa": identity.describe({"cpu": CPU_REGS["rp2040js-pico"]}).peak_kernels,
     }
     movers = [k for k in memory.memory_kernels(cfg) if k.key.endswith(("copy4x", "copy-ldm"))]
     link = Rp2040jsLink()

@@ -1,6 +1,7 @@
 """Ceiling kernels at least as fast as what they bound: the movers' loops and the layer
 kernels' inner loops, counted in the generated source (instructions per byte or MAC)."""
 
+from factories import CPU_REGS
 from mcuroof.kernels import compute, memory
 from mcuroof.kernels.ops import m0, viper
 
@@ -59,9 +60,10 @@ def test_the_muls_ceiling_is_one_muls_and_one_adds_a_mac_on_known_armv6m_cores_o
     u, dots, setup, loop, tail = compute._isa_body("muls", "b", compute.ISA_REP)
     assert (u, dots) == (2, 16) and loop.count(" mul(") == loop.count(" add(") == 32 and not tail
     assert setup.count("ldrb(") == 4 and "mul(r6,r4)" in loop  # r4 holds x = 1: r6 keeps w
-    assert identity.describe({"platform": "rp2040js-pico"}).peak_kernels == ["muls"]
-    assert "muls" not in identity.describe({"platform": "qemu-m3"}).peak_kernels  # MLA there
-    assert identity.describe({"platform": "microbit"}).peak_kernels == []  # a core not known
+    assert identity.describe({"cpu": CPU_REGS["rp2040js-pico"]}).peak_kernels == ["muls"]  # a Cortex-M0+
+    assert identity.describe({"cpu": CPU_REGS["qemu-microbit"]}).peak_kernels == ["muls"]  # a Cortex-M0
+    assert "muls" not in identity.describe({"cpu": CPU_REGS["qemu-m3"]}).peak_kernels  # MLA there
+    assert identity.describe({"platform": "rp2040js-pico"}).peak_kernels == []  # no registers: not known
 
 
 def test_the_ldm_copy_moves_16_words_a_loop_of_10_instructions():

@@ -83,7 +83,7 @@ class Core:
     @property
     def peak_kernels(self) -> list[str]:
         """The asm_thumb peak kernels the compute suite runs on this core."""
-        armv6m = self.source == "platform" and "armv7m" not in self.isa
+        armv6m = self.name in ARMV6M  # known to lack MLA (its registers or its profile say so)
         return [kernel for kernel, needs in PEAK_KERNELS if (needs in self.isa if needs else armv6m)]
 
 

@@ -12,6 +12,17 @@ from mcuroof.suites.base import Context, Suite
 from mcuroof.suites.timing import ITERS, ITERS_LARGE, is_small, timing
 
 
+MULS_HEAP = 32 * 1024  # a heap under this (the micro:bit's 8 KB) cannot compile the MULS kernel
+
+
+def peak_kernels(probe: dict, ctx: Context | None = None) -> list[str]:
+    """The ISA peak kernels (and their movers) of the board's core (board.identity). A heap as
+    small as the micro:bit's cannot compile the MULS kernel (MemoryError allocating 952 B on its
+    Cortex-M0): it keeps the generic asm_thumb ceilings."""
+    isa = identity.describe(probe, ctx.profile if ctx else None).peak_kernels
+    return [k for k in isa if not (k == "muls" and probe.get("free", 0) < MULS_HEAP)]
+
+
 def config(probe: dict, ctx: Context | None = None) -> dict:
     ems = [e for e in probe["emitters"] if e in ("bytecode", "native", "viper", "asm_thumb")]
     types = ["b", "h", "i"] + (["f"] if probe.get("float") else [])
@@ -24,7 +35,7 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
         "iters": ITERS if is_small(probe) else ITERS_LARGE,
         "unroll": unroll,
         "unroll_asm": unroll_asm,
-        "isa": identity.describe(probe, ctx.profile if ctx else None).peak_kernels,
+        "isa": peak_kernels(probe, ctx),
     }
 
 

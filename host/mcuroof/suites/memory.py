@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import copy
 
-from mcuroof.board import identity
 from mcuroof.kernels.contract import unit_key, unit_parts
 from mcuroof.kernels.memory import memory_kernels
+from mcuroof.suites import compute
 from mcuroof.suites.base import Context, Suite
 from mcuroof.suites.timing import HOST_PLATFORMS, MiB, is_small, timing
 
@@ -33,7 +33,7 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
         "types": types,
         "max_ws": max_ws,
         "min_n": 16,
-        "isa": identity.describe(probe, ctx.profile if ctx else None).peak_kernels,
+        "isa": compute.peak_kernels(probe, ctx),
     }
 
 
