@@ -11,7 +11,6 @@ from mcuroof.kernels.contract import unit_key, unit_parts
 from mcuroof.suites.base import Context, Suite
 from mcuroof.suites.timing import ITERS, ITERS_LARGE, is_small, timing
 
-
 MULS_HEAP = 32 * 1024  # a heap under this (the micro:bit's 8 KB) cannot compile the MULS kernel
 
 
