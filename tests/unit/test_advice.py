@@ -265,3 +265,31 @@ def test_a_wider_type_that_is_faster_is_not_called_as_fast():
     m3 = advice.Features(frozenset(), ("bytecode", "native", "viper", "asm_thumb"))
     text = advice.advise(pt(1.2, emitter="viper"), roofs, m3)[1]
     assert "int16 is 1.7x faster (viper sign-extends each int8 it loads), so int8 saves memory, not time" in text
+
+
+def test_qemu_says_it_models_no_cache_and_its_noise_is_no_busy_host():
+    """Under QEMU a missing cache is QEMU's, not the core's; and -icount time counts
+    instructions, so host load cannot make a trial slower."""
+    from mcuroof.report import tables
+
+    board = {
+        "icount_shift": 6,
+        "emitters": ["asm_thumb"],
+        "core": {"source": "registers", "isa": [], "features": ["dsp", "fpu"]},
+    }
+    qemu = advice.board_features(board)
+    assert qemu.emulated and qemu.has("cache") is False
+    real = advice.board_features({**board, "icount_shift": None, "clock_hz": 600e6})
+    assert not real.emulated
+    result = {"board": board, "checks": {"noisy": 3, "timed": 40}}
+    assert "busy host" not in tables.noise_text(result).replace("not a busy host", "")
+    assert "time counts instructions" in tables.noise_text(result)
+    assert "a busy host" in tables.noise_text({**result, "board": {"clock_hz": 600e6}})
+
+
+def test_qemu_no_cache_advice_says_qemu_models_none():
+    mem = pt(2.0, bound="memory")
+    qemu = advice.Features(frozenset({"fpu", "dsp"}), M4.emitters, None, True)
+    text = advice.advise(mem, FLAT, qemu)[1]
+    assert "no cache here: QEMU models none (the real core may have one)" in text
+    assert "QEMU" not in advice.advise(mem, FLAT, M4)[1]

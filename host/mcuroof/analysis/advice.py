@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcuroof.analysis import timing_basis
 from mcuroof.kernels import compute as compute_kernels
 from mcuroof.kernels.ops import contract
 
@@ -99,6 +100,7 @@ class Features:
     names: frozenset[str] | None
     emitters: tuple[str, ...]
     known: frozenset[str] | None = None  # the names `names` speaks for (None: all of them)
+    emulated: bool = False  # QEMU: no cache because QEMU models none, whatever the real core has
 
     def has(self, name: str) -> bool | None:
         if self.names is None or (self.known is not None and name not in self.known):
@@ -127,6 +129,7 @@ def board_features(board: dict) -> Features:
         frozenset(names) if names is not None else None,
         tuple(board.get("emitters") or ()),
         frozenset(known) if known is not None else None,
+        timing_basis.of(board).kind == timing_basis.INSTRUCTIONS,
     )
 
 
@@ -335,6 +338,11 @@ def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[st
     if p["bound"] == "memory" and k in ("memory", "below"):
         if cache:
             steps.append("reuse data while it is in the cache (tile the loops)")
+        elif cache is False and feats.emulated:
+            steps.append(
+                "no cache here: QEMU models none (the real core may have one), so tiling does not help "
+                f"under QEMU: move fewer bytes ({_fewer_bytes(p)})"
+            )
         elif cache is False:
             steps.append(f"no cache here, so tiling does not help: move fewer bytes ({_fewer_bytes(p)})")
         steps += _region_step(roofs)

@@ -598,11 +598,7 @@ def facts(result: dict) -> str:
     if "points_verified" in c:
         checks += f"; {c['points_verified']} layer runs verified, {c.get('points_failed', 0)} failed"
     if c.get("noisy"):
-        checks += (
-            f"; timing noise: {c['noisy']} of {c['timed']} measurements had a median trial over "
-            f"{report.results_mod.NOISY - 1:.0%} slower than their fastest (the fastest is kept; a busy "
-            "host or interrupts)"
-        )
+        checks += "; timing noise" + report.noise_text(result)
     notes = [f"regions: {s.get('rg') or ''} skipped: {s['why']}" for s in result.get("skipped") or []]
     m = result.get("model") or {}
     notes += [

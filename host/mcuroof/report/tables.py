@@ -95,12 +95,25 @@ def checks_line(result: dict) -> str:
         if c.get("points_failed"):
             line += f", [bold red]{c['points_failed']} FAILED (not plotted)[/]"
     if c.get("noisy"):
-        line += (
-            f"; [bold]timing noise[/]: {c['noisy']} of {c['timed']} measurements had a median trial over "
-            f"{results_mod.NOISY - 1:.0%} slower than their fastest (the fastest is kept; a busy host "
-            "or interrupts: rerun on a quiet machine to confirm)"
-        )
+        line += "; [bold]timing noise[/]" + noise_text(result)
     return line
+
+
+def noise_text(result: dict) -> str:
+    """What the noisy trials mean (after "timing noise"): under QEMU -icount time counts
+    instructions, so host load cannot slow a trial down."""
+    c = result.get("checks", {})
+    qemu = timing_basis.of(result.get("board", {})).kind == timing_basis.INSTRUCTIONS
+    why = (
+        "under QEMU time counts instructions, so those trials ran more of them (a garbage "
+        "collection, an interrupt), not a busy host"
+        if qemu
+        else "a busy host or interrupts: rerun on a quiet machine to confirm"
+    )
+    return (
+        f": {c['noisy']} of {c['timed']} measurements had a median trial over "
+        f"{results_mod.NOISY - 1:.0%} slower than their fastest (the fastest is kept; {why})"
+    )
 
 
 def renderables(result: dict) -> list:
