@@ -118,3 +118,30 @@ def test_a_refused_run_creates_nothing(argv, fragment, tmp_path, capsys):
     code, line = one_line(capsys, ["run", *argv, "-o", str(tmp_path / "out")])
     assert code == 2 and fragment in line
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_with_nothing_to_draw_writes_its_results_alone(tmp_path):
+    """A calibration-only run has no roof and no layer point: results.json, no plot, and no
+    'nothing to plot' error after the board time was spent."""
+    from mcuroof.measure import pipeline
+
+    calibration_only = {"roofs": [{"kind": "memory", "source": "theoretical"}], "points": []}
+    assert pipeline.outputs(calibration_only, tmp_path) == [tmp_path / "results.json"]
+    measured = {"roofs": [{"kind": "memory", "source": "measured"}], "points": []}
+    assert pipeline.outputs(measured, tmp_path) == [
+        tmp_path / n for n in ("results.json", "roofline.png", "report.html")
+    ]
+
+
+def test_a_calibration_run_says_what_it_checked():
+    from mcuroof.report import tables
+
+    data = {
+        "roofs": [],
+        "checks": {"verified": 0, "timed": 139},
+        "calibration": {"shapes": 139, "shapes_verified": 137, "shapes_failed": 2, "families": [{}] * 21},
+    }
+    line = tables.checks_line(data)
+    assert "137 of 139 calibration shapes verified" in line and "21 kernel families fitted" in line
+    assert "2 FAILED (left out of the fit)" in line
+    assert not any(getattr(t, "columns", None) for t in tables.renderables(data))  # no empty roofs table

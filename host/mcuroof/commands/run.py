@@ -182,10 +182,10 @@ def execute(req: RunRequest) -> int:
     out = req.output
     if moved:
         console.print(f"the run that was in {out} is kept in {moved}")
-    console.print(
-        f"wrote {out / 'raw.jsonl'}, {out / 'results.json'}, {out / 'roofline.png'}, {out / 'report.html'} "
-        f"in {data['board']['wall_seconds']:.1f} s"
-    )
+    written = [out / "raw.jsonl", *pipeline.outputs(data, out)]
+    console.print(f"wrote {', '.join(map(str, written))} in {data['board']['wall_seconds']:.1f} s")
+    if len(written) < 4:
+        console.print("no plot or report.html: the results hold no roof and no layer to draw")
     return 0
 
 

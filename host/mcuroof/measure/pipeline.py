@@ -82,10 +82,18 @@ def measure(spec: Spec, link, out: Path, console, entries: list[dict] | None = N
     return data
 
 
+def outputs(data: dict, out: Path) -> list[Path]:
+    """The files a run writes: results.json, and the plot and report.html where there is a roof
+    or a point to draw (a calibration-only run has neither)."""
+    drawn = [out / "roofline.png", out / "report.html"] if plot.has_something(data) else []
+    return [out / "results.json", *drawn]
+
+
 def draw(data: dict, out: Path) -> None:
     results.save(data, out / "results.json")
-    plot.draw(data, out / "roofline.png")
-    html_report.write(data, out / "report.html")
+    if plot.has_something(data):
+        plot.draw(data, out / "roofline.png")
+        html_report.write(data, out / "report.html")
 
 
 def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, clock=None) -> dict:

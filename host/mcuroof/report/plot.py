@@ -265,9 +265,14 @@ def draw_line(ax, ln: Line, xlim) -> None:
     ax.mcuroof_labels.append(ln)
 
 
-def _require_something(result: dict) -> None:
+def has_something(result: dict) -> bool:
+    """A measured roof or a verified point to draw (a calibration-only run has neither)."""
     measured = [r for r in result["roofs"] if r["source"] == "measured"]
-    if not measured and not any(is_shown(p) for p in result.get("points") or []):
+    return bool(measured) or any(is_shown(p) for p in result.get("points") or [])
+
+
+def _require_something(result: dict) -> None:
+    if not has_something(result):
         raise UserError("nothing to plot: the results hold no measured roof and no verified point")
 
 

@@ -85,6 +85,19 @@ def reference_table(result: dict) -> Table | None:
     return t
 
 
+def calibration_text(result: dict) -> str:
+    cal = result.get("calibration") or {}
+    if not cal.get("shapes"):
+        return ""
+    text = (
+        f"; {cal.get('shapes_verified', 0)} of {cal['shapes']} calibration shapes verified against the numpy "
+        f"reference, {len(cal.get('families') or [])} kernel families fitted (for `mcuroof predict`)"
+    )
+    if cal.get("shapes_failed"):
+        text += f", [bold red]{cal['shapes_failed']} FAILED (left out of the fit)[/]"
+    return text
+
+
 def checks_line(result: dict) -> str:
     c = result.get("checks", {})
     line = f"{c.get('verified', 0)} measurements verified against their expected output"
@@ -94,6 +107,7 @@ def checks_line(result: dict) -> str:
         line += f"; {c['points_verified']} layer runs verified against the numpy reference"
         if c.get("points_failed"):
             line += f", [bold red]{c['points_failed']} FAILED (not plotted)[/]"
+    line += calibration_text(result)
     if c.get("noisy"):
         line += "; [bold]timing noise[/]" + noise_text(result)
     return line
@@ -117,7 +131,7 @@ def noise_text(result: dict) -> str:
 
 
 def renderables(result: dict) -> list:
-    out = [roofs_table(result)] + icount_lines(result)
+    out = ([roofs_table(result)] if result.get("roofs") else []) + icount_lines(result)
     if result.get("ridges"):
         out.append(ridges_table(result))
     ref = reference_table(result)
