@@ -12,6 +12,21 @@ OC_SLOT = 48  # frame: P, X, W, O, N, p, the pass's output addresses (24 + 4j), 
 MAX_K = 768  # inputs per output: the int16 rows (4 bytes per input and pixel pair) stay under 4 KB of stack
 
 
+def head(name: str = "k") -> str:
+    """A layer kernel's first lines: name(r0=X, r1=W, r2=O, r3=P), r8-r11 saved (the caller's)."""
+    return "@micropython.asm_thumb\ndef " + name + "(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+
+
+def store_args(p: int = 0, x: int = 4, w: int = 8, o: int = 12) -> str:
+    """The arguments P, X, W and O stored to the frame at these offsets from sp."""
+    return t.str_imm(3, SP, p) + t.str_imm(0, SP, x) + t.str_imm(1, SP, w) + t.str_imm(2, SP, o)
+
+
+def leave(frame: int) -> str:
+    """A layer kernel's last lines: its frame released, r8-r11 restored."""
+    return t.addw(SP, SP, frame) + " pop({r8,r9,r10,r11})\n"
+
+
 def rq(reg: int, s: int, lo: int) -> str:
     """(reg * M) >> S clamped to [LO, 127], M in r4: MUL, then SSAT/USAT with the shift."""
     return t.mul(reg, reg, 4) + (t.usat(reg, 7, reg, s) if lo == 0 else t.ssat(reg, 8, reg, s))

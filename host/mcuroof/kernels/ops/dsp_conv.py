@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
-from mcuroof.kernels.ops.dsp_common import FRAME_HEAD, LR, OC_SLOT, PIXEL_ACCS, SP, constants, gather, requant, unroll
+from mcuroof.kernels.ops.dsp_common import (
+    FRAME_HEAD,
+    LR,
+    OC_SLOT,
+    PIXEL_ACCS,
+    SP,
+    constants,
+    gather,
+    head,
+    leave,
+    requant,
+    store_args,
+    unroll,
+)
 from mcuroof.kernels.ops.dsp_dense import dense_applies, dense_source
 
 # frame of the block kernel, beside P, X, W, O, N, p and OC: the triple being filled, the channel
@@ -215,6 +228,22 @@ def _block_applies(job, groups: int) -> bool:
     return not dense and 16 + 24 * groups <= 1020
 
 
+def _entry(frame: int) -> str:
+    """A convolution kernel's head: its frame, the arguments, N = OH*OW at sp+16, OC at OC_SLOT
+    and the first pixel (0) at sp+20."""
+    return (
+        head()
+        + t.subw(SP, SP, frame)
+        + store_args()
+        + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n"
+        + t.str_imm(4, SP, 16)
+        + " ldr(r4,[r3,20])\n"
+        + t.str_imm(4, SP, OC_SLOT)
+        + " mov(r4,0)\n"
+        + t.str_imm(4, SP, 20)
+    )
+
+
 def conv_block_source(job) -> str:
     """Convolutions by blocks of pixels: a block's pixels widened once into int16 rows (triples
     of pixels: their 3 output addresses, then per group of 4 inputs each pixel's [x0,x2] [x1,x3]);
@@ -270,26 +299,14 @@ def conv_block_source(job) -> str:
         + " cmp(r0,r4)\n blt_w(CH)\n"
     )
     return (
-        "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
-        + t.subw(SP, SP, frame)
-        + t.str_imm(3, SP, 0)
-        + t.str_imm(0, SP, 4)
-        + t.str_imm(1, SP, 8)
-        + t.str_imm(2, SP, 12)
-        + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n"
-        + t.str_imm(4, SP, 16)  # N = OH*OW
-        + " ldr(r4,[r3,20])\n"
-        + t.str_imm(4, SP, OC_SLOT)
-        + " mov(r4,0)\n"
-        + t.str_imm(4, SP, 20)
+        _entry(frame)
         + pad
         + widen
         + pairs
         + t.ldr_imm(4, SP, 20)
         + t.ldr_imm(5, SP, 16)
         + " cmp(r4,r5)\n blt_w(BLK)\n"
-        + t.addw(SP, SP, frame)
-        + " pop({r8,r9,r10,r11})\n"
+        + leave(frame)
     )
 
 
@@ -324,18 +341,7 @@ def conv_source(job) -> str:
         else (lambda single=False: _mac_rows(k, groups, qoff, px, single))
     )
     return (
-        "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
-        + t.subw(SP, SP, frame)
-        + t.str_imm(3, SP, 0)
-        + t.str_imm(0, SP, 4)
-        + t.str_imm(1, SP, 8)
-        + t.str_imm(2, SP, 12)
-        + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n"
-        + t.str_imm(4, SP, 16)  # N = OH*OW
-        + " ldr(r4,[r3,20])\n"
-        + t.str_imm(4, SP, OC_SLOT)
-        + " mov(r4,0)\n"
-        + t.str_imm(4, SP, 20)
+        _entry(frame)
         + pad
         + " label(PIX)\n"
         + "".join(_pixel(j, px, direct, c, kh, kw, groups, qoff, boff) for j in range(px))
@@ -360,6 +366,5 @@ def conv_source(job) -> str:
         + t.str_imm(4, SP, 20)
         + t.ldr_imm(5, SP, 16)
         + " cmp(r4,r5)\n blt_w(PIX)\n"
-        + t.addw(SP, SP, frame)
-        + " pop({r8,r9,r10,r11})\n"
+        + leave(frame)
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
-from mcuroof.kernels.ops.dsp_common import LR, SP, constants, requant, unroll
+from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, requant, unroll
 
 DENSE_ACCS = (6, 7, 8, 9, 10, 11, 12)  # the accumulators of a dense pass's channels
 DENSE_UNROLL = 32  # groups of 4 inputs a loop step, at most
@@ -83,7 +83,7 @@ def dense_source(job) -> str:
         " blt_w(D1)\n label(DE)\n"
     )
     return (
-        "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+        head()
         + t.subw(SP, SP, 24)
         + t.str_imm(3, SP, 0)
         + t.str_imm(1, SP, 4)
@@ -92,6 +92,5 @@ def dense_source(job) -> str:
         + f" ldr(r4,[r3,20])\n cmp(r4,{n})\n blt_w(DO)\n"
         + wide
         + one
-        + t.addw(SP, SP, 24)
-        + " pop({r8,r9,r10,r11})\n"
+        + leave(24)
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 
 from mcuroof.kernels import thumb2 as t
-from mcuroof.kernels.ops.dsp_common import LR, SP, constants, rq, scaled, window
+from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, rq, scaled, store_args, window
 from mcuroof.kernels.ops.dsp_planes import (
     FOLD_M,
     depthwise_direct_source,
@@ -151,12 +151,9 @@ def depthwise_source(job) -> str:
         + " mov(r5,r8)\n mov(r4,r9)\n cmp(r5,r4)\n blt_w(G1)\n beq_w(GE)\n"
     )
     return (
-        "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+        head()
         + t.subw(SP, SP, frame)
-        + t.str_imm(3, SP, 0)
-        + t.str_imm(0, SP, 4)
-        + t.str_imm(1, SP, 8)
-        + t.str_imm(2, SP, 24)
+        + store_args(0, 4, 8, 24)
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, 16)
         + t.str_imm(4, SP, 20)
@@ -169,8 +166,7 @@ def depthwise_source(job) -> str:
         + " b(END)\n label(G1)\n"
         + single
         + " label(END)\n"
-        + t.addw(SP, SP, frame)
-        + " pop({r8,r9,r10,r11})\n"
+        + leave(frame)
     )
 
 
@@ -274,12 +270,9 @@ def depthwise_3x3_source(job, p, name: str) -> str:
     )
     rest = t.ldr_imm(0, SP, 28) + t.subw(0, 0, 1) + row(2, 0)  # input row 2 after output row 0 (r10 held the bias)
     return (
-        f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n"
+        head(name)
         + t.subw(SP, SP, K3_FRAME)
-        + t.str_imm(3, SP, 0)
-        + t.str_imm(0, SP, 4)
-        + t.str_imm(1, SP, 8)
-        + t.str_imm(2, SP, 12)
+        + store_args()
         + t.str_imm(1, SP, 20)
         + " add(r3,64)\n"
         + t.str_imm(3, SP, 24)
@@ -297,8 +290,7 @@ def depthwise_3x3_source(job, p, name: str) -> str:
         + t.str_imm(1, SP, 36)
         + t.ldr_imm(0, SP, 16)
         + " cmp(r1,r0)\n blt_w(CH)\n"
-        + t.addw(SP, SP, K3_FRAME)
-        + " pop({r8,r9,r10,r11})\n"
+        + leave(K3_FRAME)
     )
 
 

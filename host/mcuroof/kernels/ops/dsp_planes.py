@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
-from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, add_imm, constants, scaled
+from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, add_imm, constants, head, leave, scaled, store_args
 
 # Depthwise 3x3, stride 1, on channel planes. Frame: 64 bytes of state (P, X, W, O, c at 0..16,
 # the channel's bias twice at 32), then one int16 plane: OH + 2 lines of LP halfwords, the
@@ -212,12 +212,9 @@ def depthwise_planes_source(job, ps, name: str) -> str:
                 else f" movw(r2,{n})\n label(LN{i})\n" + row(ja, jb) + f" sub(r2,1)\n bne_w(LN{i})\n"
             )
     return (
-        f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n"
+        head(name)
         + grow
-        + t.str_imm(3, SP, 0)
-        + t.str_imm(0, SP, 4)
-        + t.str_imm(1, SP, 8)
-        + t.str_imm(2, SP, 12)
+        + store_args()
         + zero
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, 16)
@@ -488,12 +485,9 @@ def depthwise_direct_source(job, p, name: str) -> str:
         else t.addw(1, 1, -back_out)
     )
     return (
-        f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n"
+        head(name)
         + t.subw(SP, SP, Q_FRAME)
-        + t.str_imm(3, SP, 0)
-        + t.str_imm(0, SP, 4)
-        + t.str_imm(1, SP, 8)
-        + t.str_imm(2, SP, 12)
+        + store_args()
         + t.str_imm(1, SP, 20)
         + " add(r3,64)\n"
         + t.str_imm(3, SP, 24)
@@ -509,8 +503,7 @@ def depthwise_direct_source(job, p, name: str) -> str:
         + t.ldr_imm(12, SP, Q_CEND)
         + t.cmp_reg(1, 12)
         + " blt_w(CH)\n"
-        + t.addw(SP, SP, Q_FRAME)
-        + " pop({r8,r9,r10,r11})\n"
+        + leave(Q_FRAME)
     )
 
 

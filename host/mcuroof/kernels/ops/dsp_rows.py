@@ -4,7 +4,7 @@ row is widened once per call into a row slot, every tap is then two LDRD and fou
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
-from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, constants, rq
+from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, constants, head, rq, store_args
 
 # Depthwise with widened, zero-padded input rows. Frame: 64 bytes of state, then per channel
 # group of 4 its taps' widened weights (8 bytes a tap) and its 4 biases (WP bytes a group), then
@@ -218,12 +218,9 @@ def depthwise_rows_source(job) -> str:
         + " ldr(r5,[r0,12])\n cmp(r4,r5)\n blt_w(ROW)\n"
     )
     return (
-        "@micropython.asm_thumb\ndef kr(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+        head("kr")
         + grow
-        + t.str_imm(3, SP, D_P)
-        + t.str_imm(0, SP, D_X)
-        + t.str_imm(1, SP, D_W)
-        + t.str_imm(2, SP, D_OUT)
+        + store_args(D_P, D_X, D_W, D_OUT)
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, D_G0)
         + " label(BLK)\n"

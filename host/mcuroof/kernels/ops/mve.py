@@ -52,12 +52,9 @@ def source(job) -> str:
                 t.vldrb_post(0, 4, 16) + t.vldrb_imm(1, 1, 16 * q) + t.vmladava(8, 0, 1, 8) for q in range(nq)
             ) + t.addw(1, 1, k)
     return (
-        "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+        dsp_common.head()
         + t.subw(SP, SP, frame)
-        + t.str_imm(3, SP, 0)
-        + t.str_imm(0, SP, 4)
-        + t.str_imm(1, SP, 8)
-        + t.str_imm(2, SP, 12)
+        + dsp_common.store_args()
         + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n"
         + t.str_imm(4, SP, 16)  # N = OH*OW
         + " mov(r4,0)\n"
@@ -92,8 +89,7 @@ def source(job) -> str:
         + t.str_imm(4, SP, 20)
         + t.ldr_imm(5, SP, 16)
         + " cmp(r4,r5)\n blt_w(PIX)\n"
-        + t.addw(SP, SP, frame)
-        + " pop({r8,r9,r10,r11})\n"
+        + dsp_common.leave(frame)
     )
 
 
@@ -253,6 +249,27 @@ def _dw_columns(step: str, lab: str, owc: int, back: int, st: int) -> str:
     )
 
 
+def _column_loop(count: int, label: str, body: str, planes_step: int, out_step: int) -> str:
+    """`body` run `count` times (the count at sp+20), the planes' pointer at sp+24 and the
+    output's at sp+28 advanced by their steps after each run."""
+    return (
+        f" movw(r2,{count})\n"
+        + t.str_imm(2, SP, 20)
+        + f" label({label})\n"
+        + body
+        + t.ldr_imm(0, SP, 24)
+        + t.addw(0, 0, planes_step)
+        + t.str_imm(0, SP, 24)
+        + t.ldr_imm(1, SP, 28)
+        + t.addw(1, 1, out_step)
+        + t.str_imm(1, SP, 28)
+        + t.ldr_imm(2, SP, 20)
+        + " sub(r2,1)\n"
+        + t.str_imm(2, SP, 20)
+        + f" bne_w({label})\n"
+    )
+
+
 def depthwise_source(job, ps, name: str) -> str:
     _, m, s, lo = dsp_common.constants(job)
     lp, frame = _dw_shape(ps)
@@ -358,64 +375,16 @@ def depthwise_source(job, ps, name: str) -> str:
         + t.str_imm(1, SP, 28)
     )
     if triples:
-        columns += (
-            f" movw(r2,{triples})\n"
-            + t.str_imm(2, SP, 20)
-            + " label(CT)\n"
-            + _dw_columns(_dw_step3(lp, s, c), "T", owc, 2 * c, st)
-            + t.ldr_imm(0, SP, 24)
-            + t.addw(0, 0, 6 * lp)
-            + t.str_imm(0, SP, 24)
-            + t.ldr_imm(1, SP, 28)
-            + t.addw(1, 1, 3 * c)
-            + t.str_imm(1, SP, 28)
-            + t.ldr_imm(2, SP, 20)
-            + " sub(r2,1)\n"
-            + t.str_imm(2, SP, 20)
-            + " bne_w(CT)\n"
-        )
+        columns += _column_loop(triples, "CT", _dw_columns(_dw_step3(lp, s, c), "T", owc, 2 * c, st), 6 * lp, 3 * c)
     if pairs:
-        columns += (
-            f" movw(r2,{pairs})\n"
-            + t.str_imm(2, SP, 20)
-            + " label(CP)\n"
-            + _dw_columns(_dw_step2(lp, s, c), "P", owc, c, st)
-            + t.ldr_imm(0, SP, 24)
-            + t.addw(0, 0, 4 * lp)
-            + t.str_imm(0, SP, 24)
-            + t.ldr_imm(1, SP, 28)
-            + t.addw(1, 1, 2 * c)
-            + t.str_imm(1, SP, 28)
-            + t.ldr_imm(2, SP, 20)
-            + " sub(r2,1)\n"
-            + t.str_imm(2, SP, 20)
-            + " bne_w(CP)\n"
-        )
+        columns += _column_loop(pairs, "CP", _dw_columns(_dw_step2(lp, s, c), "P", owc, c, st), 4 * lp, 2 * c)
     if ow - 3 * triples - 2 * pairs:
-        columns += (
-            f" movw(r2,{ow - 3 * triples - 2 * pairs})\n"
-            + t.str_imm(2, SP, 20)
-            + " label(COL)\n"
-            + _dw_columns(step, "C", owc, 0, st)
-            + t.ldr_imm(0, SP, 24)
-            + t.addw(0, 0, 2 * lp * st)
-            + t.str_imm(0, SP, 24)
-            + t.ldr_imm(1, SP, 28)
-            + t.addw(1, 1, c)
-            + t.str_imm(1, SP, 28)
-            + t.ldr_imm(2, SP, 20)
-            + " sub(r2,1)\n"
-            + t.str_imm(2, SP, 20)
-            + " bne_w(COL)\n"
-        )
+        columns += _column_loop(ow - 3 * triples - 2 * pairs, "COL", _dw_columns(step, "C", owc, 0, st), 2 * lp * st, c)
     return (
-        f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n push({{r8,r9,r10,r11}})\n"
+        dsp_common.head(name)
         + t.VPUSH_D8_D15
         + grow
-        + t.str_imm(3, SP, 0)
-        + t.str_imm(0, SP, 4)
-        + t.str_imm(1, SP, 8)
-        + t.str_imm(2, SP, 12)
+        + dsp_common.store_args()
         + setup
         + " label(CH)\n"
         + widen

@@ -215,14 +215,11 @@ def source(job) -> str:
         + t.vldr_q(6, 5, 32)
     )
     return (
-        "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n push({r8,r9,r10,r11})\n"
+        dsp_common.head()
         + (t.VPUSH_D8_D15 if mve else "")
         + t.subw(SP, SP, FRAME)
         + (offsets if mve else "")
-        + t.str_imm(3, SP, F_P)
-        + t.str_imm(0, SP, F_X)
-        + t.str_imm(1, SP, 8)
-        + t.str_imm(2, SP, F_O)
+        + dsp_common.store_args(F_P, F_X, 8, F_O)
         + t.str_imm(2, SP, F_OUT)
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, F_OY)
