@@ -149,3 +149,30 @@ def test_unwritable_output(tmp_path, capsys):
 def test_plot_with_many_roofs_writes_png(tmp_path):
     path = plot.draw(sample_result(12), tmp_path / "many.png")
     assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    "given, suites",
+    [
+        (["--suite", "memory", "--suite", "compute"], "memory,compute"),
+        (["--suite", "memory,compute", "--suite", "regions"], "memory,compute,regions"),
+        (["--suite", " compute , compute"], "compute"),
+        ([], None),
+    ],
+)
+def test_run_suite_repeated_or_comma_separated(given, suites):
+    from mcuroof.cli import command_parser
+
+    parser, run = command_parser("run")
+    assert run.request(parser.parse_args(["--board", "unix", *given])).suite == suites
+
+
+def test_farm_suite_repeated(monkeypatch, tmp_path):
+    """Both --suite values reach every place's run; an unknown one stops before any place."""
+    from mcuroof.commands import farm as farm_command
+
+    seen = {}
+    monkeypatch.setattr(farm_command, "_check_options", lambda options: seen.update(options) or 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        main(["farm", "run", "--all", "-o", str(tmp_path / "f"), "--suite", "memory", "--suite", "regions"])
+    assert seen["suite"] == "memory,regions"

@@ -17,6 +17,8 @@ from mcuroof.report import compare as report_compare
 from mcuroof.report import terminal
 from mcuroof.suites import layer_plan, registry
 
+FARM_SUITES = "memory,compute,regions"
+
 
 def configure(p):
     sub = p.add_subparsers(dest="action", metavar="ACTION")
@@ -41,7 +43,7 @@ def configure(p):
     )
     r.add_argument("--wait", action="store_true", help="wait for places someone else holds (default: skip them)")
     r.add_argument("--jobs", type=int, default=0, help="places run at the same time (default: all)")
-    r.add_argument("--suite", default="memory,compute,regions", help="as mcuroof run --suite")
+    r.add_argument("--suite", action="append", help=f"as mcuroof run --suite (default {FARM_SUITES})")
     r.add_argument("--profile", help="board profile for every place (default: each place's `board` tag)")
     r.add_argument("--model", help="as mcuroof run --model")
     r.add_argument("--dtype", help="as mcuroof run --dtype")
@@ -82,6 +84,7 @@ def _new_plan(args) -> farm.Plan:
     if not args.places and not args.all:
         raise UserError("farm run: name the places (--places A,B,C) or take --all")
     options = {opt: getattr(args, opt) for opt in farm.OPTIONS}
+    options["suite"] = ",".join(registry.chosen(args.suite or FARM_SUITES))
     _check_options(options)
     address = place.coordinator_address(args.coordinator)
     if args.all:
@@ -112,12 +115,7 @@ def _check_options(options: dict) -> None:
     from mcuroof.model.load import load_network
     from mcuroof.suites import layers as layer_suite
 
-    chosen = [s.strip() for s in options["suite"].split(",") if s.strip()]
-    unknown = [s for s in chosen if s not in registry.RUNNABLE]
-    if unknown or not chosen:
-        raise UserError(
-            f"--suite: unknown suite {', '.join(unknown) or '(none)'} (choose from {', '.join(registry.RUNNABLE)})"
-        )
+    chosen = registry.chosen(options["suite"])
     if options.get("model"):
         load_network(options["model"])
     elif "layers" in chosen:

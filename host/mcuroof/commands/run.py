@@ -59,7 +59,8 @@ class RunRequest:
 
 def request(args) -> RunRequest:
     """The request of a `mcuroof run` command line."""
-    return RunRequest(**{f.name: getattr(args, f.name, f.default) for f in dataclasses.fields(RunRequest)})
+    req = RunRequest(**{f.name: getattr(args, f.name, f.default) for f in dataclasses.fields(RunRequest)})
+    return dataclasses.replace(req, suite=",".join(registry.chosen(req.suite)) if req.suite else None)
 
 
 def _icount_shift(text: str) -> int:
@@ -91,7 +92,12 @@ def configure(p):
     target = p.add_mutually_exclusive_group()
     target.add_argument("--port", help="serial port of a real board: /dev/ttyACM0, auto, or a0/u0/c0")
     place.configure(p, target)
-    p.add_argument("--suite", default=None, help=f"comma-separated: memory,compute,regions (default {DEFAULT_SUITES})")
+    p.add_argument(
+        "--suite",
+        action="append",
+        help=f"comma-separated or repeated: {','.join(registry.RUNNABLE)} (default {DEFAULT_SUITES}; "
+        "layers comes with --model)",
+    )
     p.add_argument(
         "-o",
         "--output",
@@ -245,7 +251,7 @@ def _defaults(req: RunRequest) -> RunRequest:
 
 def _spec(req) -> pipeline.Spec:
     """What to run; the board's name and QEMU shift are filled in when its link opens."""
-    suites, request = _layer_request(req, _suites(req.suite))
+    suites, request = _layer_request(req, registry.chosen(req.suite))
     if request:
         _check_request(req, request)
     options = {opt: getattr(req, opt, None) for opt in LAYER_OPTIONS + ("port", "place")}
@@ -271,16 +277,6 @@ def open_target(t: Target) -> Opened:
         return open_link(t)
     with _build_progress() as on_progress:
         return open_link(t, on_progress)
-
-
-def _suites(text: str) -> list[str]:
-    chosen = [s.strip() for s in text.split(",") if s.strip()]
-    unknown = [s for s in chosen if s not in registry.RUNNABLE]
-    if unknown or not chosen:
-        raise UserError(
-            f"--suite: unknown suite {', '.join(unknown) or '(none)'} (choose from {', '.join(registry.RUNNABLE)})"
-        )
-    return chosen
 
 
 def _layer_request(req, suites: list[str]) -> tuple[list[str], layer_suite.Request | None]:
@@ -376,7 +372,7 @@ def _recorded_options(header: dict) -> dict:
 
 def _same(opt: str, given, recorded) -> bool:
     if opt == "suite":
-        return set(_suites(str(given))) - {"layers"} == set(_suites(str(recorded))) - {"layers"}
+        return set(registry.chosen(str(given))) - {"layers"} == set(registry.chosen(str(recorded))) - {"layers"}
     if opt in ("dtype", "emitter"):
         return [x.strip() for x in str(given).split(",")] == [x.strip() for x in str(recorded).split(",")]
     if opt in ("output", "model") and Path(str(given)).exists():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mcuroof.errors import UserError
 from mcuroof.kernels import firmware
 from mcuroof.kernels.contract import Kernel
 from mcuroof.suites import calibration, clock, compute, layers, memory, probe, regions, user
@@ -23,6 +24,19 @@ SUITES: dict[str, Suite] = {
 # what `mcuroof run --suite` chooses from (the layers suite comes with --model)
 RUNNABLE = ("memory", "compute", "regions", "calibration", "layers")
 DEFAULT = ("memory", "compute", "regions", "calibration")
+
+
+def chosen(values: str | list[str]) -> list[str]:
+    """The suites that --suite values name (each comma-separated, the option given once or more),
+    each once, in the order given."""
+    texts = [values] if isinstance(values, str) else values
+    names = list(dict.fromkeys(s.strip() for text in texts for s in text.split(",") if s.strip()))
+    unknown = [s for s in names if s not in RUNNABLE]
+    if unknown or not names:
+        raise UserError(f"--suite: unknown suite {', '.join(unknown) or '(none)'} (choose from {', '.join(RUNNABLE)})")
+    return names
+
+
 # the unit of a record that names no suite, by its type (skip records name theirs, or belong to a layer)
 _OWNER = {t: s.name for s in SUITES.values() for t in s.records}
 
