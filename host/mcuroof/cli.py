@@ -16,7 +16,7 @@ COMMANDS = {
     "report": ("commands.report", "print the summary tables of a results.json"),
     "boards": ("commands.boards", "list the board profiles, or show one"),
     "analyze": ("commands.analyze", "per-layer MACC, bytes, intensity and peak memory of a model"),
-    "compare": ("commands.compare", "two or more runs on one plot, roof ratios and per-layer speed-ups"),
+    "compare": ("commands.compare", "two or more runs on one plot, roof ratios and per-layer time ratios"),
     "export": ("commands.export", "the results as tidy CSV tables or one JSON document, to re-plot elsewhere"),
     "kernel": ("commands.kernel", "time your own kernels (FILE.py) on the board and place them on the roofline"),
     "predict": ("commands.predict", "a model's latency on a board from its characterisation alone (no board)"),

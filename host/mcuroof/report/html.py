@@ -649,25 +649,35 @@ def compare_bases(bases: list[timing_basis.Basis]) -> str:
 
 def compare_section(runs: list[tuple[str, dict]], paths: list[Path] | None = None) -> str:
     bases = compare.bases(runs)
-    word = timing_basis.ratio_word(bases)
-    least = timing_basis.least_time_word(bases, short=True)
-    out = [
-        "<h2>Runs</h2>",
-        table(
-            ["run", "board", "firmware", "time counts", "results"],
-            [
-                [
-                    f"{compare.tag(i)}: {label}",
-                    d.get("board", {}).get("name", "?"),
-                    d.get("board", {}).get("firmware", ""),
-                    bases[i].label,
-                    str(paths[i]) if paths else "-",
-                ]
-                for i, (label, d) in enumerate(runs)
-            ],
-        ),
-    ]
     tags = [compare.tag(i) for i in range(len(runs))]
+    out = [_runs_table(runs, bases, paths), _roofs_compared(runs, bases, tags)]
+    lay = compare.layer_comparison(runs)
+    if lay and lay.get("layers"):
+        out += [_layers_compared(lay, bases, tags), _network_compared(lay, bases, tags)]
+        if lay.get("match_note"):
+            out.append(f"<p class='note'>layers {_e(lay['match_note'])}</p>")
+    elif lay and lay.get("note"):
+        out.append(f"<p class='note'>layers not compared: {_e(lay['note'])}</p>")
+    out += ["<h2>Rooflines compared</h2>", _figure(roofline_figure(runs[0][1], runs), "compare-roofline")]
+    return "".join(out)
+
+
+def _runs_table(runs, bases, paths) -> str:
+    rows = [
+        [
+            f"{compare.tag(i)}: {label}",
+            d.get("board", {}).get("name", "?"),
+            d.get("board", {}).get("firmware", ""),
+            bases[i].label,
+            str(paths[i]) if paths else "-",
+        ]
+        for i, (label, d) in enumerate(runs)
+    ]
+    return "<h2>Runs</h2>" + table(["run", "board", "firmware", "time counts", "results"], rows)
+
+
+def _roofs_compared(runs, bases, tags) -> str:
+    word = timing_basis.ratio_word(bases)
     rows = []
     for row in compare.roof_rows(runs):
         cells = [row["kind"], row["name"], row["emitter"] or "-", row["dtype"] or "-"]
@@ -679,70 +689,64 @@ def compare_section(runs: list[tuple[str, dict]], paths: list[Path] | None = Non
     heads = ["kind", "name", "emitter", "dtype"]
     for i, t in enumerate(tags):
         heads += [t] + ([f"{t}/{tags[0]}"] if i else [])
-    out += [
-        "<h2>Roofs compared</h2>",
+    return (
+        "<h2>Roofs compared</h2>"
         f"<p class='note'>Per second of each run's time, per {_e(report_compare.steps(bases))} in brackets; "
-        f"{_e(word)}s: run / {tags[0]} (\"-\" where {tags[0]} lacks the roof). " + _e(compare_bases(bases)) + "</p>",
-        table(heads, rows),
+        f"{_e(word)}s: run / {tags[0]} (\"-\" where {tags[0]} lacks the roof). "
+        + _e(compare_bases(bases))
+        + "</p>"
+        + table(heads, rows)
+    )
+
+
+def _layers_compared(lay: dict, bases, tags) -> str:
+    rows = []
+    for row in lay["layers"]:
+        cells = [row["layer"]]
+        for b, s in zip(row["best"], row["ratio"]):
+            cells.append(
+                _num(
+                    b["seconds"],
+                    fmt=lambda v, b=b, s=s: (
+                        f"{duration(v)} {b['dtype']} {b['emitter']}" + (f" (x{s:.3g})" if s else "")
+                    ),
+                )
+                if b
+                else "-"
+            )
+        f = row["fastest"]
+        cells.append(f"{tags[f['run']]} {f['dtype']} {f['emitter']}")
+        rows.append(cells)
+    word = timing_basis.ratio_word(bases)
+    least = timing_basis.least_time_word(bases, short=True)
+    return f"<h2>Layers: best time per run ({_e(word)} over {tags[0]})</h2>" + table(["layer"] + tags + [least], rows)
+
+
+def _network_compared(lay: dict, bases, tags) -> str:
+    rows = [
+        [
+            f"{tags[v['run']]} {v['dtype']} {v['emitter']}",
+            _num(v["seconds"], fmt=lambda x, v=v: duration(x) + ("" if v["complete"] else " *")),
+            (bases[v["run"]].steps_text(v["seconds"]), v["seconds"]),
+            _num(v["layers"], fmt=str),
+            "; ".join(
+                f"{m['layer']} ({duration(m['seconds'])} on {m['dtype']} {m['emitter']})"
+                if m["seconds"]
+                else f"{m['layer']} (not run)"
+                for m in v["missing"]
+            )
+            or "-",
+        ]
+        for v in lay["network"]
     ]
-    lay = compare.layer_comparison(runs)
-    if lay and lay.get("layers"):
-        rows = []
-        for row in lay["layers"]:
-            cells = [row["layer"]]
-            for b, s in zip(row["best"], row["ratio"]):
-                cells.append(
-                    _num(
-                        b["seconds"],
-                        fmt=lambda v, b=b, s=s: (
-                            f"{duration(v)} {b['dtype']} {b['emitter']}" + (f" (x{s:.3g})" if s else "")
-                        ),
-                    )
-                    if b
-                    else "-"
-                )
-            f = row["fastest"]
-            cells.append(f"{tags[f['run']]} {f['dtype']} {f['emitter']}")
-            rows.append(cells)
-        out += [
-            f"<h2>Layers: best time per run ({_e(word)} over {tags[0]})</h2>",
-            table(["layer"] + tags + [least], rows),
-        ]
-        net = [
-            [
-                f"{tags[v['run']]} {v['dtype']} {v['emitter']}",
-                _num(v["seconds"], fmt=lambda x, v=v: duration(x) + ("" if v["complete"] else " *")),
-                (bases[v["run"]].steps_text(v["seconds"]), v["seconds"]),
-                _num(v["layers"], fmt=str),
-                "; ".join(
-                    f"{m['layer']} ({duration(m['seconds'])} on {m['dtype']} {m['emitter']})"
-                    if m["seconds"]
-                    else f"{m['layer']} (not run)"
-                    for m in v["missing"]
-                )
-                or "-",
-            ]
-            for v in lay["network"]
-        ]
-        out += [
-            f"<h2>Whole network ({lay['shared']} shared layers)</h2>",
-            table(
-                [
-                    "target / dtype / emitter",
-                    "time",
-                    report_compare.steps(bases, plural=True),
-                    "layers run",
-                    "missing (time elsewhere, included *)",
-                ],
-                net,
-            ),
-        ]
-        if lay.get("match_note"):
-            out.append(f"<p class='note'>layers {_e(lay['match_note'])}</p>")
-    elif lay and lay.get("note"):
-        out.append(f"<p class='note'>layers not compared: {_e(lay['note'])}</p>")
-    out += ["<h2>Rooflines compared</h2>", _figure(roofline_figure(runs[0][1], runs), "compare-roofline")]
-    return "".join(out)
+    heads = [
+        "target / dtype / emitter",
+        "time",
+        report_compare.steps(bases, plural=True),
+        "layers run",
+        "missing (time elsewhere, included *)",
+    ]
+    return f"<h2>Whole network ({lay['shared']} shared layers)</h2>" + table(heads, rows)
 
 
 def _e(value) -> str:
