@@ -55,6 +55,38 @@ if arm and 'asm_thumb' in EMS and sys.platform not in ('linux', 'darwin', 'win32
             CPU.append(machine.mem32[0xE000EF44])
     except Exception:
         CPU = None
+#--
+# the DWT cycle counter (Armv7-M and later), touched only where CPUID names an M3 or later core:
+# the Cortex-M0/M0+ have none, and there a read of an absent address may fault. DEMCR.TRCENA on,
+# the M7's lock access unlocked, CTRL.CYCCNTENA on (unless CTRL.NOCYCCNT says there is no
+# counter), then CYCCNT counted against ticks_us over WIN us. The reader is viper (a few
+# instructions, no allocation: CYCCNT modulo 2**30 is a small int; host board.cycle_counter takes
+# differences modulo 2**30, which 2**32 is a multiple of: safe across CYCCNT's wrap-around).
+# DWT: [DEMCR, CTRL, CYCCNT before, after, us between], as read; None where not read.
+DWT = None
+if CPU and CPU[0] >> 4 & 0xFFF in (0xC23, 0xC24, 0xC27, 0xD21, 0xD22):
+    try:
+        m = machine.mem32
+        m[0xE000EDFC] = m[0xE000EDFC] | 0x1000000
+        if CPU[0] >> 4 & 0xFFF == 0xC27:
+            m[0xE0001FB0] = 0xC5ACCE55
+        c = m[0xE0001000]
+        if not c >> 25 & 1:
+            m[0xE0001000] = c | 1
+        try:
+            exec('@micropython.viper\ndef cyc() -> int:\n    return int(ptr32(0xE0001004)[0]) & 0x3FFFFFFF')
+        except Exception:
+            def cyc():
+                return m[0xE0001004] & 0x3FFFFFFF
+        t0 = ticks()
+        c0 = cyc()
+        while tdiff(ticks(), t0) < WIN:
+            pass
+        t1 = ticks()
+        c1 = cyc()
+        DWT = [m[0xE000EDFC], m[0xE0001000], c0, c1, tdiff(t1, t0)]
+    except Exception:
+        DWT = None
 
 
 #--
@@ -72,7 +104,7 @@ def probe():
     emit({'t': 'probe', 'schema': SCHEMA, 'platform': sys.platform,
           'version': list(sys.implementation.version), 'freq': freq,
           'tick_us': resolution(), 'loop_us': mn, 'loop_ovh': ov, 'loop_n': 64 * r,
-          'emitters': EMS, 'cpu': CPU, 'float': has('x = 1.5 * 2'),
+          'emitters': EMS, 'cpu': CPU, 'dwt': DWT, 'float': has('x = 1.5 * 2'),
           'memoryview': has('m = memoryview(bytearray(4))\nm[0:2] = m[2:4]'), 'free': gc.mem_free()})
 
 

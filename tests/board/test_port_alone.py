@@ -4,11 +4,13 @@ probe, gets results.json, the plot and the report."""
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 
 import pytest
 
+from mcuroof.board import cycle_counter
 from mcuroof.board import profiles as boards
 from mcuroof.cli import main
 from mcuroof.links.qemu import QemuMicrobit
@@ -49,6 +51,41 @@ def run_alone(tmp_path, board: str, device: str) -> dict:
     return json.loads((out / "results.json").read_text())
 
 
+def shown(out, capsys) -> tuple[str, str, list[dict]]:
+    """The terminal's text (lines unwrapped), report.html's and the roofs CSV's rows."""
+    terminal = " ".join(capsys.readouterr().out.split())
+    assert main(["export", str(out / "results.json"), "--csv", str(out / "csv")]) == 0
+    with open(out / "csv" / "roofs.csv") as f:
+        rows = list(csv.DictReader(f))
+    return terminal, " ".join((out / "report.html").read_text().split()), rows
+
+
+def check_units(board: str, data: dict, terminal: str, html: str, rows: list[dict]) -> None:
+    """What the probe found of the DWT cycle counter, and the units it leaves the figures in: no
+    emulator here counts cycles, so every board falls back to ticks_us. An M3 or later core whose
+    DEMCR does not hold TRCENA is a suspected emulator: one warning, no per-cycle figure anywhere;
+    the Cortex-M0 has no counter: per cycle at the clock machine.freq() reported, saying so."""
+    b = data["board"]
+    assert b["cycle_hz"] is None
+    if board == "qemu-microbit":
+        said = "per cycle at 16 MHz, as machine.freq() reported (not counted: a Cortex-M0 has no cycle counter)"
+        assert b["cycle_counter"] == cycle_counter.ABSENT and "warning" not in terminal
+        assert said in terminal and said in html and "MACC/cycle" in terminal
+        assert {(r["time_counts"], r["step_hz"], r["step_clock"]) for r in rows} == {
+            ("cycles", "16000000.0", "machine.freq()")
+        }
+        return
+    core = CORES[board][0]
+    assert b["cycle_counter"] == cycle_counter.NO_TRCENA
+    assert f"warning: the {core}'s DEMCR did not hold TRCENA (real silicon does): an emulator is suspected" in terminal
+    said = "an emulator is suspected (DEMCR did not hold TRCENA, as real silicon does): time may count instructions"
+    assert said in terminal and said in html and "DEMCR did not hold TRCENA: an emulator is suspected" in html
+    assert "per cycle at" not in terminal + html and "/cycle" not in terminal + html and "per cycle <" not in html
+    assert {(r["time_counts"], r["step_hz"], r["macs_per_step"]) for r in rows} == {
+        ("ticks (emulator suspected)", "", "")
+    }
+
+
 def isa_ceilings(data: dict) -> set[str]:
     """The ISA peak kernels measured: 'int8 asm_thumb smlad' -> smlad."""
     names = [r["name"].split() for r in data["roofs"] if r["kind"] == "compute" and r["source"] == "measured"]
@@ -62,6 +99,7 @@ def test_a_port_alone_gets_results_plot_and_report(tmp_path, capsys, port):
     """Named by its probe, its DSP/FPU/MVE ceilings chosen by its ID registers."""
     board, device = port
     data = run_alone(tmp_path, board, device)
+    check_units(board, data, *shown(tmp_path / "out", capsys))
     platform = {"qemu-microbit": "microbit"}.get(board, board)
     core, ceilings = CORES[board]
     assert data["board"]["platform"] == platform and data["board"]["core"]["source"] == "registers"
@@ -91,3 +129,18 @@ def test_a_real_ports_name_still_gets_smlad_and_vfma(tmp_path, capsys, monkeypat
     data = run_alone(tmp_path, board, device)
     assert data["board"]["name"] == f"Cortex-M7 (mimxrt) on {device}"
     assert isa_ceilings(data) == {"mla", "smlad", "vfma"}
+
+
+@needs_qemu
+@pytest.mark.qemu
+def test_a_qemu_board_named_counts_instructions_whatever_its_dwt_reads(tmp_path, capsys):
+    """The same QEMU, named (and started by mcuroof): its -icount shift is known, so figures are per instruction and no
+    emulator is 'suspected'; report.html says QEMU models no DWT."""
+    out = tmp_path / "out"
+    assert main(["run", "--board", "qemu-m3", "-o", str(out), "--suite", "compute"]) == 0
+    data = json.loads((out / "results.json").read_text())
+    terminal, html, rows = shown(out, capsys)
+    assert (data["board"]["cycle_counter"], data["board"]["icount_shift"]) == (cycle_counter.NO_TRCENA, 6)
+    assert "warning" not in terminal and "MACC/instr" in terminal and "per cycle" not in terminal
+    assert "none: QEMU models no DWT (DEMCR did not hold TRCENA)" in html
+    assert {r["time_counts"] for r in rows} == {"instructions"}

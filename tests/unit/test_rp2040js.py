@@ -33,7 +33,11 @@ def test_the_limits_reach_the_results_the_terminal_and_the_report():
     shown = " ".join(console.export_text().split())
     assert all(f"the emulator does not model: {limit}" in shown for limit in limits)
     rows = html._clock_facts(result["board"])
-    assert rows[0] == ("time counts", "time counts the board's clock: per cycle at 125 MHz")
+    assert rows[0] == (
+        "time counts",
+        "time counts the board's clock (ticks_us): per cycle at 125 MHz, as machine.freq() reported "
+        "(not counted: no cycle counter read)",
+    )
     assert [v for k, v in rows if k == "the emulator does not model"] == limits
 
 

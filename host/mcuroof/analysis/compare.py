@@ -18,12 +18,15 @@ from mcuroof.model import names as layer_names
 
 def labels(results: list[dict], paths: list[Path]) -> list[str]:
     """Short distinct names: board, QEMU shift where the runs' shifts differ, a real board's clock
-    where those differ (an instruction-counted run's timer clock is not its speed: never), then
+    (timing_basis: counted, or machine.freq()'s) where those differ (a timer clock under QEMU or a
+    suspected emulator is not its speed: never), then
     the results' folder where that is still not enough."""
     bases = [timing_basis.of(r.get("board", {})) for r in results]
     shifts = {b.icount_shift for b in bases if b.kind == timing_basis.INSTRUCTIONS}
     hz = [
-        None if b.kind == timing_basis.INSTRUCTIONS else r.get("board", {}).get("clock_hz")
+        None
+        if b.kind in (timing_basis.INSTRUCTIONS, timing_basis.SUSPECT)
+        else b.rate_hz or r.get("board", {}).get("clock_hz")
         for r, b in zip(results, bases)
     ]
     clocks = {h for h in hz if h}

@@ -5,18 +5,25 @@
   is a rate per instruction times 1e9 / 2^K instructions/s. The board's `clock_hz` there is its
   emulated timer's (SysTick, machine.freq()): never shown as a CPU clock.
 - The unix port (a host OS platform): host time; there is no per-step figure.
-- A real board: time counts its clock; figures per cycle at `clock_hz`, the clock the probe read
-  (`cycle_hz`, the cycle counter's rate against ticks_us, where the probe found one).
+- A real board: time counts its clock (ticks_us); figures per cycle at `cycle_hz`, the DWT cycle
+  counter's rate against ticks_us where the probe saw it count (board.cycle_counter), else at
+  `clock_hz`, the clock machine.freq() reported, saying it was not counted.
+- A board whose DEMCR did not hold TRCENA (board.cycle_counter "no TRCENA", an emulator
+  suspected) and whose -icount shift is not known: time from ticks_us may count instructions,
+  so there is no per-step figure (SUSPECT).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcuroof.board import cycle_counter
 from mcuroof.units import si
 
 INSTRUCTIONS, CYCLES, HOST = "instructions", "cycles", "host time"
+SUSPECT = "ticks (emulator suspected)"
 HOST_PLATFORMS = ("linux", "darwin", "windows", "win32")
+COUNTED = "counted"
 
 
 @dataclass(frozen=True)
@@ -26,6 +33,7 @@ class Basis:
     step: str | None  # what a per-step figure is per: "instr", "cycle"; None (host time, clock unknown)
     icount_shift: int | None = None
     timer_hz: float | None = None  # QEMU: the emulated timer's clock (not a CPU clock)
+    clock_from: str | None = None  # CYCLES: "counted" (cycle_hz) or why not: "no cycle counter", ...
 
     @property
     def rate_text(self) -> str:
@@ -42,8 +50,10 @@ class Basis:
         if self.kind == INSTRUCTIONS:
             return f"instructions (QEMU shift={self.icount_shift}: {self.rate_text})"
         if self.kind == CYCLES:
-            return f"cycles at {self.rate_text}" if self.rate_hz else "cycles (clock not known)"
-        return HOST
+            if not self.rate_hz:
+                return "cycles (clock not known)"
+            return f"cycles at {self.rate_text} ({self.clock_text})"
+        return self.kind
 
     @property
     def sentence(self) -> str:
@@ -54,8 +64,32 @@ class Basis:
                 f"each, {self.rate_text}), not cycles"
             )
         if self.kind == CYCLES:
-            return f"time counts the board's clock: per cycle at {self.rate_text}" if self.rate_hz else "real time"
+            if not self.rate_hz:
+                return "real time (ticks_us): no per-cycle figure, the clock is not known"
+            how = (
+                "counted (DWT CYCCNT against ticks_us)"
+                if self.counted
+                else f"as machine.freq() reported (not counted: {self.clock_from})"
+            )
+            return f"time counts the board's clock (ticks_us): per cycle at {self.rate_text}, {how}"
+        if self.kind == SUSPECT:
+            return (
+                "time from ticks_us; an emulator is suspected (DEMCR did not hold TRCENA, as real silicon does): "
+                "time may count instructions, so no figure per cycle (--board qemu-* knows its -icount shift)"
+            )
         return "host time (the unix port): no per-cycle figure"
+
+    @property
+    def clock_text(self) -> str | None:
+        """Where a real board's step clock came from: "counted" (the DWT cycle counter against
+        ticks_us) or "machine.freq()"; None under QEMU, host time or a suspected emulator."""
+        if self.kind != CYCLES or not self.rate_hz:
+            return None
+        return COUNTED if self.counted else "machine.freq()"
+
+    @property
+    def counted(self) -> bool:
+        return self.clock_from == COUNTED
 
     def steps_text(self, seconds: float | None) -> str:
         """A time as the steps it counts: "888 k instr", "7.1 M cycles"; "-" where there is no step."""
@@ -79,14 +113,40 @@ def of(board: dict) -> Basis:
         return Basis(INSTRUCTIONS, 1e9 / 2**shift, "instr", shift, board.get("clock_hz"))
     if board.get("platform") in HOST_PLATFORMS or board.get("name") == "unix":
         return Basis(HOST, None, None)
-    hz = board.get("cycle_hz") or board.get("clock_hz")
-    return Basis(CYCLES, float(hz) if hz else None, "cycle" if hz else None)
+    counter = board.get("cycle_counter")
+    if counter == cycle_counter.NO_TRCENA:
+        return Basis(SUSPECT, None, None, timer_hz=board.get("clock_hz"))
+    if board.get("cycle_hz"):
+        return Basis(CYCLES, float(board["cycle_hz"]), "cycle", clock_from=COUNTED)
+    hz = board.get("clock_hz")
+    return Basis(CYCLES, float(hz) if hz else None, "cycle" if hz else None, clock_from=_not_counted(board))
+
+
+def _not_counted(board: dict) -> str:
+    """Why per-cycle figures are at machine.freq()'s clock, not a counted one."""
+    core = (board.get("core") or {}).get("name")
+    counter = board.get("cycle_counter")
+    if counter == cycle_counter.ABSENT:
+        return f"a {core} has no cycle counter" if core else "the core has no cycle counter"
+    if counter == cycle_counter.STILL:
+        return "its DWT cycle counter did not advance"
+    return "no cycle counter read"
+
+
+def figure_clock(board: dict) -> float | None:
+    """The clock a real board's theory and per-cycle figures are at (the counted one where it
+    counts, else machine.freq()'s); None where time counts instructions or host time, or where an
+    emulator is suspected: the theory keeps its own (QEMU's -icount rate, the profile's clock)."""
+    basis = of(board)
+    return basis.rate_hz if basis.kind == CYCLES else None
 
 
 def ratio_word(bases: list[Basis]) -> str:
     """What a ratio of two runs' times or rates is: an instruction-count ratio between
     instruction-counted runs (never a speed-up), a speed-up between runs in real time, a time
     ratio between the two kinds."""
+    if any(b.kind == SUSPECT for b in bases):
+        return "time ratio"
     counted = {b.kind == INSTRUCTIONS for b in bases}
     if counted == {True}:
         return "instruction-count ratio"
@@ -96,6 +156,8 @@ def ratio_word(bases: list[Basis]) -> str:
 def least_time_word(bases: list[Basis], short: bool = False) -> str:
     """The run with the least time, named for what its time counts."""
     counted = {b.kind == INSTRUCTIONS for b in bases}
+    if any(b.kind == SUSPECT for b in bases):
+        counted = {True, False}  # time may count instructions
     if counted == {True}:
         return "fewest instructions" if short else "fewest instructions (QEMU time)"
     if counted == {False}:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from mcuroof.board import capability, identity
+from mcuroof.analysis import timing_basis
+from mcuroof.board import capability, cycle_counter, identity
 from mcuroof.board import profiles as boards
 from mcuroof.errors import BoardError
 from mcuroof.measure import host_memcpy, runfolder
@@ -97,7 +98,7 @@ def draw(data: dict, out: Path) -> None:
 
 
 def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, clock=None) -> dict:
-    clock_hz = clock.hz_set if clock else None
+    clock_hz = theory_clock(spec, link, probe, clock)
     facts = results.Run(
         spec.board,
         link.description,
@@ -132,9 +133,11 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
         if spec.board is None:  # a port alone: "Cortex-M7 (mimxrt) on /dev/ttyACM0"
             spec.board = identity.board_name(probe, getattr(link, "device", None) or link.description)
         profile = boards.find(spec.profile or spec.board)
-        warning = identity.describe(probe, profile).warning
-        if warning:
-            console.print(f"warning: {warning}", highlight=False)
+        core = identity.describe(probe, profile)
+        counter = cycle_counter.warning(cycle_counter.read(probe), core.name, spec.icount_shift)
+        for warning in (core.warning, counter):
+            if warning:
+                console.print(f"warning: {warning}", highlight=False)
         if spec.layers and not entries:
             capability.check_probe(spec.layers, probe, spec.board)
         for check in spec.on_probe:
@@ -165,6 +168,16 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
 def memcpy_reference(records: list[dict]) -> list[dict]:
     sizes = sorted({r["bytes"] for r in records if r.get("t") == "mem" and r.get("em") == "c"})
     return host_memcpy.memcpy_bandwidth(sizes) if sizes else []
+
+
+def theory_clock(spec: Spec, link, probe: dict, clock=None) -> float | None:
+    """The clock the theory is at: the one per-cycle figures use (timing_basis.figure_clock: the
+    counted clock, else machine.freq()'s at the probe, after --clocks set it); None under QEMU's
+    -icount, host time or a suspected emulator (the profile's own clock)."""
+    board = results.board_info(spec.board, probe, link.description, spec.icount_shift)
+    if clock and not board.get("clock_hz"):
+        board["clock_hz"] = clock.hz_set
+    return timing_basis.figure_clock(board)
 
 
 def theoretical(profile: str, icount_shift: int | None, clock_hz: float | None = None) -> list[dict]:

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from mcuroof.analysis import compare, timing_basis
+from mcuroof.board import cycle_counter
 from mcuroof.errors import UserError
 from mcuroof.model import names as layer_names
 from mcuroof.report import calibrated, cliff, plot
@@ -633,8 +634,13 @@ def _clock_facts(board: dict) -> list[tuple]:
         rows.append(
             ("timer clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq(): QEMU's emulated timer, not the time base)")
         )
+    elif basis.kind == timing_basis.SUSPECT and board.get("clock_hz"):
+        rows.append(("timer clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq(): not a measured CPU clock)"))
     elif board.get("clock_hz"):
         rows.append(("clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq() at the probe)"))
+    if board.get("cycle_counter"):
+        qemu = basis.kind == timing_basis.INSTRUCTIONS
+        rows.append(("cycle counter", cycle_counter.text(board["cycle_counter"], board.get("cycle_hz"), qemu)))
     rows += [("the emulator does not model", limit) for limit in board.get("limits") or []]
     return rows
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcuroof.analysis import roofs as roofs_mod
-from mcuroof.board import identity
+from mcuroof.board import cycle_counter, identity
 from mcuroof.board import profiles as boards
 from mcuroof.errors import UserError, read_text
 from mcuroof.results import recheck
@@ -56,6 +56,7 @@ def firmware_name(probe: dict) -> str:
 
 
 def board_info(name: str, probe: dict, link_description: str, icount_shift: int | None) -> dict:
+    counter = cycle_counter.read(probe)
     return {
         "name": name,
         "platform": probe.get("platform"),
@@ -63,6 +64,8 @@ def board_info(name: str, probe: dict, link_description: str, icount_shift: int 
         "clock_hz": probe.get("freq"),
         "emitters": probe.get("emitters", []),
         "cpu": probe.get("cpu"),  # the core's ID registers (board.identity), None where not read
+        "cycle_counter": counter.state,  # board.cycle_counter: counting, not counting, no TRCENA, none
+        "cycle_hz": round(counter.hz) if counter.hz else None,  # the counted clock
         "icount_shift": icount_shift,
         "free_heap": probe.get("free"),
         "float": probe.get("float"),

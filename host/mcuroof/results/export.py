@@ -84,7 +84,7 @@ MODEL = [
 ]
 
 
-SOURCE = ["board", "time_counts", "step_hz", "tool"]  # the last columns of every table
+SOURCE = ["board", "time_counts", "step_hz", "step_clock", "tool"]  # the last columns of every table
 
 
 def source(result: dict) -> dict:
@@ -94,6 +94,7 @@ def source(result: dict) -> dict:
         "board": result.get("board", {}).get("name"),
         "time_counts": basis.kind,
         "step_hz": basis.rate_hz,
+        "step_clock": basis.clock_text,
         "tool": result.get("tool"),
     }
 

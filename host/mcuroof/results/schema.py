@@ -9,6 +9,8 @@ Unknown fields are allowed, so a newer mcuroof's additions do not break an older
 
 from __future__ import annotations
 
+from mcuroof.board import cycle_counter
+
 
 def _shape(type_: str, must: str, **rules) -> dict:
     return {"type": type_, "must": must, **rules}
@@ -85,6 +87,8 @@ BOARD = obj(
         "clock_hz": nullable(POSITIVE),
         "emitters": array(TEXT),
         "cpu": nullable(array(COUNT)),
+        "cycle_counter": one_of(*cycle_counter.STATES, None),  # board.cycle_counter
+        "cycle_hz": nullable(POSITIVE),
         "icount_shift": nullable(COUNT),
         "free_heap": nullable(COUNT),
         "tick_us": nullable(NON_NEGATIVE),
