@@ -261,6 +261,9 @@ MVE_LAYERS = [
     spatial(6, "CONV_2D", (3, 4, 24), (3, 4, 5), (1, 1), (1, 1)),  # 1x1, K=24: gathered
     spatial(7, "CONV_2D", (2, 3, 128), (2, 3, 3), (1, 1), (1, 1), "RELU"),  # K=128: inputs streamed
     spatial(8, "CONV_2D", (4, 4, 10), (4, 4, 3), (3, 3), (1, 1)),  # gathered K=90, streamed
+    # gathered K=144 and K=180 (a part vector): weights past VLDRB's 127-byte offset (ResNet-8's 3x3 convs)
+    spatial(9, "CONV_2D", (4, 4, 16), (4, 4, 4), (3, 3), (1, 1), "RELU"),
+    spatial(10, "CONV_2D", (5, 3, 20), (5, 3, 8), (3, 3), (1, 1), "RELU"),
 ]
 
 

@@ -11,6 +11,16 @@ MVE_SIZE = {8: (0, 0x100), 16: (0, 0), 32: (1, 0)}  # VMLADAV size bits: (first 
 MVE_LOAD = {8: 0x000, 16: 0x080, 32: 0x100}  # VLDRB / VLDRH / VLDRW size field
 
 
+def _imm(imm: int, below: int, step: int = 1) -> int:
+    """imm, where the encoding has room for it (0 <= imm < below, a multiple of step): an
+    immediate out of range would silently become another instruction."""
+    if not (0 <= imm < below and imm % step == 0):
+        raise ValueError(
+            f"immediate {imm} out of range: 0 <= imm < {below}" + (f", a multiple of {step}" if step > 1 else "")
+        )
+    return imm
+
+
 def data(hw1: int, hw2: int) -> str:
     return f" data(2,{hw1:#06x},{hw2:#06x})\n"
 
@@ -55,51 +65,53 @@ def vfma_q_f32(qd: int, qn: int, qm: int) -> str:
 # for most of them), for the DSP layer kernels of kernels.ops.dsp_*.
 def ldr_imm(rt: int, rn: int, imm: int) -> str:
     """LDR.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
-    return data(0xF8D0 | rn, rt << 12 | imm)
+    return data(0xF8D0 | rn, rt << 12 | _imm(imm, 4096))
 
 
 def str_imm(rt: int, rn: int, imm: int) -> str:
     """STR.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
-    return data(0xF8C0 | rn, rt << 12 | imm)
+    return data(0xF8C0 | rn, rt << 12 | _imm(imm, 4096))
 
 
 def strb_imm(rt: int, rn: int, imm: int) -> str:
     """STRB.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
-    return data(0xF880 | rn, rt << 12 | imm)
+    return data(0xF880 | rn, rt << 12 | _imm(imm, 4096))
 
 
 def ldr_post(rt: int, rn: int, imm: int) -> str:
     """LDR Rt, [Rn], #imm: load, then Rn += imm (0 <= imm < 256)."""
-    return data(0xF850 | rn, rt << 12 | 0xB00 | imm)
+    return data(0xF850 | rn, rt << 12 | 0xB00 | _imm(imm, 256))
 
 
 def ldrsb_post(rt: int, rn: int, imm: int) -> str:
     """LDRSB Rt, [Rn], #imm: a sign-extended byte, then Rn += imm (0 <= imm < 256)."""
-    return data(0xF910 | rn, rt << 12 | 0xB00 | imm)
+    return data(0xF910 | rn, rt << 12 | 0xB00 | _imm(imm, 256))
 
 
 def strb_post(rt: int, rn: int, imm: int) -> str:
     """STRB Rt, [Rn], #imm: store a byte, then Rn += imm (0 <= imm < 256)."""
-    return data(0xF800 | rn, rt << 12 | 0xB00 | imm)
+    return data(0xF800 | rn, rt << 12 | 0xB00 | _imm(imm, 256))
 
 
 def ldrd_imm(rt: int, rt2: int, rn: int, imm: int) -> str:
     """LDRD Rt, Rt2, [Rn, #imm] (imm a multiple of 4 below 1024; Rn + imm word-aligned)."""
-    return data(0xE9D0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
+    return data(0xE9D0 | rn, rt << 12 | rt2 << 8 | _imm(imm, 1024, 4) >> 2)
 
 
 def strd_post(rt: int, rt2: int, rn: int, imm: int) -> str:
     """STRD Rt, Rt2, [Rn], #imm: store two words, then Rn += imm (a multiple of 4 below 1024)."""
-    return data(0xE8E0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
+    return data(0xE8E0 | rn, rt << 12 | rt2 << 8 | _imm(imm, 1024, 4) >> 2)
 
 
 def addw(rd: int, rn: int, imm: int) -> str:
     """ADDW Rd, Rn, #imm (0 <= imm < 4096; Rn may be sp)."""
+    imm = _imm(imm, 4096)
     return data(0xF200 | (imm >> 11 & 1) << 10 | rn, (imm >> 8 & 7) << 12 | rd << 8 | imm & 0xFF)
 
 
 def subw(rd: int, rn: int, imm: int) -> str:
     """SUBW Rd, Rn, #imm (0 <= imm < 4096; Rn and Rd may be sp)."""
+    imm = _imm(imm, 4096)
     return data(0xF2A0 | (imm >> 11 & 1) << 10 | rn, (imm >> 8 & 7) << 12 | rd << 8 | imm & 0xFF)
 
 
@@ -147,12 +159,12 @@ def smlatt(rd: int, rn: int, rm: int, ra: int) -> str:
 
 def ldrb_imm(rt: int, rn: int, imm: int) -> str:
     """LDRB.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
-    return data(0xF890 | rn, rt << 12 | imm)
+    return data(0xF890 | rn, rt << 12 | _imm(imm, 4096))
 
 
 def ldrb_post(rt: int, rn: int, imm: int) -> str:
     """LDRB Rt, [Rn], #imm: load a byte, then Rn += imm (0 <= imm < 256)."""
-    return data(0xF810 | rn, rt << 12 | 0xB00 | imm)
+    return data(0xF810 | rn, rt << 12 | 0xB00 | _imm(imm, 256))
 
 
 def strb_reg(rt: int, rn: int, rm: int) -> str:
@@ -167,17 +179,17 @@ def cmp_reg(rn: int, rm: int) -> str:
 
 def strd_imm(rt: int, rt2: int, rn: int, imm: int) -> str:
     """STRD Rt, Rt2, [Rn, #imm] (imm a multiple of 4 below 1024)."""
-    return data(0xE9C0 | rn, rt << 12 | rt2 << 8 | imm >> 2)
+    return data(0xE9C0 | rn, rt << 12 | rt2 << 8 | _imm(imm, 1024, 4) >> 2)
 
 
 def vldrb_post(qd: int, rn: int, imm: int) -> str:
     """VLDRB.U8 Qd, [Rn], #imm (MVE): 16 bytes, then Rn += imm (0 <= imm < 128)."""
-    return data(0xECB0 | rn, qd << 13 | 0x1E00 | imm)
+    return data(0xECB0 | rn, qd << 13 | 0x1E00 | _imm(imm, 128))
 
 
 def vstrb_post(qd: int, rn: int, imm: int) -> str:
     """VSTRB.8 Qd, [Rn], #imm (MVE): 16 bytes stored, then Rn += imm (0 <= imm < 128)."""
-    return data(0xECA0 | rn, qd << 13 | 0x1E00 | imm)
+    return data(0xECA0 | rn, qd << 13 | 0x1E00 | _imm(imm, 128))
 
 
 def vadd_i8(qd: int, qn: int, qm: int) -> str:
@@ -187,12 +199,12 @@ def vadd_i8(qd: int, qn: int, qm: int) -> str:
 
 def str_post(rt: int, rn: int, imm: int) -> str:
     """STR Rt, [Rn], #imm: store a word, then Rn += imm (0 <= imm < 256)."""
-    return data(0xF840 | rn, rt << 12 | 0xB00 | imm)
+    return data(0xF840 | rn, rt << 12 | 0xB00 | _imm(imm, 256))
 
 
 def vldrb_imm(qd: int, rn: int, imm: int) -> str:
     """VLDRB.U8 Qd, [Rn, #imm] (MVE): 16 bytes from Rn + imm (0 <= imm < 128)."""
-    return data(0xED90 | rn, qd << 13 | 0x1E00 | imm)
+    return data(0xED90 | rn, qd << 13 | 0x1E00 | _imm(imm, 128))
 
 
 def smlabt(rd: int, rn: int, rm: int, ra: int) -> str:
@@ -212,19 +224,19 @@ def pkhbt(rd: int, rn: int, rm: int) -> str:
 
 def ldrsb_imm(rt: int, rn: int, imm: int) -> str:
     """LDRSB.W Rt, [Rn, #imm] (0 <= imm < 4096): a sign-extended byte."""
-    return data(0xF990 | rn, rt << 12 | imm)
+    return data(0xF990 | rn, rt << 12 | _imm(imm, 4096))
 
 
 def strh_imm(rt: int, rn: int, imm: int) -> str:
     """STRH.W Rt, [Rn, #imm] (0 <= imm < 4096)."""
-    return data(0xF8A0 | rn, rt << 12 | imm)
+    return data(0xF8A0 | rn, rt << 12 | _imm(imm, 4096))
 
 
 # MVE (Armv8.1-M) for the depthwise kernel of kernels.ops.mve: lanes are four output pixels.
 def vldrh_s32(qd: int, rn: int, imm: int) -> str:
     """VLDRH.S32 Qd, [Rn, #imm] (MVE): four halfwords sign-extended to 32-bit lanes (r0-r7,
     imm even, 0 <= imm <= 254)."""
-    return data(0xED98 | rn, qd << 13 | 0x0F00 | imm >> 1)
+    return data(0xED98 | rn, qd << 13 | 0x0F00 | _imm(imm, 256, 2) >> 1)
 
 
 def vmla_s32(qda: int, qn: int, rm: int) -> str:
@@ -274,7 +286,7 @@ def vldrb_s32_gather(qd: int, rn: int, qm: int) -> str:
 def vstrh_32_post(qd: int, rn: int, imm: int) -> str:
     """VSTRH.32 Qd, [Rn], #imm (MVE): the lanes' low halfwords, then Rn += imm (r0-r7, imm even
     below 256)."""
-    return data(0xECA8 | rn, qd << 13 | 0x0F00 | imm >> 1)
+    return data(0xECA8 | rn, qd << 13 | 0x0F00 | _imm(imm, 256, 2) >> 1)
 
 
 def vldrh_s32_gather(qd: int, rn: int, qm: int) -> str:
@@ -298,7 +310,7 @@ def sxth(rd: int, rm: int) -> str:
 def vldrb_s16(qd: int, rn: int, imm: int) -> str:
     """VLDRB.S16 Qd, [Rn, #imm] (MVE): eight bytes sign-extended to halfword lanes (r0-r7,
     0 <= imm < 128)."""
-    return data(0xED90 | rn, qd << 13 | 0x0E80 | imm)
+    return data(0xED90 | rn, qd << 13 | 0x0E80 | _imm(imm, 128))
 
 
 def vadd_i16(qd: int, qn: int, qm: int) -> str:

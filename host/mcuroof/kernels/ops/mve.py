@@ -36,21 +36,23 @@ def source(job) -> str:
             + t.ldr_imm(7, SP, 4)
             + " add(r1,r6,r7)\n"
         )
-        weights = "".join(t.vldrb_post(4 + q, 1, 16) for q in range(nq))
         pad = ""
-        if nq > 4:  # K over 64: the inputs stream from memory with the weights, per channel
+        if nq <= 4:
+            weights = "".join(t.vldrb_post(4 + q, 1, 16) for q in range(nq))
+        else:  # K over 64: the inputs stream from memory with the weights, per channel
             weights = "".join(
                 t.vldrb_post(0, 4, 16) + t.vldrb_post(1, 1, 16) + t.vmladava(8, 0, 1, 8) for _ in range(nq)
             )
     else:  # gathered (zeros where the window leaves the input) into K bytes on the stack, then
         # zeros up to 16 * nq: the weights read past a channel's K are multiplied by them
         inputs = dsp_common.gather(c, kh, kw, boff) + t.addw(1, SP, boff)
-        weights = "".join(t.vldrb_imm(4 + q, 1, 16 * q) for q in range(nq)) + t.addw(1, 1, k)
         pad = " movw(r4,0)\n" + "".join(t.str_imm(4, SP, boff + o) for o in range(k // 4 * 4, 16 * nq, 4))
-        if nq > 4:
+        if nq <= 4:
+            weights = "".join(t.vldrb_imm(4 + q, 1, 16 * q) for q in range(nq)) + t.addw(1, 1, k)
+        else:  # the weights stream too (VLDRB's offset stops at 127), then back to the next channel's
             weights = "".join(
-                t.vldrb_post(0, 4, 16) + t.vldrb_imm(1, 1, 16 * q) + t.vmladava(8, 0, 1, 8) for q in range(nq)
-            ) + t.addw(1, 1, k)
+                t.vldrb_post(0, 4, 16) + t.vldrb_post(1, 1, 16) + t.vmladava(8, 0, 1, 8) for _ in range(nq)
+            ) + (t.subw(1, 1, 16 * nq - k) if 16 * nq > k else "")
     return (
         dsp_common.head()
         + t.subw(SP, SP, frame)
