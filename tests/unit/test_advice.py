@@ -174,6 +174,13 @@ def test_asm_thumb_under_the_smlad_ceiling_names_what_the_ceiling_does_not_count
     assert "no MVE (VMLADAVA) layer kernels" in advice.advise({**mve, "headroom": 20}, FLAT, m55)[1]
 
 
+def test_a_bytecode_layer_on_a_core_with_dsp_and_mve_is_pointed_to_mve():
+    m55 = advice.Features(frozenset({"fpu", "dsp", "mve"}), M4.emitters)
+    text = advice.advise(pt(3, emitter="bytecode", dtype="int8"), FLAT, m55)[1]
+    assert "this core has MVE" in text and "has DSP" not in text
+    assert "this core has DSP" in advice.advise(pt(3, emitter="bytecode", dtype="int8"), FLAT, M4)[1]
+
+
 def test_asm_thumb_that_ran_an_mve_kernel_says_so_not_that_there_is_none():
     m55 = advice.Features(frozenset({"fpu", "dsp", "mve"}), M4.emitters)
     mve = pt(20, emitter="asm_thumb", compute_roof="int8 asm_thumb vmladava", kernel_isa="mve")

@@ -29,7 +29,8 @@ from mcuroof.kernels.ops import contract
 AT_CEILING = 1.5
 FAR_BELOW = 4.0  # headroom from which the gap is software, not hardware
 FASTER = 1.25  # a ceiling this much above another counts as faster; below, "as fast"
-ASSEMBLERS = {"dsp": "asm_thumb", "mve": "asm_thumb", "simd": "asm_xtensa"}
+# the widest SIMD first: on a core with both, MVE is the one to name
+ASSEMBLERS = {"mve": "asm_thumb", "dsp": "asm_thumb", "simd": "asm_xtensa"}
 
 # Where the time goes, per emitter, for a compute-bound point below its ceiling
 OVERHEAD = {
