@@ -248,3 +248,18 @@ def test_a_board_without_profile_is_named_by_its_probe():
 
     assert identity.board_name({"platform": "microbit"}, "/dev/pts/3") == "microbit on /dev/pts/3"
     assert identity.board_name({}, "/dev/ttyACM0") == "MicroPython on /dev/ttyACM0"
+
+
+def test_m7_float32_and_the_m33_roof_from_llvms_scheduling_models():
+    """Cortex-M7 float32 (stm32h743, teensy4): one VFP pipe, one VFMA.F32 a cycle
+    (ARMScheduleM7.td); the pico2's Cortex-M33, scheduled by LLVM with its Cortex-M4 model
+    (ARMProcessors.td, ARMScheduleM4.td): MLA, SMLAD and VFMA one a cycle each."""
+    for name, mhz in (("stm32h743", 400), ("teensy4", 600)):
+        f32 = [r for r in boards.theoretical_roofs(boards.load_board(name)) if r["dtype"] == "float32"]
+        assert [r["macs_per_s"] for r in f32] == [pytest.approx(mhz * 1e6)], name
+        assert "ARMScheduleM7.td" in f32[0]["basis"], name
+    th = {r["dtype"]: r for r in boards.theoretical_roofs(boards.load_board("pico2")) if r["kind"] == "compute"}
+    assert {d: r["macs_per_s"] / 150e6 for d, r in th.items()} == pytest.approx(
+        {"int32": 1, "int16": 2, "int8": 2, "float32": 1}
+    )
+    assert all("CortexM4Model" in th[d]["basis"] for d in ("int32", "int16", "float32"))
