@@ -21,3 +21,17 @@ def test_immediate_out_of_range_raises(encode, good, bad):
     assert encode(good).startswith(" data(2,")
     with pytest.raises(ValueError, match=f"immediate {bad} out of range"):
         encode(bad)
+
+
+@pytest.mark.parametrize(
+    "encode, message",
+    [
+        (lambda: t.vmladava(8, 8, 1, 8), "no such MVE register: q8"),  # Qn << 1 would set the size bit
+        (lambda: t.vldrb_post(8, 1, 16), "no such MVE register: q8"),
+        (lambda: t.vldrh_s32(0, 8, 2), "r8: this encoding takes r0-r7 only"),
+        (lambda: t.mla(1, 2, 3, 16), "do not fit 16 bits"),  # Ra = r16
+    ],
+)
+def test_a_register_out_of_its_field_raises(encode, message):
+    with pytest.raises(ValueError, match=message):
+        encode()

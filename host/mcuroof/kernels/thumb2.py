@@ -21,7 +21,22 @@ def _imm(imm: int, below: int, step: int = 1) -> int:
     return imm
 
 
+def _q(*regs: int) -> None:
+    """MVE has Q0-Q7: a wider number would spill into the next field (another instruction)."""
+    if not all(0 <= q < 8 for q in regs):
+        raise ValueError(f"no such MVE register: q{max(regs)}")
+
+
+def _low(rn: int) -> int:
+    """A base register these encodings give 3 bits (r0-r7)."""
+    if not 0 <= rn < 8:
+        raise ValueError(f"r{rn}: this encoding takes r0-r7 only")
+    return rn
+
+
 def data(hw1: int, hw2: int) -> str:
+    if not (0 <= hw1 < 0x10000 and 0 <= hw2 < 0x10000):  # a register or field too wide for its bits
+        raise ValueError(f"instruction halfwords {hw1:#x}, {hw2:#x} do not fit 16 bits")
     return f" data(2,{hw1:#06x},{hw2:#06x})\n"
 
 
@@ -47,17 +62,20 @@ def vfma_f32(sd: int, sn: int, sm: int) -> str:
 
 def vldr_q(qd: int, rn: int, bits: int) -> str:
     """VLDRB.U8 / VLDRH.U16 / VLDRW.U32 Qd, [Rn]: 16 bytes as lanes of `bits`."""
+    _q(qd)
     return data(0xED90 | rn, qd << 13 | 0x1E00 | MVE_LOAD[bits])
 
 
 def vmladava(rda: int, qn: int, qm: int, bits: int) -> str:
     """VMLADAVA.S<bits> Rda, Qn, Qm: Rda += the sum over lanes of Qn * Qm (Rda even)."""
+    _q(qn, qm)
     lo, hi = MVE_SIZE[bits]
     return data(0xEEF0 | qn << 1 | lo, (rda >> 1) << 13 | 0x0E00 | hi | 0x20 | qm << 1)
 
 
 def vfma_q_f32(qd: int, qn: int, qm: int) -> str:
     """VFMA.F32 Qd, Qn, Qm (MVE): four float32 lanes, Qd += Qn * Qm."""
+    _q(qd, qn, qm)
     return data(0xEF00 | qn << 1, qd << 13 | 0x0C50 | qm << 1)
 
 
@@ -184,16 +202,19 @@ def strd_imm(rt: int, rt2: int, rn: int, imm: int) -> str:
 
 def vldrb_post(qd: int, rn: int, imm: int) -> str:
     """VLDRB.U8 Qd, [Rn], #imm (MVE): 16 bytes, then Rn += imm (0 <= imm < 128)."""
+    _q(qd)
     return data(0xECB0 | rn, qd << 13 | 0x1E00 | _imm(imm, 128))
 
 
 def vstrb_post(qd: int, rn: int, imm: int) -> str:
     """VSTRB.8 Qd, [Rn], #imm (MVE): 16 bytes stored, then Rn += imm (0 <= imm < 128)."""
+    _q(qd)
     return data(0xECA0 | rn, qd << 13 | 0x1E00 | _imm(imm, 128))
 
 
 def vadd_i8(qd: int, qn: int, qm: int) -> str:
     """VADD.I8 Qd, Qn, Qm (MVE): sixteen byte lanes added (wrapping)."""
+    _q(qd, qn, qm)
     return data(0xEF00 | qn << 1, qd << 13 | 0x0840 | qm << 1)
 
 
@@ -204,6 +225,7 @@ def str_post(rt: int, rn: int, imm: int) -> str:
 
 def vldrb_imm(qd: int, rn: int, imm: int) -> str:
     """VLDRB.U8 Qd, [Rn, #imm] (MVE): 16 bytes from Rn + imm (0 <= imm < 128)."""
+    _q(qd)
     return data(0xED90 | rn, qd << 13 | 0x1E00 | _imm(imm, 128))
 
 
@@ -236,41 +258,49 @@ def strh_imm(rt: int, rn: int, imm: int) -> str:
 def vldrh_s32(qd: int, rn: int, imm: int) -> str:
     """VLDRH.S32 Qd, [Rn, #imm] (MVE): four halfwords sign-extended to 32-bit lanes (r0-r7,
     imm even, 0 <= imm <= 254)."""
-    return data(0xED98 | rn, qd << 13 | 0x0F00 | _imm(imm, 256, 2) >> 1)
+    _q(qd)
+    return data(0xED98 | _low(rn), qd << 13 | 0x0F00 | _imm(imm, 256, 2) >> 1)
 
 
 def vmla_s32(qda: int, qn: int, rm: int) -> str:
     """VMLA.S32 Qda, Qn, Rm (MVE): Qda += Qn * Rm, lane by lane (a scalar)."""
+    _q(qda, qn)
     return data(0xEE21 | qn << 1, qda << 13 | 0x0E40 | rm)
 
 
 def vmov_q(qd: int, qm: int) -> str:
     """VMOV Qd, Qm (VORR Qd, Qm, Qm)."""
+    _q(qd, qm)
     return data(0xEF20 | qm << 1, qd << 13 | 0x0150 | qm << 1)
 
 
 def vdup_32(qd: int, rt: int) -> str:
     """VDUP.32 Qd, Rt: Rt in the four lanes."""
+    _q(qd)
     return data(0xEEA0 | qd << 1, rt << 12 | 0x0B10)
 
 
 def vshr_s32(qd: int, qm: int, shift: int) -> str:
     """VSHR.S32 Qd, Qm, #shift (1 <= shift <= 32)."""
+    _q(qd, qm)
     return data(0xEF80 | (64 - shift), qd << 13 | 0x0050 | qm << 1)
 
 
 def vmax_s32(qd: int, qn: int, qm: int) -> str:
     """VMAX.S32 Qd, Qn, Qm."""
+    _q(qd, qn, qm)
     return data(0xEF20 | qn << 1, qd << 13 | 0x0640 | qm << 1)
 
 
 def vmin_s32(qd: int, qn: int, qm: int) -> str:
     """VMIN.S32 Qd, Qn, Qm."""
+    _q(qd, qn, qm)
     return data(0xEF20 | qn << 1, qd << 13 | 0x0650 | qm << 1)
 
 
 def vstrb_32_scatter(qd: int, rn: int, qm: int) -> str:
     """VSTRB.32 Qd, [Rn, Qm] (MVE): each lane's low byte to Rn + that lane of Qm."""
+    _q(qd, qm)
     return data(0xEC80 | rn, qd << 13 | 0x0F00 | qm << 1)
 
 
@@ -280,18 +310,21 @@ VPOP_D8_D15 = data(0xECBD, 0x8B10)
 
 def vldrb_s32_gather(qd: int, rn: int, qm: int) -> str:
     """VLDRB.S32 Qd, [Rn, Qm] (MVE): four bytes from Rn + each lane of Qm, sign-extended."""
+    _q(qd, qm)
     return data(0xEC90 | rn, qd << 13 | 0x0F00 | qm << 1)
 
 
 def vstrh_32_post(qd: int, rn: int, imm: int) -> str:
     """VSTRH.32 Qd, [Rn], #imm (MVE): the lanes' low halfwords, then Rn += imm (r0-r7, imm even
     below 256)."""
-    return data(0xECA8 | rn, qd << 13 | 0x0F00 | _imm(imm, 256, 2) >> 1)
+    _q(qd)
+    return data(0xECA8 | _low(rn), qd << 13 | 0x0F00 | _imm(imm, 256, 2) >> 1)
 
 
 def vldrh_s32_gather(qd: int, rn: int, qm: int) -> str:
     """VLDRH.S32 Qd, [Rn, Qm] (MVE): four halfwords from Rn + each lane of Qm (bytes),
     sign-extended."""
+    _q(qd, qm)
     return data(0xEC90 | rn, qd << 13 | 0x0F10 | qm << 1)
 
 
@@ -310,17 +343,20 @@ def sxth(rd: int, rm: int) -> str:
 def vldrb_s16(qd: int, rn: int, imm: int) -> str:
     """VLDRB.S16 Qd, [Rn, #imm] (MVE): eight bytes sign-extended to halfword lanes (r0-r7,
     0 <= imm < 128)."""
-    return data(0xED90 | rn, qd << 13 | 0x0E80 | _imm(imm, 128))
+    _q(qd)
+    return data(0xED90 | _low(rn), qd << 13 | 0x0E80 | _imm(imm, 128))
 
 
 def vadd_i16(qd: int, qn: int, qm: int) -> str:
     """VADD.I16 Qd, Qn, Qm (MVE): eight halfword lanes added (wrapping)."""
+    _q(qd, qn, qm)
     return data(0xEF10 | qn << 1, qd << 13 | 0x0840 | qm << 1)
 
 
 def vmovl_s16(qd: int, qm: int, top: bool = False) -> str:
     """VMOVLB.S16 (VMOVLT.S16 where `top`) Qd, Qm (MVE): the even (odd) halfword lanes of Qm
     sign-extended to four word lanes."""
+    _q(qd, qm)
     return data(0xEEB0, qd << 13 | (0x1000 if top else 0) | 0x0F40 | qm << 1)
 
 
