@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 
 from factories import MVE, _run_and_check, dsp_jobs, mve_jobs, needs_arm
-from mcuroof.kernels.ops import dispatch
+from mcuroof.kernels.ops import dispatch, reference
 
 
 @needs_arm
@@ -31,3 +31,32 @@ def test_every_mve_depthwise_kernel_on_qemu_m55_matches_the_reference(tmp_path):
     jobs = [dataclasses.replace(j, isa=MVE) for j in dsp_jobs() if j.layer.op == "DEPTHWISE_CONV_2D"]
     assert sum("def km" in dispatch.generator(j).source(j) for j in jobs) >= 5  # VMLA.S32, 4 pixels a step
     _run_and_check(tmp_path, "qemu-m55", jobs)
+
+
+@needs_arm
+@pytest.mark.qemu
+@pytest.mark.parametrize("board", ["qemu-m7", "qemu-m55"])
+def test_every_asm_thumb_calibration_shape_matches_the_reference(tmp_path, board):
+    """The calibration suite's asm_thumb shapes (73 per board: convolutions of every window,
+    stride, padding and channel count it samples, depthwise, dense and pools) on the DSP and MVE
+    kernels: K up to 256 is where an MVE conv's weight offsets once overflowed VLDRB's field."""
+    from mcuroof.links.qemu import QemuLink
+    from mcuroof.measure.collect import Collector
+    from mcuroof.measure.rawlog import RawLog
+    from mcuroof.suites import calibration
+
+    link = QemuLink(6, board=board)
+    log = RawLog(tmp_path / "raw.jsonl")
+    try:
+        col = Collector(link, log)
+        jobs = [j for j in calibration.jobs(col.probe()) if j.emitter == "asm_thumb"]
+        assert len(jobs) > 50 and any("mve" in j.isa or "dsp" in j.isa for j in jobs)
+        recs = col.run_suite("calibration", {"win_us": 500, "trials": 1, "jobs": jobs})
+    finally:
+        log.close()
+        link.close()
+    by_key = {calibration.key_of(j): j for j in jobs}
+    done = {calibration.key(r): r for r in recs if r.get("t") == "cal"}
+    assert set(done) == set(by_key)
+    bad = [by_key[k].layer for k, r in done.items() if not reference.verify(by_key[k], r)]
+    assert not bad, bad
