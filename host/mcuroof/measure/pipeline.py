@@ -17,13 +17,14 @@ from mcuroof.board import capability, cycle_counter, identity
 from mcuroof.board import profiles as boards
 from mcuroof.errors import BoardError
 from mcuroof.measure import host_memcpy, runfolder
+from mcuroof.measure import pace as board_pace
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
 from mcuroof.report import html as html_report
 from mcuroof.report import plot
 from mcuroof.results import document as results
 from mcuroof.suites import layers as layer_suite
-from mcuroof.suites import registry
+from mcuroof.suites import registry, timing
 from mcuroof.suites.base import Context
 from mcuroof.version import __version__
 
@@ -142,10 +143,13 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
             capability.check_probe(spec.layers, probe, spec.board)
         for check in spec.on_probe:
             check(link, probe)
+        pace = board_pace.for_run(collector, probe, entries)
+        if timing.slow(pace):
+            console.print(board_pace.sizing_text(pace), highlight=False)
         progress.update(task, completed=1)
         for suite in spec.suites:
             contract = registry.get(suite)
-            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file, profile))
+            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file, profile, pace))
             keys = [k.key for k in contract.kernels(cfg)]
             task = progress.add_task(suite, total=len(keys))
             seen: set[str] = set()

@@ -28,7 +28,7 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
     # the micro:bit's parser cannot hold a longer unrolled kernel in its 8 KB heap
     unroll, unroll_asm = (8, 4) if is_small(probe) else (16, 16)
     return {
-        **timing(probe),
+        **timing(probe, ctx.pace if ctx else None),
         "emitters": ems,
         "types": types,
         "iters": ITERS if is_small(probe) else ITERS_LARGE,

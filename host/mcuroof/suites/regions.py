@@ -36,7 +36,14 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
     """Regions a sweep cannot find: memory-mapped flash (read in place) and RAM buffers."""
     ems, plat = probe.get("emitters", []), probe.get("platform")
     # each call reads per_call bytes (the region p times over): the call's own cost stays small
-    cfg = {**timing(probe), "min_bytes": 256, "per_call": 65536, "regions": [], "emitter": None, "skip": None}
+    cfg = {
+        **timing(probe, ctx.pace if ctx else None),
+        "min_bytes": 256,
+        "per_call": 65536,
+        "regions": [],
+        "emitter": None,
+        "skip": None,
+    }
     free = probe.get("free", 0)
     if plat in HOST_PLATFORMS:
         return {**cfg, "skip": "unix"}

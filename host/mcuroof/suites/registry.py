@@ -5,13 +5,14 @@ from __future__ import annotations
 from mcuroof.errors import UserError
 from mcuroof.kernels import firmware
 from mcuroof.kernels.contract import Kernel
-from mcuroof.suites import calibration, clock, compute, layers, memory, probe, regions, user
+from mcuroof.suites import calibration, clock, compute, layers, memory, pace, probe, regions, user
 from mcuroof.suites.base import Context, Suite
 
 SUITES: dict[str, Suite] = {
     s.name: s
     for s in (
         probe.SUITE,
+        pace.SUITE,
         memory.SUITE,
         compute.SUITE,
         regions.SUITE,
