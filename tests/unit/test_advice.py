@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mcuroof.analysis import advice
+from mcuroof.board import cycle_counter
 
 M0 = advice.Features(frozenset(), ("bytecode", "asm_thumb"))  # micro:bit: nothing
 M4 = advice.Features(frozenset({"fpu", "dsp"}), ("bytecode", "native", "viper", "asm_thumb"))
@@ -292,6 +293,12 @@ def test_qemu_says_it_models_no_cache_and_its_noise_is_no_busy_host():
     assert "busy host" not in tables.noise_text(result).replace("not a busy host", "")
     assert "time counts instructions" in tables.noise_text(result)
     assert "a busy host" in tables.noise_text({**result, "board": {"clock_hz": 600e6}})
+    # rp2040js: its time counts cycles of its own work; a suspected emulator: either may be
+    pico = {"clock_hz": 125e6, "limits": ["memory is idealised"]}
+    assert "time counts the core's cycles" in tables.noise_text({**result, "board": pico})
+    assert "busy host" not in tables.noise_text({**result, "board": pico}).replace("not a busy host", "")
+    port = {"clock_hz": 25e6, "cycle_counter": cycle_counter.NO_TRCENA}
+    assert "an emulator is suspected" in tables.noise_text({**result, "board": port})
 
 
 def test_qemu_no_cache_advice_says_qemu_models_none():

@@ -117,17 +117,29 @@ def noise_text(result: dict) -> str:
     """What the noisy trials mean (after "timing noise"): under QEMU -icount time counts
     instructions, so host load cannot slow a trial down."""
     c = result.get("checks", {})
-    qemu = timing_basis.of(result.get("board", {})).kind == timing_basis.INSTRUCTIONS
-    why = (
-        "under QEMU time counts instructions, so those trials ran more of them (a garbage "
-        "collection, an interrupt), not a busy host"
-        if qemu
-        else "a busy host or interrupts: rerun on a quiet machine to confirm"
-    )
+    board = result.get("board", {})
+    why = _noise_cause(timing_basis.of(board).kind, bool(board.get("limits")))
     return (
         f": {c['noisy']} of {c['timed']} measurements had a median trial over "
         f"{results_mod.NOISY - 1:.0%} slower than their fastest (the fastest is kept; {why})"
     )
+
+
+def _noise_cause(kind: str, emulated: bool) -> str:
+    """Why a trial ran slower than the fastest, for what the board's time counts: an emulator's
+    time follows its own work (QEMU -icount's instructions, rp2040js's cycles), so host load
+    cannot slow it."""
+    more = "those trials ran more {} (a garbage collection, an interrupt), not a busy host"
+    if kind == timing_basis.INSTRUCTIONS:
+        return "under QEMU time counts instructions, so " + more.format("of them")
+    if kind == timing_basis.CYCLES and emulated:
+        return "the emulator's time counts the core's cycles, so " + more.format("of them")
+    if kind == timing_basis.SUSPECT:
+        return (
+            "an emulator is suspected: if its time counts instructions, " + more.format("of them") + "; "
+            "on a real board, interrupts"
+        )
+    return "a busy host or interrupts: rerun on a quiet machine to confirm"
 
 
 def renderables(result: dict) -> list:
