@@ -95,7 +95,7 @@ PROBES = {
 # same kernels as qemu-m7
 PROBES["mimxrt"] = {**PROBES["qemu-m7"], "platform": "mimxrt"}
 # rp2040js-pico's probe (a 2 us tick), sized by the pace its runs measure (board seconds per host
-# second, measure.pace: 0.05-0.11 here; any pace under 0.14 gives the same kernels); the other
+# second, measure.pace: 0.035-0.29 here; any pace under 0.5 gives the same kernels); the other
 # boards run at a pace of 1 or more, which sizes nothing (suites.timing.slow)
 PROBES["rp2040js-pico"] = {**PROBES["rp2"], "platform": "rp2040js-pico", "free": 186016, "tick_us": 2}
 PACES = {"rp2040js-pico": 0.08}

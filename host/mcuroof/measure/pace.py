@@ -3,7 +3,7 @@
 After the probe, a board that is not a host OS runs the pace suite (suites.pace): two records a
 fixed span of its own time apart; the host times their arrival. A real board's time is real
 time (about 1); QEMU -icount's runs ahead of the host (over 1); rp2040js's counts emulated cycles
-at 10 M a host second against the Pico's 125 MHz (about 0.08). suites.timing sizes the windows,
+at 4-36 M a host second against the Pico's 125 MHz (0.035-0.29 here, by the host's load). suites.timing sizes the windows,
 trials and sweeps by it. The figure goes into raw.jsonl (a "pace" entry), so a resumed run sizes
 what is left as the first run sized it.
 """
@@ -67,5 +67,5 @@ def sizing_text(pace: float) -> str:
     """What a slow board's run does about its pace (suites.timing.slow), for the terminal."""
     return (
         f"the board's time runs at {pace:.3g} s a host second (an emulator slower than its chip): "
-        f"{SLOW_TRIALS} trials of windows cut to its pace, interpreted memory sweeps to {INTERPRETED_WS // 1024} KiB"
+        f"{SLOW_TRIALS} trials of 1000-tick windows, interpreted memory sweeps to {INTERPRETED_WS // 1024} KiB"
     )
