@@ -60,3 +60,21 @@ def test_ctrl_c_passes_on_to_every_place_and_says_how_to_resume(tmp_path, monkey
     assert str(e.value) == f"every place's partial run is kept: mcuroof farm run --resume {tmp_path}"
     # ended by the SIGINT passed on (Python's KeyboardInterrupt), not killed after the wait
     assert [w.proc.returncode for w in workers] == [-signal.SIGINT] * 2
+
+
+def test_progress_counts_the_probe_and_the_suites_units_not_the_pace_unit():
+    """A finished place reads done == total: the pace unit after the probe is neither."""
+
+    def unit(suite, kernel, rec):
+        return [
+            {"kind": "record", "suite": suite, "attempt": 1, "kernel": kernel, "rec": rec},
+            {"kind": "record", "suite": suite, "attempt": 1, "kernel": kernel, "rec": {"t": "end", "records": 2}},
+            {"kind": "kernel", "suite": suite, "attempt": 1, "kernel": kernel, "records": 1},
+        ]
+
+    probe = {"t": "probe", "platform": "unix-less", "emitters": ["bytecode"], "free": 8000, "tick_us": 1}
+    entries = [{"kind": "header", "suites": ["regions"]}, *unit("probe", "probe", probe)]
+    entries += unit("pace", "pace", {"t": "pace", "us": 100000})
+    entries += unit("regions", "regions/skip", {"t": "skip", "why": "no-reader"})
+    got = farm.progress(entries)
+    assert (got.done, got.total) == (2, 2)
