@@ -230,3 +230,13 @@ def test_a_host_os_gets_more_trials_than_a_microcontroller():
         timing.timing({"platform": "linux", "free": 1 << 26})["trials"]
         > timing.timing({"platform": "rp2", "free": 200000})["trials"]
     )
+
+
+def test_checks_line_of_a_calibration_only_run_says_nothing_of_measurements():
+    cal = {"shapes": 212, "shapes_verified": 210, "shapes_failed": 2, "families": [{}] * 30}
+    line = report.checks_line({"checks": {"verified": 0}, "calibration": cal})
+    assert line.startswith("210 of 212 calibration shapes verified") and "measurements" not in line
+    assert "2 FAILED" in line
+    both = report.checks_line({"checks": {"verified": 5, "points_verified": 2}, "calibration": cal})
+    assert both.startswith("5 measurements verified") and "; 2 layer runs verified" in both and "; 210 of 212" in both
+    assert report.checks_line({"checks": {"verified": 0}}) == "0 measurements verified against their expected output"

@@ -99,18 +99,24 @@ def calibration_text(result: dict) -> str:
 
 
 def checks_line(result: dict) -> str:
+    """What was checked: the suites' measurements, the layer runs, the calibration shapes (a run
+    of calibration alone measured no roof: it says nothing of measurements)."""
     c = result.get("checks", {})
-    line = f"{c.get('verified', 0)} measurements verified against their expected output"
-    if c.get("failed"):
-        line += f"; [bold red]{c['failed']} FAILED their check and were left out[/]"
+    parts = []
+    if c.get("verified") or c.get("failed") or not ("points_verified" in c or calibration_text(result)):
+        line = f"{c.get('verified', 0)} measurements verified against their expected output"
+        if c.get("failed"):
+            line += f"; [bold red]{c['failed']} FAILED their check and were left out[/]"
+        parts.append(line)
     if "points_verified" in c:
-        line += f"; {c['points_verified']} layer runs verified against the numpy reference"
+        line = f"{c['points_verified']} layer runs verified against the numpy reference"
         if c.get("points_failed"):
             line += f", [bold red]{c['points_failed']} FAILED (not plotted)[/]"
-    line += calibration_text(result)
+        parts.append(line)
+    line = "; ".join(parts) + calibration_text(result)
     if c.get("noisy"):
         line += "; [bold]timing noise[/]" + noise_text(result)
-    return line
+    return line.removeprefix("; ")
 
 
 def noise_text(result: dict) -> str:
