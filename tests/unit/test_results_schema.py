@@ -233,6 +233,8 @@ def test_a_host_os_gets_more_trials_than_a_microcontroller():
 
 
 def test_checks_line_of_a_calibration_only_run_says_nothing_of_measurements():
+    from mcuroof.report import tables as report
+
     cal = {"shapes": 212, "shapes_verified": 210, "shapes_failed": 2, "families": [{}] * 30}
     line = report.checks_line({"checks": {"verified": 0}, "calibration": cal})
     assert line.startswith("210 of 212 calibration shapes verified") and "measurements" not in line
