@@ -99,3 +99,12 @@ def test_a_resumed_run_keeps_the_pace_its_first_run_sized_by():
     # a first run that sized its suites without a pace (an older mcuroof) is continued without one
     assert pace.for_run(col, PICO, [{"kind": "header"}]) is None
     assert col.ran == []
+
+
+def test_the_results_say_the_pace_the_run_was_sized_by():
+    from mcuroof.results import document
+
+    probe = {**PICO, "version": [1, 29, 0], "freq": 125000000}
+    doc = document.document(document.Run("rp2040js-pico", "rp2040js", pace=0.0812345), probe, [])
+    assert doc["board"]["pace"] == 0.0812
+    assert "pace" not in document.document(document.Run("rp2040js-pico", "rp2040js"), probe, [])["board"]

@@ -42,6 +42,7 @@ class Spec:
     user_file: object | None = None  # kernels.user.UserFile: the user suite's kernels
     # checks of the board once its probe is in, before any suite: check(link, probe) raises to stop
     on_probe: list = field(default_factory=list)
+    pace: float | None = None  # board seconds per host second (measure.pace), set by collect()
 
     def header(self, link, resumed: bool, clock_hz: int | None = None) -> dict:
         return {
@@ -111,6 +112,7 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
         spec.suites,
         Context(records, spec.layers, profile=boards.find(spec.profile or spec.board)),
         spec.profile or spec.board,
+        spec.pace,
     )
     return results.document(facts, probe, records)
 
@@ -143,7 +145,7 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
             capability.check_probe(spec.layers, probe, spec.board)
         for check in spec.on_probe:
             check(link, probe)
-        pace = board_pace.for_run(collector, probe, entries)
+        pace = spec.pace = board_pace.for_run(collector, probe, entries)
         if timing.slow(pace):
             console.print(board_pace.sizing_text(pace), highlight=False)
         progress.update(task, completed=1)

@@ -48,6 +48,7 @@ class Run:
     suites: list[str] = field(default_factory=list)  # the suites that ran
     context: object = None  # suites.base.Context: the run's request
     profile: str | None = None  # the profile the board's caches and theory come from, if any
+    pace: float | None = None  # board seconds per host second (measure.pace): what sized the run
 
 
 def firmware_name(probe: dict) -> str:
@@ -80,6 +81,8 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
     board["core"] = identity.describe(probe, boards.find(run.profile or run.board)).record()
     if run.wall_seconds is not None:
         board["wall_seconds"] = round(run.wall_seconds, 1)
+    if run.pace is not None:
+        board["pace"] = round(run.pace, 4)
     board.update(run.clock)
     if not board.get("clock_hz"):
         board["clock_hz"] = run.clock.get("clock_set_hz")

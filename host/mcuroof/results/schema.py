@@ -94,6 +94,7 @@ BOARD = obj(
         "tick_us": nullable(NON_NEGATIVE),
         "link": TEXT,
         "wall_seconds": NON_NEGATIVE,
+        "pace": POSITIVE,  # board seconds per host second (measure.pace; under 0.5 the run was sized for it)
         "clock_requested_hz": POSITIVE,
         "clock_set_hz": nullable(POSITIVE),
         "clock_lost": FLAG,
