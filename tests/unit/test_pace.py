@@ -108,3 +108,14 @@ def test_the_results_say_the_pace_the_run_was_sized_by():
     doc = document.document(document.Run("rp2040js-pico", "rp2040js", pace=0.0812345), probe, [])
     assert doc["board"]["pace"] == 0.0812
     assert "pace" not in document.document(document.Run("rp2040js-pico", "rp2040js"), probe, [])["board"]
+
+
+def test_report_facts_show_the_pace_and_what_it_sized():
+    from mcuroof.report import html
+
+    slow = dict(html._clock_facts({"name": "rp2040js-pico", "clock_hz": 125e6, "pace": 0.105}))["pace"]
+    assert slow.startswith("0.105 board seconds a host second (under 0.5: an emulator slower than its chip")
+    assert "3 trials of 1000-tick windows" in slow
+    fast = dict(html._clock_facts({"name": "qemu-microbit", "icount_shift": 6, "pace": 4.3}))["pace"]
+    assert fast == "4.3 board seconds a host second"
+    assert "pace" not in dict(html._clock_facts({"name": "unix"}))  # a host OS measures none

@@ -15,6 +15,7 @@ from pathlib import Path
 from mcuroof.analysis import compare, timing_basis
 from mcuroof.board import cycle_counter
 from mcuroof.errors import UserError
+from mcuroof.measure import pace as board_pace
 from mcuroof.model import names as layer_names
 from mcuroof.report import calibrated, cliff, plot
 from mcuroof.report import compare as report_compare
@@ -641,6 +642,8 @@ def _clock_facts(board: dict) -> list[tuple]:
     if board.get("cycle_counter"):
         qemu = basis.kind == timing_basis.INSTRUCTIONS
         rows.append(("cycle counter", cycle_counter.text(board["cycle_counter"], board.get("cycle_hz"), qemu)))
+    if board.get("pace"):
+        rows.append(("pace", board_pace.fact(board["pace"])))
     rows += [("the emulator does not model", limit) for limit in board.get("limits") or []]
     return rows
 
