@@ -13,13 +13,17 @@ from mcuroof.suites import calibration, calibration_shapes, registry
 
 
 def _some_jobs(micropython, tmp_path):
-    """The viper int8 dense and 1x1 jobs the unix port's probe gives (a few seconds)."""
+    """The viper int8 dense and 1x1 jobs and the bytecode float32 dense ones the unix port's probe
+    gives (a few seconds)."""
     log = RawLog(tmp_path / "probe.jsonl")
     probe = Collector(UnixLink(micropython), log).probe()
     log.close()
     jobs = calibration.jobs(probe)
     assert {j.emitter for j in jobs} == {e for e in probe["emitters"] if e in calibration.EMITTERS}
     keep = [j for j in jobs if j.emitter == "viper" and calibration_shapes.op_class(j.layer) in ("dense", "conv1x1")]
+    keep += [j for j in jobs if j.dtype == "float32" and calibration_shapes.op_class(j.layer) == "dense"]
+    assert {j.emitter for j in keep if j.dtype == "float32"} == {"bytecode", "native"} & set(probe["emitters"])
+    assert not [j for j in jobs if j.dtype == "float32" and j.emitter in ("viper", "asm_thumb")]
     return probe, keep
 
 
@@ -33,7 +37,8 @@ def test_calibration_shapes_run_checked_and_fit(tmp_path, micropython):
     assert sorted(registry.record_key(r) for r in cal) == sorted(calibration.key_of(j) for j in jobs)
     assert not any(r["t"] == "layer" for r in recs)  # the layers suite's records stay its own
     fitted = {m.family: m for m in calibration.models(probe, recs)}
-    assert set(fitted) == {"viper/int8/generic/dense", "viper/int8/generic/conv1x1"}
+    floats = {f"{e}/float32/generic/dense" for e in {j.emitter for j in jobs if j.dtype == "float32"}}
+    assert set(fitted) == {"viper/int8/generic/dense", "viper/int8/generic/conv1x1"} | floats and floats
     for m in fitted.values():
         assert m.shapes == sum(calibration_shapes.family(j) == m.family for j in jobs)
         # host time: which term a noisy fit keeps varies from run to run; that it keeps one does not

@@ -3,6 +3,7 @@ holds no layer point: the prediction cannot have read a measured layer."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -24,13 +25,13 @@ def _seconds(job) -> float:
     return scale * sum(v * t[k] for k, v in TRUE.items())
 
 
-def records() -> list[dict]:
+def records(probe: dict = PROBE) -> list[dict]:
     """What the board would send: every shape's checksum right, its time from TRUE."""
     out = []
-    for job in calibration.jobs(PROBE):
-        chk = reference.checksum(reference.reference_output(job.layer.op, "int8", job.tiles[0]))
+    for job in calibration.jobs(probe):
+        chk = reference.checksum(reference.reference_output(job.layer.op, job.dtype, job.tiles[0]))
         us = _seconds(job) * 1e6 * 1000
-        out.append({"t": "cal", "k": job.layer.index, "em": job.emitter, "ty": "int8", "cand": 0, "r": 1000,
+        out.append({"t": "cal", "k": job.layer.index, "em": job.emitter, "ty": job.dtype, "cand": 0, "r": 1000,
                     "us": us, "med": us, "ovh": 0, "chk": chk, "heap": 100})  # fmt: skip
     return out
 
@@ -116,3 +117,96 @@ def test_run_model_puts_the_calibrated_time_beside_the_measured(results_file):
     bare = [dict(p, calibrated_seconds=None) for p in pts]
     layers.calibrated(bare, [], [], data["roofs"], data["board"], net)
     assert all(p["calibrated_seconds"] is None for p in bare)
+
+
+# float32: the Python emitters' kernels only (viper and asm_thumb have none), on an FPU core
+FLOAT_PROBE = {**PROBE, "emitters": ["bytecode", "viper"], "cpu": [0x411FC270, 0x01100110, 0x10110021]}
+
+
+def _float_results(tmp_path, probe: dict, recs: list[dict]) -> dict:
+    data = run_result("qemu-m7", 1.0, shift=6)
+    data["board"].update(platform="qemu-m7", emitters=probe["emitters"], free_heap=probe["free"], float=True,
+                         cpu=probe["cpu"])  # fmt: skip
+    data["calibration"] = calibration.results_parts(recs, data["board"])["calibration"]
+    return data
+
+
+def test_float32_shapes_make_float32_families(tmp_path):
+    jobs = calibration.jobs(FLOAT_PROBE)
+    floats = [j for j in jobs if j.dtype == "float32"]
+    assert floats and {j.emitter for j in floats} == {"bytecode"}
+    assert [j for j in jobs if j.dtype == "int8"] == calibration.jobs({**FLOAT_PROBE, "float": False})
+    data = _float_results(tmp_path, FLOAT_PROBE, records(FLOAT_PROBE))
+    fams = {f["family"]: f for f in data["calibration"]["families"]}
+    mine = [f for f in fams if f.split("/")[1] == "float32"]
+    assert mine and all(f.startswith("bytecode/float32/generic/") for f in mine)
+    assert {f.rsplit("/", 1)[1] for f in mine} >= {"conv1x1", "conv", "dw3", "dense", "avgpool", "add"}
+    assert all(fams[f]["worst_fit"] < 1e-6 for f in mine)  # the costs they were made with
+    assert data["calibration"]["shapes_verified"] == len(jobs)
+
+
+def test_a_float32_shape_with_a_wrong_checksum_is_not_fitted(tmp_path):
+    recs = records(FLOAT_PROBE)
+    bad = [dict(r, chk=r["chk"] + 1e6) if r["ty"] == "float32" else r for r in recs]
+    data = _float_results(tmp_path, FLOAT_PROBE, bad)
+    assert not [f for f in data["calibration"]["families"] if "/float32/" in f["family"]]
+    assert data["calibration"]["shapes_failed"] == len([r for r in recs if r["ty"] == "float32"])
+
+
+def _float_net():
+    net = builtin_network("kws-dscnn")
+    return dataclasses.replace(net, layers=tuple(dataclasses.replace(l, dtype="float32") for l in net.layers))
+
+
+def test_float32_predicted_from_float32_families(tmp_path):
+    data = _float_results(tmp_path, FLOAT_PROBE, records(FLOAT_PROBE))
+    bd = prediction.board(data)
+    assert prediction.calibrated(bd, "float32") and prediction.calibrated(bd, "int8")
+    got = prediction.network(bd, _float_net(), ["float32"])
+    assert got["layers"] and {(r["emitter"], r["dtype"]) for r in got["layers"]} == {("bytecode", "float32")}
+    assert [(w["emitter"], w["dtype"]) for w in got["whole_model"]] == [("bytecode", "float32")]
+    dense = next(l for l in _float_net().layers if l.op == "FULLY_CONNECTED")
+    assert prediction.layer_time(bd, dense, "float32", "bytecode")["family"] == "bytecode/float32/generic/dense"
+    # run --model: a float32 point gets its float32 prediction beside the measured time
+    from mcuroof.suites import layers
+
+    want = prediction.layer_time(bd, dense, "float32", "bytecode")["seconds"]
+    pts = [{"index": dense.index, "name": dense.name, "op": dense.op, "emitter": "bytecode", "dtype": "float32",
+            "seconds": want * 2, "verified": True, "projection": "scaled"}]  # fmt: skip
+    rows = [{"emitter": "bytecode", "dtype": "float32", "measured_seconds": want * 2, "borrowed": []}]
+    layers.calibrated(pts, rows, records(FLOAT_PROBE), data["roofs"], data["board"], _float_net())
+    assert pts[0]["calibrated_error"] == pytest.approx(-0.5) and rows[0]["calibrated_error"] == pytest.approx(-0.5)
+
+
+def test_float32_from_a_calibration_without_float32_is_one_line(results_file, tmp_path, capsys):
+    # results_file's board has viper and asm_thumb only: no float32 kernel at all
+    assert main(["predict", "kws-dscnn", "--roofs", str(results_file), "--dtype", "float32"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "viper, asm_thumb have no float32 layer kernel" in err[0]
+    # a board with bytecode calibrated before the float32 shapes: its int8 families only
+    data = _float_results(tmp_path, FLOAT_PROBE, records(FLOAT_PROBE))
+    data["calibration"]["families"] = [f for f in data["calibration"]["families"] if "/float32/" not in f["family"]]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(data))
+    for dtype in ("float32", "int8,float32"):
+        assert main(["predict", "kws-dscnn", "--roofs", str(old), "--dtype", dtype]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "no float32 family: calibrated before the float32 shapes" in err[0]
+    assert main(["predict", "kws-dscnn", "--roofs", str(old), "--json"]) == 0  # int8 still predicted
+    assert {w["dtype"] for w in json.loads(capsys.readouterr().out)["whole_model"]} == {"int8"}
+    assert main(["predict", "kws-dscnn", "--roofs", str(results_file), "--dtype", "float16"]) == 2
+    assert "unknown float16" in capsys.readouterr().err
+
+
+def test_the_default_dtype_is_the_models_own(tmp_path, capsys, monkeypatch):
+    from mcuroof.commands import predict
+
+    data = _float_results(tmp_path, FLOAT_PROBE, records(FLOAT_PROBE))
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data))
+    monkeypatch.setattr(predict, "load_network", lambda m: _float_net() if m == "f32" else builtin_network(m))
+    for models, dtype, want in ((["f32"], None, {"float32"}), (["kws-dscnn"], None, {"int8"}),
+                                (["f32"], "int8,float32", {"int8", "float32"})):  # fmt: skip
+        assert main(["predict", *models, "--roofs", str(path), "--json"] + (["--dtype", dtype] if dtype else [])) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert {w["dtype"] for w in doc["whole_model"]} == want and {r["dtype"] for r in doc["layers"]} == want

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from mcuroof.analysis import fit, timing_basis
 from mcuroof.errors import UserError
+from mcuroof.kernels.ops import dispatch
 from mcuroof.model import names as layer_names
 from mcuroof.model.load import load_network
 from mcuroof.report import terminal
@@ -23,7 +24,7 @@ def configure(p) -> None:
     p.add_argument("models", nargs="+", metavar="MODEL", help="a .tflite file or a built-in network, one or more")
     p.add_argument("--roofs", type=Path, required=True, metavar="RESULTS", help="a results.json of the board")
     p.add_argument("--emitter", help="only these emitters (comma-separated; default every one the board has)")
-    p.add_argument("--dtype", help="element type: int8 (the calibrated one; default)")
+    p.add_argument("--dtype", help="element types: int8,float32 (default: each model's own)")
     p.add_argument("--json", action="store_true", help="print one JSON document per model (a list for several)")
 
 
@@ -38,9 +39,13 @@ def run(args) -> int:
     bad = [e for e in emitters or [] if e not in bd.emitters]
     if bad:
         raise UserError(f"--emitter {','.join(bad)}: {bd.name} has {', '.join(bd.emitters)}")
-    dtypes = parse_list(args.dtype, ("int8",), "--dtype") or ["int8"]
+    chosen = parse_list(args.dtype, prediction.DTYPES, "--dtype")
     nets = [load_network(m) for m in args.models]
-    preds = [prediction.network(bd, net, dtypes, emitters) for net in nets]
+    dtypes = [chosen or [layers.model_dtype(net)] for net in nets]
+    for dtype in sorted({d for ds in dtypes for d in ds}):
+        if not prediction.calibrated(bd, dtype, emitters):
+            raise UserError(f"--roofs {args.roofs}: no {dtype} prediction ({_why_not(bd, dtype, emitters)})")
+    preds = [prediction.network(bd, net, ds, emitters) for net, ds in zip(nets, dtypes)]
     docs = [document(bd, data, net, pred) for net, pred in zip(nets, preds)]
     if args.json:
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
@@ -51,6 +56,17 @@ def run(args) -> int:
         terminal.show(con, layer_table(docs[0], preds[0]["layers"], basis))
     terminal.show(con, model_table(docs, basis))
     return 0
+
+
+def _why_not(bd, dtype: str, emitters: list[str] | None) -> str:
+    ems = emitters or list(bd.emitters)
+    if dtype == "float32" and not bd.floats:
+        return f"{bd.name} has no floats"
+    if not any(dispatch.runs("FULLY_CONNECTED", e, dtype) for e in ems):
+        return f"{', '.join(ems)} have no {dtype} layer kernel"
+    if dtype == "float32":
+        return "its calibration has no float32 family: calibrated before the float32 shapes; run it again"
+    return f"its calibration fitted no {dtype} family of {', '.join(ems)}"
 
 
 def document(bd, data: dict, net, pred: dict) -> dict:

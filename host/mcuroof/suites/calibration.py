@@ -33,29 +33,53 @@ PYTHON_EMITTERS, PYTHON_SHAPES = ("bytecode", "native"), 4
 # A heap this small (the micro:bit's 8 KB) is calibrated by no shape: its paced link took 4 s a
 # shape (168 shapes: 12 minutes), and its layers run on tiles of a few pixels anyway
 MIN_HEAP = 32 * 1024
+# float32 kernels are the Python emitters' only (kernels.ops.dispatch: viper and asm_thumb have
+# none). Their shapes, by rank within each kind: the first 2, and 4 average pools (cheap; with 2
+# small windows the fit put KWS's 25x5 pool at -97 %: its per-tap cost was not apart from its
+# per-call cost) and the KxK convolutions' 4th instead of their 3rd (9,216 MACs: 2.2 s of
+# bytecode on qemu-m3). The shapes' timed trials grow by 43-45 % (qemu-m7, FPU: 15.2 -> 21.8 s;
+# qemu-m3, floats in software: 15.7 -> 22.8 s); the first 4 of each kind made it 90 %.
+FLOAT_RANKS, FLOAT_DEFAULT = {"avgpool": (0, 1, 2, 3), "conv": (0, 1, 3)}, (0, 1)
 
 
 def jobs(probe: dict) -> list[Job]:
-    """One job per shape and emitter the board runs, int8, each on its whole shape."""
+    """One job per shape, emitter and element type the board runs, each on its whole shape: int8
+    first, then float32 where the board has floats (numbered apart by their type: earlier raw logs
+    keep their numbers)."""
     heap = probe.get("free", 0)
     if heap < MIN_HEAP:
         return []
     isa = identity.describe(probe).isa
     emitters = [e for e in probe.get("emitters", []) if e in EMITTERS]
-    seen: Counter = Counter()
+    dtypes = ("int8", "float32") if probe.get("float", True) else ("int8",)
     out = []
+    for dtype in dtypes:
+        for layer, kind, rank in _ranked():
+            for em in emitters:
+                if not runs_shape(em, dtype, kind, rank) or not dispatch.source(layer.op, em, dtype):
+                    continue
+                if em == "asm_thumb" and not m0.asm_pool_fits(layer):
+                    continue
+                job = layer_plan.plan_layer(layer, dtype, em, heap, None)
+                if job and job.why_tiled == "":
+                    out.append(dataclasses.replace(job, tiles=job.tiles[:1], companions=0, isa=isa))
+    return out
+
+
+def runs_shape(emitter: str, dtype: str, kind: str, rank: int) -> bool:
+    """Whether this emitter and type get the shape of this rank within its kind (op class)."""
+    if dtype == "float32":
+        return rank in FLOAT_RANKS.get(kind, FLOAT_DEFAULT)
+    return emitter not in PYTHON_EMITTERS or rank < PYTHON_SHAPES
+
+
+def _ranked():
+    """Each shape with its rank among the shapes of its kind (op class)."""
+    seen: Counter = Counter()
     for layer in calibration_shapes.layers():
         kind = calibration_shapes.op_class(layer)
-        rank, seen[kind] = seen[kind], seen[kind] + 1
-        for em in emitters:
-            if em in PYTHON_EMITTERS and rank >= PYTHON_SHAPES:
-                continue
-            if not dispatch.source(layer.op, em, "int8") or (em == "asm_thumb" and not m0.asm_pool_fits(layer)):
-                continue
-            job = layer_plan.plan_layer(layer, "int8", em, heap, None)
-            if job and job.why_tiled == "":
-                out.append(dataclasses.replace(job, tiles=job.tiles[:1], companions=0, isa=isa))
-    return out
+        yield layer, kind, seen[kind]
+        seen[kind] += 1
 
 
 def trials(probe: dict) -> dict:

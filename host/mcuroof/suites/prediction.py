@@ -21,6 +21,7 @@ from mcuroof.model.network import Layer, Network
 from mcuroof.suites import calibration_shapes, layer_plan, timing
 
 EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
+DTYPES = ("int8", "float32")
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Board:
     emitters: tuple[str, ...]
     roofs: tuple[dict, ...]
     small: bool
+    floats: bool = True  # the board has floats (the probe's `float`)
 
 
 def board(data: dict) -> Board | None:
@@ -51,7 +53,14 @@ def board(data: dict) -> Board | None:
         tuple(e for e in b.get("emitters", []) if e in EMITTERS),
         tuple(data.get("roofs", [])),
         timing.is_small({"free": free}),
+        bool(b.get("float", True)),
     )
+
+
+def calibrated(bd: Board, dtype: str, emitters: list[str] | None = None) -> bool:
+    """Whether the calibration fitted any family of this element type (of these emitters; a
+    results.json calibrated before the float32 shapes has int8 families only)."""
+    return any(f.split("/")[1] == dtype and (not emitters or f.split("/")[0] in emitters) for f in bd.models)
 
 
 def _ceilings(bd: Board) -> list[dict]:
