@@ -98,9 +98,10 @@ class SerialLink(Link):
         return err
 
     def _lost_bytes(self, err: bytes) -> bool:
-        """Our pieces are valid Python, so a SyntaxError from a paced send means bytes were
-        dropped on the way; nothing ran (it failed to compile), so the piece can be sent again."""
-        return not self.transport.use_raw_paste and b"SyntaxError" in err
+        """Our pieces are valid Python, so a SyntaxError (or an IndentationError: a dropped
+        newline or space does that) from a paced send means bytes were dropped on the way; nothing
+        ran (it failed to compile), so the piece can be sent again."""
+        return not self.transport.use_raw_paste and (b"SyntaxError" in err or b"IndentationError" in err)
 
     def recover(self) -> None:
         """After a lost link, stall or reset: open the port again (waiting a little for it to come

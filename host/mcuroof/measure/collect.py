@@ -124,7 +124,12 @@ class Collector:
                 continue
             for what in problems:
                 self.log.write("fault", suite=suite, attempt=attempt, what=what)
-            if isinstance(error, ScriptError) and error.exc_type == "MemoryError" and blamed[-1]:
+            if (
+                isinstance(error, ScriptError)
+                and error.exc_type == "MemoryError"
+                and blamed[-1]
+                and _in_unit(error, len(prefix))
+            ):
                 key = blamed.pop()
                 if shrinks[key] < MAX_SHRINK and self._shrink(suite, cfg, key, units, overrides):
                     shrinks[key] += 1
@@ -183,6 +188,13 @@ class Collector:
         self.retries.append(retry)
         self.log.write("retry", **retry)
         return True
+
+
+def _in_unit(error: ScriptError, n_prefix: int) -> bool:
+    """Whether the error struck a unit's own script, not the suite's firmware sent before them:
+    a MemoryError compiling the firmware is no reason to halve the first unit's working set (it
+    would cut that unit's sweep with no record of why), only to run the attempt again."""
+    return error.piece is None or error.piece >= n_prefix
 
 
 class _Attempt:
