@@ -106,7 +106,23 @@ class LoopbackFarm:
             self.client(name, "add-match", f"ex1/{name}/*")
             shift = [f"icount_shift={SHIFT}"] if self.kinds[name] != "rp2040js-pico" else []  # rp2040js: cycles
             self.client(name, "set-tags", f"board={self.kinds[name]}", *shift)
+        self._wait_exported()
         return self
+
+    def _wait_exported(self, timeout: float = 60) -> None:
+        """Until the exporter has told the coordinator every board's port: an acquire before that
+        fails ("Match ex1/NAME/* has no matching remote resource"), and a run's acquire comes
+        about 2.5 s after start() returns, while the exporter (a Python process started last) may
+        take longer on a loaded machine."""
+        deadline = time.monotonic() + timeout
+        while True:
+            listed = self.client("", "resources", check=False).stdout
+            missing = [n for n in self.boards if f"ex1/{n}/" not in listed]
+            if not missing:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"labgrid-exporter did not export {', '.join(missing)} within {timeout:g} s")
+            time.sleep(0.3)
 
     def start_board(self, name: str) -> None:
         """(Re)start the board's QEMU and point its port at the new pty."""
