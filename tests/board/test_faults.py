@@ -185,8 +185,9 @@ def test_fault_is_detected_and_recovered(name, clean, tmp_path, monkeypatch, cap
     assert recovered == detected
     assert lost == 0
     assert complete_kernels(read(out / "raw.jsonl")).keys() == complete_kernels(read(clean / "raw.jsonl")).keys()
-    assert_same_roofs(clean, out)
+    # a record that failed its check first: a roof missing below would otherwise hide why
     assert results.load(out / "results.json")["checks"]["failed"] == 0
+    assert_same_roofs(clean, out)
 
 
 def test_hang_stops_with_clear_error_and_resume_finishes(clean, tmp_path, monkeypatch, capsys):
