@@ -130,7 +130,7 @@ def clean(tmp_path_factory, request):
     out = tmp_path_factory.mktemp("clean")
     with pytest.MonkeyPatch.context() as mp, FaultProxy(seed=1) as proxy:
         assert through_proxy(mp, proxy, out) == 0
-    assert not faults_logged(out)
+    assert not faults_logged(out) and results.load(out / "results.json")["checks"]["failed"] == 0
     yield out
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
     capture = request.config.pluginmanager.get_plugin("capturemanager")
