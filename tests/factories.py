@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import tflite
 
-from mcuroof.kernels.ops import reference
+from mcuroof.kernels.ops import layer_plan, reference
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
 from mcuroof.model import builtins
 from mcuroof.model.network import Layer
-from mcuroof.suites import layer_plan, registry
+from mcuroof.suites import registry
 
 # ---------------------------------------------------------------- from test_model.py
 

@@ -20,10 +20,10 @@ import json
 import sys
 from pathlib import Path
 
-from mcuroof.kernels.ops import dispatch
+from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.model import builtins as model_builtins
 from mcuroof.model import load as model_load
-from mcuroof.suites import layer_plan, registry
+from mcuroof.suites import registry
 from mcuroof.suites.base import Context
 
 EMITTERS = ("bytecode", "native", "viper", "asm_thumb")

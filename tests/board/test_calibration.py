@@ -9,7 +9,8 @@ import json
 from mcuroof.links.unix import UnixLink
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
-from mcuroof.suites import calibration, calibration_shapes, registry
+from mcuroof.predict import design
+from mcuroof.suites import calibration, registry
 
 
 def _some_jobs(micropython, tmp_path):
@@ -20,8 +21,8 @@ def _some_jobs(micropython, tmp_path):
     log.close()
     jobs = calibration.jobs(probe)
     assert {j.emitter for j in jobs} == {e for e in probe["emitters"] if e in calibration.EMITTERS}
-    keep = [j for j in jobs if j.emitter == "viper" and calibration_shapes.op_class(j.layer) in ("dense", "conv1x1")]
-    keep += [j for j in jobs if j.dtype == "float32" and calibration_shapes.op_class(j.layer) == "dense"]
+    keep = [j for j in jobs if j.emitter == "viper" and design.op_class(j.layer) in ("dense", "conv1x1")]
+    keep += [j for j in jobs if j.dtype == "float32" and design.op_class(j.layer) == "dense"]
     assert {j.emitter for j in keep if j.dtype == "float32"} == {"bytecode", "native"} & set(probe["emitters"])
     assert not [j for j in jobs if j.dtype == "float32" and j.emitter in ("viper", "asm_thumb")]
     return probe, keep
@@ -40,7 +41,7 @@ def test_calibration_shapes_run_checked_and_fit(tmp_path, micropython):
     floats = {f"{e}/float32/generic/dense" for e in {j.emitter for j in jobs if j.dtype == "float32"}}
     assert set(fitted) == {"viper/int8/generic/dense", "viper/int8/generic/conv1x1"} | floats and floats
     for m in fitted.values():
-        assert m.shapes == sum(calibration_shapes.family(j) == m.family for j in jobs)
+        assert m.shapes == sum(design.family(j) == m.family for j in jobs)
         # host time: which term a noisy fit keeps varies from run to run; that it keeps one does not
         assert all(v >= 0 for v in m.coefficients.values()) and any(v > 0 for v in m.coefficients.values())
     # a shape whose checksum is wrong is not fitted

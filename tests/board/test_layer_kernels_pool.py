@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 
 from factories import DSP, MVE, _run_and_check, needs_arm
-from mcuroof.kernels.ops import dispatch, reference
+from mcuroof.kernels.ops import dispatch, layer_plan, reference
 from mcuroof.kernels.ops import pool as layer_kernels_pool
-from mcuroof.suites import layer_plan
 from unit.test_layer_kernels_pool import POOLS, pool_jobs
 
 

@@ -7,13 +7,13 @@ import pytest
 
 from conftest import needs_qemu
 from factories import SMALL_OPS, SMALL_TENSORS, build_tflite
-from mcuroof.kernels.ops import contract, dispatch, reference
+from mcuroof.kernels.ops import contract, dispatch, layer_plan, reference
 from mcuroof.links.unix import UnixLink
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
 from mcuroof.model import builtins
 from mcuroof.model.network import Layer
-from mcuroof.suites import layer_plan, registry
+from mcuroof.suites import registry
 from unit.test_layers import conv_layer
 
 

@@ -3,11 +3,10 @@ tile, the projection of a tile's time to its layer, full channels first, and the
 tile the firmware runs after the first."""
 
 from mcuroof.analysis import points
-from mcuroof.kernels.ops import reference, tiles
+from mcuroof.kernels.ops import layer_plan, reference, tiles
 from mcuroof.links.unix import UnixLink
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
-from mcuroof.suites import layer_plan
 from unit.test_tile_projection import conv
 
 

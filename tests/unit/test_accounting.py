@@ -14,10 +14,9 @@ from factories import OP, T, build_tflite, point, run_result
 from mcuroof.analysis import compare, points, roofs
 from mcuroof.kernels import compute, contract, memory
 from mcuroof.kernels.ops import contract as ops_contract
-from mcuroof.kernels.ops import reference, tiles
+from mcuroof.kernels.ops import layer_plan, reference, tiles
 from mcuroof.model import builtins, network, tflite
 from mcuroof.model.network import Layer
-from mcuroof.suites import layer_plan
 
 # ---------------------------------------------------------------- STREAM bytes
 

@@ -8,9 +8,9 @@ import itertools
 import numpy as np
 import pytest
 
-from mcuroof.analysis import cost_model
 from mcuroof.kernels.ops import tiles
 from mcuroof.model.builtins import builtin_network
+from mcuroof.predict import cost_model
 
 
 def test_conv_terms_by_hand():

@@ -4,9 +4,8 @@ keeps it far below its roof (points.call_share, points.amortize_note), by hand."
 import pytest
 
 from mcuroof.analysis import points
-from mcuroof.kernels.ops import tiles
+from mcuroof.kernels.ops import layer_plan, tiles
 from mcuroof.model import builtins
-from mcuroof.suites import layer_plan
 from unit.test_tile_projection import conv
 
 

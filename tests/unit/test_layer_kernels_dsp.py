@@ -8,9 +8,8 @@ counts and sizes that are not multiples of 4."""
 import dataclasses
 
 from factories import DSP, LAYERS, MVE, dsp_jobs, mve_jobs
-from mcuroof.kernels.ops import dispatch
+from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.kernels.ops import mve as layer_kernels_mve
-from mcuroof.suites import layer_plan
 
 
 def test_dsp_kernels_are_chosen_only_for_dsp_jobs():

@@ -8,10 +8,9 @@ the extreme inputs -128 and 127, where the int16 sums reach -32768."""
 import dataclasses
 
 from factories import DSP, _net
-from mcuroof.kernels.ops import dispatch
+from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.kernels.ops import pool as layer_kernels_pool
 from mcuroof.model.network import Layer
-from mcuroof.suites import layer_plan
 
 
 def pool(index, hwc, out, kernel, stride, padding="same"):

@@ -5,10 +5,9 @@ import numpy as np
 import pytest
 
 from mcuroof.analysis import points
-from mcuroof.kernels.ops import contract, dispatch, reference, tiles
+from mcuroof.kernels.ops import contract, dispatch, layer_plan, reference, tiles
 from mcuroof.model import builtins
 from mcuroof.model.network import Layer
-from mcuroof.suites import layer_plan
 
 
 def conv_layer(**kw):

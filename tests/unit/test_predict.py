@@ -9,11 +9,11 @@ import json
 import pytest
 
 from factories import run_result
-from mcuroof.analysis import cost_model
 from mcuroof.cli import main
 from mcuroof.kernels.ops import reference, tiles
 from mcuroof.model.builtins import builtin_network
-from mcuroof.suites import calibration, prediction
+from mcuroof.predict import cost_model, predictor
+from mcuroof.suites import calibration
 
 PROBE = {"platform": "qemu-m3", "emitters": ["viper", "asm_thumb"], "free": 104688, "float": True, "tick_us": 10}
 TRUE = {"call": 40e-6, "row": 5e-6, "pixel": 3e-6, "output": 2e-6, "mac": 0.3e-6}
@@ -64,11 +64,11 @@ def test_predict_json_from_results_without_points(results_file, capsys):
 
 
 def test_a_whole_layer_gets_the_known_cost(results_file):
-    bd = prediction.board(json.loads(results_file.read_text()))
+    bd = predictor.board(json.loads(results_file.read_text()))
     dense = next(l for l in builtin_network("kws-dscnn").layers if l.op == "FULLY_CONNECTED")
-    job = prediction.plan(bd, dense, "int8", "viper")
+    job = predictor.plan(bd, dense, "int8", "viper")
     assert job.tiles[0] == tiles.full_tile(dense, "int8") or job.tiles[0].fraction == 1
-    got = prediction.layer_time(bd, dense, "int8", "viper")
+    got = predictor.layer_time(bd, dense, "int8", "viper")
     assert got["seconds"] == pytest.approx(_seconds(job), rel=1e-6)
     assert got["dominant"].startswith("per MAC")
 
@@ -98,10 +98,10 @@ def test_run_model_puts_the_calibrated_time_beside_the_measured(results_file):
 
     data = json.loads(results_file.read_text())
     net = builtin_network("kws-dscnn")
-    bd = prediction.board(data)
+    bd = predictor.board(data)
     pts = []
     for layer in net.layers[:3]:
-        want = prediction.layer_time(bd, layer, "int8", "viper")["seconds"]
+        want = predictor.layer_time(bd, layer, "int8", "viper")["seconds"]
         pts.append({"index": layer.index, "name": layer.name, "op": layer.op, "emitter": "viper", "dtype": "int8",
                     "seconds": want * 1.25, "verified": True, "projection": "scaled"})  # fmt: skip
     rows = [{"emitter": "viper", "dtype": "int8", "measured_seconds": sum(p["seconds"] for p in pts),
@@ -160,17 +160,17 @@ def _float_net():
 
 def test_float32_predicted_from_float32_families(tmp_path):
     data = _float_results(tmp_path, FLOAT_PROBE, records(FLOAT_PROBE))
-    bd = prediction.board(data)
-    assert prediction.calibrated(bd, "float32") and prediction.calibrated(bd, "int8")
-    got = prediction.network(bd, _float_net(), ["float32"])
+    bd = predictor.board(data)
+    assert predictor.calibrated(bd, "float32") and predictor.calibrated(bd, "int8")
+    got = predictor.network(bd, _float_net(), ["float32"])
     assert got["layers"] and {(r["emitter"], r["dtype"]) for r in got["layers"]} == {("bytecode", "float32")}
     assert [(w["emitter"], w["dtype"]) for w in got["whole_model"]] == [("bytecode", "float32")]
     dense = next(l for l in _float_net().layers if l.op == "FULLY_CONNECTED")
-    assert prediction.layer_time(bd, dense, "float32", "bytecode")["family"] == "bytecode/float32/generic/dense"
+    assert predictor.layer_time(bd, dense, "float32", "bytecode")["family"] == "bytecode/float32/generic/dense"
     # run --model: a float32 point gets its float32 prediction beside the measured time
     from mcuroof.suites import layers
 
-    want = prediction.layer_time(bd, dense, "float32", "bytecode")["seconds"]
+    want = predictor.layer_time(bd, dense, "float32", "bytecode")["seconds"]
     pts = [{"index": dense.index, "name": dense.name, "op": dense.op, "emitter": "bytecode", "dtype": "float32",
             "seconds": want * 2, "verified": True, "projection": "scaled"}]  # fmt: skip
     rows = [{"emitter": "bytecode", "dtype": "float32", "measured_seconds": want * 2, "borrowed": []}]

@@ -8,10 +8,9 @@ import pytest
 
 from mcuroof.analysis import points
 from mcuroof.kernels import compute
-from mcuroof.kernels.ops import reference, tiles
+from mcuroof.kernels.ops import layer_plan, reference, tiles
 from mcuroof.model import builtins
 from mcuroof.model.network import Layer
-from mcuroof.suites import layer_plan
 from mcuroof.suites import layers as layer_suite
 
 

@@ -16,9 +16,8 @@ from __future__ import annotations
 from mcuroof.analysis import advice as advice_mod
 from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.kernels import compute as compute_kernels
-from mcuroof.kernels.ops import reference, tiles
+from mcuroof.kernels.ops import layer_plan, reference, tiles
 from mcuroof.model.network import Layer, nelem
-from mcuroof.suites import layer_plan
 
 
 def layer_bytes(layer: Layer, dtype: str) -> int:

@@ -8,8 +8,7 @@ per op, from the layer kernels (kernels.ops.dispatch.source: viper and asm_thumb
 from __future__ import annotations
 
 from mcuroof.errors import UserError
-from mcuroof.kernels.ops import dispatch, tiles
-from mcuroof.suites import layer_plan
+from mcuroof.kernels.ops import dispatch, layer_plan, tiles
 from mcuroof.suites import layers as layer_suite
 
 

@@ -12,10 +12,11 @@ from rich.table import Column, Table
 from mcuroof.analysis import compare
 from mcuroof.errors import UserError
 from mcuroof.farm import workers as farm
+from mcuroof.kernels.ops import layer_plan
 from mcuroof.links import farm_place as place
 from mcuroof.report import compare as report_compare
 from mcuroof.report import terminal
-from mcuroof.suites import layer_plan, registry
+from mcuroof.suites import registry
 
 FARM_SUITES = "memory,compute,regions"
 

@@ -1,5 +1,5 @@
 """`mcuroof predict MODEL... --roofs RESULTS [--emitter E] [--dtype T] [--json]`: each model's
-latency on the board RESULTS characterises, from its calibration (suites.prediction); no board
+latency on the board RESULTS characterises, from its calibration (predict.predictor); no board
 needed, and no measured layer read (a results.json without points predicts the same)."""
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from mcuroof.errors import UserError
 from mcuroof.kernels.ops import dispatch
 from mcuroof.model import names as layer_names
 from mcuroof.model.load import load_network
+from mcuroof.predict import predictor
 from mcuroof.report import terminal
 from mcuroof.results import document as results
-from mcuroof.suites import layers, prediction
+from mcuroof.suites import layers
 from mcuroof.suites.layers import parse_list
 
 
@@ -30,7 +31,7 @@ def configure(p) -> None:
 
 def run(args) -> int:
     data = results.load(args.roofs)
-    bd = prediction.board(data)
+    bd = predictor.board(data)
     if bd is None:
         raise UserError(f"--roofs {args.roofs}: no calibration in it (run mcuroof run with the calibration suite)")
     if not bd.models:
@@ -39,13 +40,13 @@ def run(args) -> int:
     bad = [e for e in emitters or [] if e not in bd.emitters]
     if bad:
         raise UserError(f"--emitter {','.join(bad)}: {bd.name} has {', '.join(bd.emitters)}")
-    chosen = parse_list(args.dtype, prediction.DTYPES, "--dtype")
+    chosen = parse_list(args.dtype, predictor.DTYPES, "--dtype")
     nets = [load_network(m) for m in args.models]
     dtypes = [chosen or [layers.model_dtype(net)] for net in nets]
     for dtype in sorted({d for ds in dtypes for d in ds}):
-        if not prediction.calibrated(bd, dtype, emitters):
+        if not predictor.calibrated(bd, dtype, emitters):
             raise UserError(f"--roofs {args.roofs}: no {dtype} prediction ({_why_not(bd, dtype, emitters)})")
-    preds = [prediction.network(bd, net, ds, emitters) for net, ds in zip(nets, dtypes)]
+    preds = [predictor.network(bd, net, ds, emitters) for net, ds in zip(nets, dtypes)]
     docs = [document(bd, data, net, pred) for net, pred in zip(nets, preds)]
     if args.json:
         print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from mcuroof.board import capability
 from mcuroof.board import profiles as boards
 from mcuroof.errors import Interrupted, UserError
+from mcuroof.kernels.ops import layer_plan
 from mcuroof.links import farm_place as place
 from mcuroof.links.base import Opened, Target
 from mcuroof.links.open import open_link
@@ -22,8 +23,8 @@ from mcuroof.measure.rawlog import read as read_raw
 from mcuroof.model.load import load_network
 from mcuroof.report import compare, terminal
 from mcuroof.report import tables as report
-from mcuroof.suites import layer_plan, registry
 from mcuroof.suites import layers as layer_suite
+from mcuroof.suites import registry
 
 DEFAULT_SUITES = ",".join(registry.DEFAULT)
 LAYER_OPTIONS = ("model", "dtype", "emitter", "tile_seconds")

@@ -184,7 +184,7 @@ POINT = obj(
         "op_bound": one_of("memory", "compute"),
         "op_roof_macs_per_s": NON_NEGATIVE,
         "op_headroom": POSITIVE,
-        # the layer's time predicted from the run's calibration alone (suites.prediction), its
+        # the layer's time predicted from the run's calibration alone (predict.predictor), its
         # error against `seconds` (predicted / measured - 1) and the cost term that dominates it
         "calibrated_seconds": nullable(NON_NEGATIVE),
         "calibrated_error": nullable(NUMBER),

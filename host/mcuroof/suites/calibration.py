@@ -1,6 +1,6 @@
 """The calibration suite: the board's own layer kernels (kernels.ops.dispatch, as the layers
-suite runs them) timed on small synthetic shapes (calibration_shapes), and from those times a
-cost model per layer-kernel family (analysis.cost_model) that `mcuroof predict` and
+suite runs them) timed on small synthetic shapes (predict.design), and from those times a
+cost model per layer-kernel family (predict.cost_model) that `mcuroof predict` and
 `mcuroof run --model` read from results.json's `calibration`.
 
 Each shape runs whole (one tile) through firmware/layers.py and is checked against the numpy
@@ -14,13 +14,13 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from mcuroof.analysis import cost_model
 from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.board import identity
 from mcuroof.kernels.contract import Kernel, unit_key
-from mcuroof.kernels.ops import dispatch, m0, reference
+from mcuroof.kernels.ops import dispatch, layer_plan, m0, reference
 from mcuroof.kernels.ops.contract import Job
-from mcuroof.suites import calibration_shapes, layer_plan, timing
+from mcuroof.predict import cost_model, design
+from mcuroof.suites import timing
 from mcuroof.suites.base import Context, Suite
 
 EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
@@ -76,8 +76,8 @@ def runs_shape(emitter: str, dtype: str, kind: str, rank: int) -> bool:
 def _ranked():
     """Each shape with its rank among the shapes of its kind (op class)."""
     seen: Counter = Counter()
-    for layer in calibration_shapes.layers():
-        kind = calibration_shapes.op_class(layer)
+    for layer in design.layers():
+        kind = design.op_class(layer)
         yield layer, kind, seen[kind]
         seen[kind] += 1
 
@@ -116,8 +116,8 @@ def samples(jobs_: list[Job], records: list[dict]) -> dict[str, list[tuple[dict,
         job = by_key.get(key(rec) or "")
         if job is None or not reference.verify(job, rec):
             continue
-        fam = calibration_shapes.family(job)
-        out.setdefault(fam, []).append((calibration_shapes.terms(job, job.tiles[0]), roofs_mod.seconds(rec)))
+        fam = design.family(job)
+        out.setdefault(fam, []).append((design.terms(job, job.tiles[0]), roofs_mod.seconds(rec)))
     return out
 
 

@@ -20,9 +20,9 @@ from mcuroof.board import profiles as boards
 from mcuroof.errors import UserError
 from mcuroof.kernels.compute import compute_kernels
 from mcuroof.kernels.contract import TYPE_NAMES, Kernel, unit_key
-from mcuroof.kernels.ops import dispatch
+from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.model import network
-from mcuroof.suites import compute, layer_plan, timing
+from mcuroof.suites import compute, timing
 from mcuroof.suites.base import Context, Suite
 
 EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
@@ -174,17 +174,18 @@ def results_parts(request: Request, records: list[dict], roofs: list[dict], boar
 def calibrated(pts: list[dict], rows: list[dict], records: list[dict], roofs: list[dict], board: dict, net) -> None:
     """Each point and whole-model row with its time predicted from this run's calibration records
     alone (none where the calibration suite did not run) and the error against the measured."""
-    from mcuroof.suites import calibration, prediction
+    from mcuroof.predict import predictor
+    from mcuroof.suites import calibration
 
     if not any(r.get("t") == "cal" for r in records):
         return
-    bd = prediction.board(
+    bd = predictor.board(
         {"board": board, "roofs": roofs, "calibration": calibration.results_parts(records, board)["calibration"]}
     )
     layer_of = {l.index: l for l in net.layers}
     got = {}
     for p in pts:
-        pred = prediction.layer_time(bd, layer_of[p["index"]], p["dtype"], p["emitter"]) or {}
+        pred = predictor.layer_time(bd, layer_of[p["index"]], p["dtype"], p["emitter"]) or {}
         got[(p["index"], p["emitter"], p["dtype"])] = pred.get("seconds")
         p["calibrated_seconds"], p["calibrated_dominant"] = pred.get("seconds"), pred.get("dominant")
         p["calibrated_error"] = _error(pred.get("seconds"), p["seconds"])

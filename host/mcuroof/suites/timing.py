@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-SMALL_HEAP = 256 * 1024
+from mcuroof.kernels.ops.layer_plan import SMALL_HEAP
+
 MiB = 1 << 20
 HOST_PLATFORMS = ("linux", "darwin", "windows")
 # loop iterations per kernel call: enough that the call costs little beside the loop

@@ -1,5 +1,5 @@
 """The calibration suite's synthetic layers: small shapes per layer-kernel family, chosen so that
-the cost terms of analysis.cost_model vary apart (rows apart from columns, channels apart from
+the cost terms of predict.cost_model vary apart (rows apart from columns, channels apart from
 pixels, run lengths on and off a group of 8, windows clipped by padding or not), and the
 family a job's kernel belongs to. Pure computation, no I/O.
 
@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from mcuroof.analysis import cost_model
 from mcuroof.kernels.ops import dispatch, dsp_common, dsp_conv, dsp_dense
 from mcuroof.kernels.ops.contract import Job
 from mcuroof.kernels.ops.dsp_common import FRAME_HEAD
 from mcuroof.model.builtins import Spec, spec_layer
 from mcuroof.model.network import Layer
+from mcuroof.predict import cost_model
 
 # (input H, W, C), output C, kernel, stride, padding
 _CONV1 = [

@@ -1,5 +1,5 @@
 """A network's latency on a board from its characterisation alone: results.json's calibration
-(a cost model per layer-kernel family, suites.calibration) and roofs. No layer of the network
+(a cost model per layer-kernel family, fitted by suites.calibration) and roofs. No layer of the network
 is run, and no measured point is read.
 
 A layer is planned as the layers suite would plan it on that board (its heap and its compute
@@ -13,12 +13,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from mcuroof.analysis import cost_model
 from mcuroof.analysis import points as points_mod
-from mcuroof.kernels.ops import m0
+from mcuroof.kernels.ops import layer_plan, m0
 from mcuroof.kernels.ops.tiles import companion_shape, full_tile, unsupported
 from mcuroof.model.network import Layer, Network
-from mcuroof.suites import calibration_shapes, layer_plan, timing
+from mcuroof.predict import cost_model, design
 
 EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
 DTYPES = ("int8", "float32")
@@ -52,7 +51,7 @@ def board(data: dict) -> Board | None:
         free,
         tuple(e for e in b.get("emitters", []) if e in EMITTERS),
         tuple(data.get("roofs", [])),
-        timing.is_small({"free": free}),
+        layer_plan.heap_class(free) == "small",
         bool(b.get("float", True)),
     )
 
@@ -81,11 +80,11 @@ def plan(bd: Board, layer: Layer, dtype: str, emitter: str):
 def _timed(bd: Board, job, model: cost_model.Model) -> list[tuple]:
     """(tile, predicted seconds) of the job's first candidate and of its companion."""
     first = job.tiles[0]
-    out = [(first, model.seconds(calibration_shapes.terms(job, first)))]
+    out = [(first, model.seconds(design.terms(job, first)))]
     n = len(job.candidates)
     comp = job.tiles[n] if job.companions else None
     if comp is not None and (comp.rows, comp.cols, comp.chans) == companion_shape(job.layer, first):
-        out.append((comp, model.seconds(calibration_shapes.terms(job, comp))))
+        out.append((comp, model.seconds(design.terms(job, comp))))
     return out
 
 
@@ -96,12 +95,12 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict | None
     job = plan(bd, layer, dtype, emitter)
     if job is None:
         return None
-    fam = calibration_shapes.family(job)
+    fam = design.family(job)
     model = bd.models.get(fam)
     if model is None:
         return {"why": f"no calibration of {fam}"}
     seconds, how = points_mod.project(job, _timed(bd, job, model))
-    name, share = model.dominant(calibration_shapes.terms(job, full_tile(layer, dtype)))
+    name, share = model.dominant(design.terms(job, full_tile(layer, dtype)))
     return {"seconds": seconds, "family": fam, "projection": how, "dominant": cost_model.describe(name, share)}
 
 

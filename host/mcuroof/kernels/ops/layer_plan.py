@@ -30,9 +30,16 @@ from mcuroof.kernels.ops.tiles import companion_shape, extent, tile, unsupported
 from mcuroof.model.network import Layer, Network
 
 MAX_CANDIDATES = 5
+# a board with less free heap than this is "small": shorter tiles (TILE_SECONDS), fewer iterations
+SMALL_HEAP = 256 * 1024
 TILE_SECONDS = {"small": 0.25, "large": 1.0}
 # MACC/s assumed for the time budget where the run measured no compute ceiling
 FALLBACK_RATE = {"small": 16e3, "large": 10e6}
+
+
+def heap_class(free_heap: int) -> str:
+    """ "small" or "large": which TILE_SECONDS and FALLBACK_RATE a board of this free heap takes."""
+    return "small" if free_heap < SMALL_HEAP else "large"
 
 
 def _halvings(n: int) -> list[int]:
