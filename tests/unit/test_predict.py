@@ -53,13 +53,17 @@ def test_predict_json_from_results_without_points(results_file, capsys):
     assert (doc["model"], doc["board"]) == ("kws-dscnn", "qemu-m3")
     kws = builtin_network("kws-dscnn")
     names = {l.name for l in kws.layers}
+    # every layer has a row per emitter: predicted (with a time) or not, and why
+    assert len(doc["layers"]) == len(kws.layers) * 2
     for row in doc["layers"]:
-        assert set(row) == {"name", "op", "emitter", "dtype", "seconds", "bound_seconds", "dominant"}
-        assert row["name"] in names and row["seconds"] > 0
+        assert {"name", "op", "emitter", "dtype", "status", "why", "family", "seconds", "interval"} <= set(row)
+        assert row["name"] in names
+        assert (row["seconds"] > 0) if row["status"] != "none" else (row["seconds"] is None and row["why"])
     for w in doc["whole_model"]:
-        assert set(w) == {"emitter", "dtype", "seconds"}
+        assert set(w) == {"emitter", "dtype", "seconds", "interval", "coverage", "borrowed"}
+        assert w["coverage"]["of_layers"] == len(kws.layers)
     # asm_thumb has no max pool or add here, but KWS has none: its whole model is its layers' sum
-    asm = sum(r["seconds"] for r in doc["layers"] if r["emitter"] == "asm_thumb")
+    asm = sum(r["seconds"] or 0 for r in doc["layers"] if r["emitter"] == "asm_thumb")
     assert [w["seconds"] for w in doc["whole_model"] if w["emitter"] == "asm_thumb"] == [pytest.approx(asm)]
 
 

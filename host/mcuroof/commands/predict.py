@@ -19,6 +19,7 @@ from mcuroof.report import terminal
 from mcuroof.results import document as results
 from mcuroof.suites import layers
 from mcuroof.suites.layers import parse_list
+from mcuroof.units import duration
 
 
 def configure(p) -> None:
@@ -71,48 +72,84 @@ def _why_not(bd, dtype: str, emitters: list[str] | None) -> str:
 
 
 def document(bd, data: dict, net, pred: dict) -> dict:
-    """The issue's JSON: model, board, whole_model, layers (names as in results.json's points)."""
+    """The JSON of one model: model, board, fit, whole_model (with interval and coverage) and every
+    layer (status "own", "other" or "none" with why; names as in results.json's points)."""
     verdict = fit.verdict(net, fit.budget(layers.profile(data.get("board", {})), bd.free_heap))
+    keys = ("name", "op", "emitter", "dtype", "status", "why", "family", "seconds", "interval", "outside")
     return {
         "model": net.name,
         "board": bd.name,
         "fit": verdict.text(),
-        "whole_model": [{k: r[k] for k in ("emitter", "dtype", "seconds")} for r in pred["whole_model"]],
-        "layers": [
-            {k: r[k] for k in ("name", "op", "emitter", "dtype", "seconds", "bound_seconds", "dominant")}
-            for r in pred["layers"]
+        "whole_model": [
+            {k: r[k] for k in ("emitter", "dtype", "seconds", "interval", "coverage", "borrowed")}
+            for r in pred["whole_model"]
         ],
+        "layers": [{**{k: r.get(k) for k in keys}, **_extra(r)} for r in pred["layers"]],
     }
 
 
-def _ms(s: float | None) -> str:
-    return "-" if s is None else f"{s * 1e3:.4g}"
+def _extra(r: dict) -> dict:
+    return {k: r[k] for k in ("bound_seconds", "dominant") if k in r}
+
+
+def _interval(iv) -> str:
+    return "-" if not iv else f"{duration(iv[0])} - {duration(iv[1])}"
+
+
+def _how(r: dict) -> str:
+    """How a layer was predicted, in a few words: its family's fit, another's and why, or why not."""
+    if r["status"] == "none":
+        return f"not predicted: {r['why']}"
+    text = "own fit" if r["status"] == "own" else f"by {r['family']}: {r['why'].split('; ')[-1]}"
+    if r.get("outside"):
+        text += f"; OUTSIDE calibrated range ({', '.join(r['outside'])})"
+    return text
 
 
 def layer_table(doc: dict, rows: list[dict], basis) -> Table:
     """One row per layer and kernel; layers by their short name ("DW 3": the points' index)."""
-    t = Table(title=f"Predicted layers of {doc['model']} on {doc['board']} (ms; {basis.sentence})")
-    for h in ("layer", "kernel", "predicted ms", "roofline ms", "dominant term"):
-        t.add_column(h, justify="right" if "ms" in h else "left")
+    t = Table(title=f"Predicted layers of {doc['model']} on {doc['board']} ({basis.sentence})")
+    for h in ("layer", "kernel", "predicted", "interval (CV)", "roofline", "how"):
+        t.add_column(h, justify="right" if h in ("predicted", "roofline") else "left")
     for r in rows:
         t.add_row(
             layer_names.short(r),
             f"{r['emitter']} {r['dtype']}",
-            _ms(r["seconds"]),
-            _ms(r["bound_seconds"]),
-            r["dominant"],
+            duration(r.get("seconds")),
+            _interval(r.get("interval")),
+            duration(r.get("bound_seconds")),
+            _how(r),
         )
     return t
 
 
+def coverage_text(w: dict) -> str:
+    """'9 of 9 layers, 100.0 % of MACs' and, below 100 %, what is borrowed or left out."""
+    c = w["coverage"]
+    text = f"{c['layers']} of {c['of_layers']} layers, {c['macs_share']:.1%} of MACs"
+    if w["borrowed"]:
+        text += "; borrowed: " + ", ".join(f"layer {b['index']} from {b['emitter']}" for b in w["borrowed"])
+    if c["left_out"]:
+        text += "; NOT PREDICTED: " + ", ".join(f"{x['op']} {x['index']} ({x['why']})" for x in c["left_out"])
+    if c["other_family"]:
+        text += f"; {c['other_family']} by another family"
+    if c["outside_range"]:
+        text += f"; {c['outside_range']} outside the calibrated range"
+    return text
+
+
 def model_table(docs: list[dict], basis) -> Table:
-    cols = sorted({(w["emitter"], w["dtype"]) for d in docs for w in d["whole_model"]})
-    t = Table(title=f"Predicted whole-model latency (ms) on {docs[0]['board']}; {basis.sentence}")
-    t.add_column("model")
-    for em, dt in cols:
-        t.add_column(f"{em} {dt}", justify="right")
-    t.add_column("fit")
+    t = Table(title=f"Predicted whole-model latency on {docs[0]['board']}; {basis.sentence}")
+    for h in ("model", "kernel", "predicted", "interval (CV)", "coverage", "fit"):
+        t.add_column(h, justify="right" if h == "predicted" else "left")
     for d in docs:
-        got = {(w["emitter"], w["dtype"]): w["seconds"] for w in d["whole_model"]}
-        t.add_row(d["model"], *(_ms(got.get(c)) for c in cols), d["fit"])
+        for w in d["whole_model"]:
+            t.add_row(
+                d["model"],
+                f"{w['emitter']} {w['dtype']}",
+                duration(w["seconds"]),
+                _interval(w["interval"]),
+                coverage_text(w),
+                d["fit"],
+            )
     return t

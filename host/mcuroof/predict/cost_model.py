@@ -8,11 +8,17 @@ border output (a window clipped by padding) and per input and weight element it 
 term's count follows from a tile's parameters P (`terms`); the seconds each costs come from
 least squares on timed shapes, non-negative (no term saves time) and relative (a shape of 50 us
 counts as much as one of 50 ms, as the error that matters is relative).
+
+A fit passes through its own shapes when it has as many terms as shapes, so its in-sample error
+says nothing of a new layer. What a prediction reports instead is cross-validated: each shape is
+left out in turn, the family refitted on the others and the left-out shape predicted
+(`cv_log_errors`); the interval of a prediction holds CV_QUANTILE of those held-out errors.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -183,14 +189,24 @@ def nnls(a: np.ndarray, b: np.ndarray, max_iter: int = 500) -> np.ndarray:
     return x
 
 
+# the share of held-out shapes a prediction's interval holds (leave-one-out errors)
+CV_QUANTILE = 0.9
+# fewer held-out shapes than this give no interval: their quantile would be a guess
+CV_MIN_SHAPES = 3
+# what a family's shapes span (predict.design.extent): a layer outside it is an extrapolation
+EXTENTS = ("macs", "channels", "work_bytes")
+
+
 @dataclass(frozen=True)
 class Model:
-    """The fitted seconds per term of one family, and how well it fits its own shapes."""
+    """The fitted seconds per term of one family, its leave-one-out errors and what its shapes span."""
 
     family: str
     coefficients: dict[str, float]
     shapes: int
-    worst_fit: float  # the largest |fitted / timed - 1| over the shapes it was fitted on
+    worst_fit: float  # the largest |fitted / timed - 1| over the shapes it was fitted on (in-sample)
+    cv_log_errors: tuple[float, ...] = ()  # log(predicted / timed) of each shape, left out of the fit
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # EXTENTS: (least, most)
 
     def seconds(self, t: dict[str, float]) -> float:
         return sum(self.coefficients.get(k, 0.0) * v for k, v in t.items())
@@ -206,32 +222,102 @@ class Model:
         name = max(shares, key=shares.get) if shares else "call"
         return name, shares.get(name, 1.0)
 
+    @property
+    def spread(self) -> float | None:
+        """The CV_QUANTILE quantile of |log(predicted / timed)| over held-out shapes (None: too few)."""
+        errs = [abs(e) for e in self.cv_log_errors]
+        if len(errs) < CV_MIN_SHAPES:
+            return None
+        return float(np.quantile(errs, CV_QUANTILE))
+
+    def interval(self, seconds: float) -> tuple[float, float] | None:
+        """Where the time of a layer predicted at `seconds` lies, as CV_QUANTILE of held-out shapes did."""
+        q = self.spread
+        return None if q is None else (seconds * math.exp(-q), seconds * math.exp(q))
+
+    def outside(self, extent: dict[str, float]) -> list[str]:
+        """What of a layer's extent lies outside the shapes this family was fitted on."""
+        out = []
+        for name, value in extent.items():
+            lo, hi = self.ranges.get(name, (None, None))
+            if lo is not None and value < lo:
+                out.append(f"{name} {_num(value)} < {_num(lo)}")
+            elif hi is not None and value > hi:
+                out.append(f"{name} {_num(value)} > {_num(hi)}")
+        return out
+
+    def cv_summary(self) -> dict:
+        """The held-out errors as people read them: median and worst |predicted / timed - 1|."""
+        errs = sorted(abs(math.expm1(e)) for e in self.cv_log_errors)
+        return {
+            "held_out": len(errs),
+            "median": float(np.median(errs)) if errs else None,
+            "worst": errs[-1] if errs else None,
+            "interval": None if self.spread is None else math.expm1(self.spread),
+        }
+
     def as_dict(self) -> dict:
         return {
             "family": self.family,
             "coefficients": dict(self.coefficients),
             "shapes": self.shapes,
             "worst_fit": self.worst_fit,
+            "cv_log_errors": list(self.cv_log_errors),
+            "cv": self.cv_summary(),
+            "ranges": {k: list(v) for k, v in self.ranges.items()},
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> Model:
-        return cls(d["family"], dict(d["coefficients"]), d["shapes"], d["worst_fit"])
+        return cls(
+            d["family"],
+            dict(d["coefficients"]),
+            d["shapes"],
+            d["worst_fit"],
+            tuple(d.get("cv_log_errors") or ()),
+            {k: tuple(v) for k, v in (d.get("ranges") or {}).items()},
+        )
 
 
-def fit(family: str, samples: list[tuple[dict[str, float], float]]) -> Model:
-    """The non-negative seconds per term that best give the timed seconds of `samples`
-    ((term counts, seconds) of each shape), least squares in relative error. Terms no sample
-    pays are left at 0."""
-    used = [k for k in TERMS if any(t.get(k) for t, _ in samples)]
+def _num(v: float) -> str:
+    return f"{v:,.0f}" if v >= 10 else f"{v:g}"
+
+
+def _solve(used: list[str], samples: list[tuple[dict[str, float], float]]) -> dict[str, float]:
     a = np.array([[t.get(k, 0.0) / s for k in used] for t, s in samples], dtype=float)
     scale = np.abs(a).max(axis=0)
     scale[scale == 0] = 1.0
     x = nnls(a / scale, np.ones(len(samples))) / scale
-    coef = {k: float(v) for k, v in zip(used, x)}
-    model = Model(family, coef, len(samples), 0.0)
-    worst = max((abs(model.seconds(t) / s - 1) for t, s in samples), default=0.0)
-    return Model(family, coef, len(samples), float(worst))
+    return {k: float(v) for k, v in zip(used, x)}
+
+
+def _predict(coef: dict[str, float], t: dict[str, float]) -> float:
+    return sum(coef.get(k, 0.0) * v for k, v in t.items())
+
+
+def cross_validate(used: list[str], samples: list[tuple[dict[str, float], float]]) -> tuple[float, ...]:
+    """log(predicted / timed) of each shape predicted by the fit of all the others (leave one out).
+    A shape predicted at no time (it alone paid a term) counts as off by 100x."""
+    out = []
+    for i, (t, s) in enumerate(samples):
+        pred = _predict(_solve(used, samples[:i] + samples[i + 1 :]), t)
+        out.append(math.log(pred / s) if pred > 0 else -math.log(100.0))
+    return tuple(out)
+
+
+def fit(
+    family: str, samples: list[tuple[dict[str, float], float]], extents: list[dict[str, float]] | None = None
+) -> Model:
+    """The non-negative seconds per term that best give the timed seconds of `samples`
+    ((term counts, seconds) of each shape), least squares in relative error, with each shape's
+    leave-one-out error and the ranges of `extents` (predict.design.extent of each shape).
+    Terms no sample pays are left at 0."""
+    used = [k for k in TERMS if any(t.get(k) for t, _ in samples)]
+    coef = _solve(used, samples)
+    worst = max((abs(_predict(coef, t) / s - 1) for t, s in samples), default=0.0)
+    cv = cross_validate(used, samples) if len(samples) > 1 else ()
+    ranges = {k: (min(e[k] for e in extents), max(e[k] for e in extents)) for k in EXTENTS} if extents else {}
+    return Model(family, coef, len(samples), float(worst), cv, ranges)
 
 
 def describe(name: str, share: float) -> str:

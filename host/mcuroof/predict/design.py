@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from mcuroof.kernels.ops import dispatch, dsp_common, dsp_conv, dsp_dense
-from mcuroof.kernels.ops.contract import Job
+from mcuroof.kernels.ops.contract import DTYPES, Job
 from mcuroof.kernels.ops.dsp_common import FRAME_HEAD
 from mcuroof.model.builtins import Spec, spec_layer
 from mcuroof.model.network import Layer
@@ -171,6 +171,18 @@ def grain(job: Job) -> cost_model.Grain | None:
 def terms(job: Job, tile) -> dict[str, float]:
     """The cost terms of one call of the job's kernel on `tile`."""
     return cost_model.terms(job.layer.op, tile.params, grain(job))
+
+
+def extent(job: Job, tile) -> dict[str, float]:
+    """What a tile spans, for a family's calibrated range (cost_model.EXTENTS): its MACs (its
+    elements for a MAC-free op), its widest channel count and the heap its buffers take."""
+    p = tile.params
+    work = job.layer.macc * tile.fraction if job.layer.macc else tile.nx + tile.nw
+    return {
+        "macs": float(work),
+        "channels": float(max(p[2], p[5], 1)),
+        "work_bytes": float(tile.heap_bytes(DTYPES[job.dtype][1])),
+    }
 
 
 def family(job: Job) -> str | None:

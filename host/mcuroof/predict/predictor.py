@@ -14,7 +14,8 @@ import dataclasses
 from dataclasses import dataclass
 
 from mcuroof.analysis import points as points_mod
-from mcuroof.kernels.ops import layer_plan, m0
+from mcuroof.kernels.ops import dispatch, layer_plan, m0
+from mcuroof.kernels.ops.contract import EMITTER_DTYPES
 from mcuroof.kernels.ops.tiles import companion_shape, full_tile, unsupported
 from mcuroof.model.network import Layer, Network
 from mcuroof.predict import cost_model, design
@@ -88,20 +89,69 @@ def _timed(bd: Board, job, model: cost_model.Model) -> list[tuple]:
     return out
 
 
-def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict | None:
-    """The predicted time of one layer: seconds, the cost term that dominates it, the family and
-    the projection; None where the board runs no kernel of it, {"why": ...} where its family was
-    not calibrated."""
+# op classes whose generic kernels are one code path (the family's name only tells the window
+# apart): a layer of one is predicted by the other's fit where its own has no shape
+SIBLINGS = {"dw": "dw3", "dw3": "dw", "conv": "conv1x1", "conv1x1": "conv"}
+
+
+def stand_in(bd: Board, fam: str) -> tuple[str, str] | None:
+    """The family that predicts a layer of an uncalibrated family `fam`, and why it may: the
+    same kernel fitted on other windows, else another path of the same generator (None: none)."""
+    em, dtype, gen, cls = fam.split("/")
+    sib = SIBLINGS.get(cls)
+    if sib and f"{em}/{dtype}/{gen}/{sib}" in bd.models:
+        return f"{em}/{dtype}/{gen}/{sib}", f"{fam} has no calibrated shape; the same kernel fitted on {sib} shapes"
+    base = gen.split("-")[0] + "-" + gen.split("-")[1] if gen.count("-") >= 2 else gen
+    for other in sorted(bd.models):
+        o_em, o_dt, o_gen, o_cls = other.split("/")
+        if (o_em, o_dt, o_cls) == (em, dtype, cls) and o_gen != gen and o_gen.startswith(base):
+            return other, f"{fam} has no calibrated shape; another path of the same generator"
+    return None
+
+
+def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
+    """One layer's prediction: `status` "own" (its family's fit), "other" (another family's fit:
+    `why`) or "none" (`why`); with a time, `seconds`, `interval` (cross-validated; None where the
+    family has too few shapes), `outside` (what lies beyond the family's calibrated range), the
+    family, the projection and the cost term that dominates."""
+    why = _no_kernel(bd, layer, dtype, emitter)
+    if why:
+        return {"status": "none", "why": why}
     job = plan(bd, layer, dtype, emitter)
     if job is None:
-        return None
+        return {"status": "none", "why": "no tile of it fits the heap"}
     fam = design.family(job)
-    model = bd.models.get(fam)
-    if model is None:
-        return {"why": f"no calibration of {fam}"}
+    status, used, note = "own", fam, ""
+    if fam not in bd.models:
+        got = stand_in(bd, fam)
+        if got is None:
+            return {"status": "none", "family": fam, "why": f"{fam} has no calibrated shape on {bd.name}"}
+        status, (used, note) = "other", got
+    model = bd.models[used]
     seconds, how = points_mod.project(job, _timed(bd, job, model))
     name, share = model.dominant(design.terms(job, full_tile(layer, dtype)))
-    return {"seconds": seconds, "family": fam, "projection": how, "dominant": cost_model.describe(name, share)}
+    return {
+        "status": status,
+        "why": note,
+        "seconds": seconds,
+        "interval": model.interval(seconds),
+        "outside": model.outside(design.extent(job, job.tiles[0])),
+        "family": used,
+        "own_family": fam,
+        "projection": how,
+        "dominant": cost_model.describe(name, share),
+    }
+
+
+def _no_kernel(bd: Board, layer: Layer, dtype: str, emitter: str) -> str | None:
+    why = unsupported(layer)
+    if why:
+        return why
+    if emitter == "asm_thumb" and not m0.asm_pool_fits(layer):
+        return f"pool window over {m0.POOL_MAX_WINDOW} values"
+    if not dispatch.runs(layer.op, emitter, dtype):
+        return f"{emitter} has no {dtype} {layer.op} kernel"
+    return None
 
 
 def bound_seconds(bd: Board, layer: Layer, dtype: str, emitter: str, seconds: float) -> float | None:
@@ -112,48 +162,80 @@ def bound_seconds(bd: Board, layer: Layer, dtype: str, emitter: str, seconds: fl
 
 
 def network(bd: Board, net: Network, dtypes: list[str], emitters: list[str] | None = None) -> dict:
-    """Per-layer rows and whole-model totals per (emitter, dtype)."""
+    """A row per layer, element type and emitter (every layer: predicted or why not), and the
+    whole-model totals per (emitter, dtype) with their coverage."""
     ems = [e for e in (emitters or bd.emitters) if e in bd.emitters]
     rows = []
     for layer in net.layers:
         for dtype in dtypes:
             for em in ems:
-                got = layer_time(bd, layer, dtype, em)
-                if got is None or "seconds" not in got:
+                if dtype not in EMITTER_DTYPES.get(em, ()):  # no kernel of this type at all: no rows
                     continue
-                rows.append(
-                    {
-                        "index": layer.index,
-                        "name": layer.name,
-                        "op": layer.op,
-                        "emitter": em,
-                        "dtype": dtype,
-                        "seconds": got["seconds"],
-                        "bound_seconds": bound_seconds(bd, layer, dtype, em, got["seconds"]),
-                        "dominant": got["dominant"],
-                        "projection": got["projection"],
-                    }
-                )
-    return {"layers": rows, "whole_model": whole_model(rows)}
+                got = layer_time(bd, layer, dtype, em)
+                row = {"index": layer.index, "name": layer.name, "op": layer.op, "macc": layer.macc}
+                row.update(emitter=em, dtype=dtype, status=got["status"], why=got.get("why", ""))
+                row["family"] = got.get("family")
+                if "seconds" in got:
+                    row.update({k: got[k] for k in ("seconds", "interval", "outside", "projection", "dominant")})
+                    row["bound_seconds"] = bound_seconds(bd, layer, dtype, em, got["seconds"])
+                rows.append(row)
+    return {"layers": rows, "whole_model": whole_model(rows, net)}
 
 
-def whole_model(rows: list[dict]) -> list[dict]:
-    """Per (emitter, dtype): the sum of its layers, a layer it has no kernel for taken from the
-    fastest emitter that has one (points.DONORS), as the measured whole model is."""
+def whole_model(rows: list[dict], net: Network | None = None) -> list[dict]:
+    """Per (emitter, dtype): the sum of its layers' predictions, a layer it predicts no time for
+    taken from the fastest emitter that has one (points.DONORS: `borrowed`, as the measured whole
+    model is), the interval (the sum of its layers' bounds), and the coverage: the layers and the
+    share of the network's MACs the sum holds."""
     out = []
-    for dtype, em in sorted({(r["dtype"], r["emitter"]) for r in rows}):
-        mine = {r["index"]: r for r in rows if (r["dtype"], r["emitter"]) == (dtype, em)}
-        total, borrowed = 0.0, []
+    total_macc = sum(l.macc for l in net.layers) if net else sum({r["index"]: r["macc"] for r in rows}.values())
+    n_layers = len(net.layers) if net else len({r["index"] for r in rows})
+    timed = [r for r in rows if r.get("seconds") is not None]
+    for dtype, em in sorted({(r["dtype"], r["emitter"]) for r in timed}):
+        mine = {r["index"]: r for r in timed if (r["dtype"], r["emitter"]) == (dtype, em)}
+        parts, borrowed, left_out = [], [], []
         for i in sorted({r["index"] for r in rows if r["dtype"] == dtype}):
-            r = mine.get(i) or _donor(rows, i, dtype)
-            total += r["seconds"]
+            r = mine.get(i) or _donor(timed, i, dtype)
+            if r is None:
+                left_out.append(_left_out(rows, i, dtype, em))
+                continue
+            parts.append(r)
             if i not in mine:
                 borrowed.append({"index": i, "emitter": r["emitter"]})
-        out.append({"emitter": em, "dtype": dtype, "seconds": total, "layers": len(mine), "borrowed": borrowed})
+        macc = sum(r["macc"] for r in parts)
+        intervals = [r.get("interval") for r in parts]
+        out.append(
+            {
+                "emitter": em,
+                "dtype": dtype,
+                "seconds": sum(r["seconds"] for r in parts),
+                "interval": None if None in intervals else [sum(i[0] for i in intervals), sum(i[1] for i in intervals)],
+                "layers": len(mine),
+                "borrowed": borrowed,
+                "coverage": {
+                    "layers": len(parts),
+                    "of_layers": n_layers,
+                    "macs_share": macc / total_macc if total_macc else 1.0,
+                    "own": sum(1 for r in mine.values() if r["status"] == "own"),
+                    "other_family": sum(1 for r in mine.values() if r["status"] == "other"),
+                    "borrowed": len(borrowed),
+                    "left_out": left_out,
+                    "outside_range": sum(1 for r in parts if r.get("outside")),
+                },
+            }
+        )
     return out
 
 
-def _donor(rows: list[dict], index: int, dtype: str) -> dict:
+def _left_out(rows: list[dict], index: int, dtype: str, emitter: str) -> dict:
+    r = next((r for r in rows if (r["index"], r["dtype"], r["emitter"]) == (index, dtype, emitter)), None)
+    r = r or next(r for r in rows if r["index"] == index)
+    return {"index": index, "name": r["name"], "op": r["op"], "why": r.get("why") or "not predicted"}
+
+
+def _donor(rows: list[dict], index: int, dtype: str) -> dict | None:
     have = [r for r in rows if r["index"] == index and r["dtype"] == dtype]
+    if not have:
+        return None
     order = points_mod.DONORS
     return min(have, key=lambda r: order.index(r["emitter"]) if r["emitter"] in order else len(order))

@@ -1,6 +1,7 @@
 """Predicted from the calibration against measured, per layer and for the whole model
-(results.json's calibrated_seconds and calibrated_error: suites.layers.calibrated), for the
-terminal and report.html: every `mcuroof run --model` checks the predictor."""
+(results.json's calibrated_* fields: suites.layers.calibrated), for the terminal and report.html:
+every `mcuroof run --model` checks the predictor. Every measured layer has a row: predicted by
+its family's fit, by another family's (and why), or not predicted (and why)."""
 
 from __future__ import annotations
 
@@ -12,38 +13,78 @@ from mcuroof.analysis import timing_basis
 from mcuroof.model import names as layer_names
 from mcuroof.units import duration
 
-HEADERS = ("layer", "kernel", "measured", "predicted (calibration)", "error", "dominant term")
+HEADERS = ("layer", "kernel", "measured", "predicted", "interval (CV)", "error", "how")
 
 
 def _pct(e: float | None) -> str:
     return "-" if e is None else f"{e:+.1%}"
 
 
+def _interval(iv, measured: float | None = None) -> str:
+    if not iv:
+        return "-"
+    text = f"{duration(iv[0])} - {duration(iv[1])}"
+    if measured is not None:
+        text += " (holds)" if iv[0] <= measured <= iv[1] else " (MISSES)"
+    return text
+
+
+def how(p: dict) -> str:
+    status = p.get("calibrated_status") or "own"
+    if p.get("calibrated_seconds") is None:
+        return f"not predicted: {p.get('calibrated_why') or 'no calibration'}"
+    text = p.get("calibrated_dominant") or "-"
+    if status == "other":
+        text = f"by {p['calibrated_family']} ({(p.get('calibrated_why') or '').split('; ')[-1]}); {text}"
+    if p.get("calibrated_outside"):
+        text += f"; OUTSIDE calibrated range ({', '.join(p['calibrated_outside'])})"
+    return text
+
+
+def _layer_points(result: dict) -> list[dict]:
+    return [p for p in result.get("points") or [] if not p.get("user") and "calibrated_seconds" in p]
+
+
+def held(pts: list[dict]) -> tuple[int, int]:
+    """How many verified layers' measured times lie in their predicted interval, of those with one."""
+    with_iv = [p for p in pts if p.get("calibrated_interval") and p.get("verified", True)]
+    inside = sum(1 for p in with_iv if p["calibrated_interval"][0] <= p["seconds"] <= p["calibrated_interval"][1])
+    return inside, len(with_iv)
+
+
 def rows(result: dict) -> list[list[str]]:
-    """Per layer (points with a calibrated time), then per whole-model row, as text cells."""
-    pts = [p for p in result.get("points") or [] if not p.get("user") and p.get("calibrated_seconds") is not None]
+    """Per layer (every point the calibration saw), then per whole-model row, as text cells."""
+    pts = _layer_points(result)
     out = [
         [
             layer_names.short(p),
             f"{p['emitter']} {p['dtype']}",
             duration(p["seconds"]),
             duration(p["calibrated_seconds"]),
+            _interval(p.get("calibrated_interval"), p["seconds"]),
             _pct(p.get("calibrated_error")),
-            p.get("calibrated_dominant") or "-",
+            how(p),
         ]
         for p in sorted(pts, key=lambda p: (p["index"], p["dtype"], p["emitter"]))
     ]
     for r in (result.get("model") or {}).get("whole_model") or []:
-        if r.get("calibrated_seconds") is None:
+        if r.get("calibrated_seconds") is None and not r.get("calibrated_not_predicted"):
             continue
-        errs = [abs(p["calibrated_error"]) for p in pts if (p["emitter"], p["dtype"]) == (r["emitter"], r["dtype"])]
+        mine = [p for p in pts if (p["emitter"], p["dtype"]) == (r["emitter"], r["dtype"])]
+        errs = [abs(p["calibrated_error"]) for p in mine if p.get("calibrated_error") is not None]
+        inside, n = held(mine)
         spread = f"layers: median {statistics.median(errs):.1%}, worst {max(errs):.1%}" if errs else "-"
+        spread += f"; {inside} of {n} in their interval" if n else ""
+        missing = r.get("calibrated_not_predicted") or []
+        if missing:
+            spread += "; NOT PREDICTED: " + ", ".join(f"layer {m['index']} ({m['why']})" for m in missing)
         out.append(
             [
                 "whole model",
                 f"{r['emitter']} {r['dtype']}",
                 duration(r["measured_seconds"]),
-                duration(r["calibrated_seconds"]),
+                duration(r.get("calibrated_seconds")),
+                _interval(r.get("calibrated_interval"), r["measured_seconds"]),
                 _pct(r.get("calibrated_error")),
                 spread,
             ]
@@ -55,7 +96,7 @@ def title(result: dict) -> str:
     basis = timing_basis.of(result.get("board", {}))
     return (
         "Predicted from the board's calibration alone (no layer of the model measured) against measured; "
-        f"{basis.sentence}"
+        f"intervals hold 90 % of the calibration shapes left out of their family's fit; {basis.sentence}"
     )
 
 
@@ -65,7 +106,7 @@ def terminal_table(result: dict) -> Table | None:
         return None
     t = Table(title=title(result), title_justify="left")
     for h in HEADERS:
-        t.add_column(h, justify="right" if h in ("measured", "predicted (calibration)", "error") else "left")
+        t.add_column(h, justify="right" if h in ("measured", "predicted", "error") else "left")
     for r in body:
         t.add_row(*r, style="bold" if r[0] == "whole model" else None)
     return t

@@ -108,22 +108,26 @@ def key_of(job: Job) -> str:
     return unit_key("calibration", job.emitter, job.dtype, job.layer.index)
 
 
-def samples(jobs_: list[Job], records: list[dict]) -> dict[str, list[tuple[dict, float]]]:
-    """(term counts, seconds) of every verified shape, by family."""
+def samples(jobs_: list[Job], records: list[dict]) -> dict[str, list[tuple[dict, float, dict]]]:
+    """(term counts, seconds, extent) of every verified shape, by family."""
     by_key = {key_of(j): j for j in jobs_}
-    out: dict[str, list[tuple[dict, float]]] = {}
+    out: dict[str, list[tuple[dict, float, dict]]] = {}
     for rec in records:
         job = by_key.get(key(rec) or "")
         if job is None or not reference.verify(job, rec):
             continue
+        tile = job.tiles[0]
         fam = design.family(job)
-        out.setdefault(fam, []).append((design.terms(job, job.tiles[0]), roofs_mod.seconds(rec)))
+        out.setdefault(fam, []).append((design.terms(job, tile), roofs_mod.seconds(rec), design.extent(job, tile)))
     return out
 
 
 def models(probe: dict, records: list[dict]) -> list[cost_model.Model]:
     """A cost model per family, fitted from this run's calibration records."""
-    return [cost_model.fit(f, s) for f, s in sorted(samples(jobs(probe), records).items())]
+    return [
+        cost_model.fit(f, [(t, s) for t, s, _ in got], [e for _, _, e in got])
+        for f, got in sorted(samples(jobs(probe), records).items())
+    ]
 
 
 def results_parts(records: list[dict], board: dict) -> dict:

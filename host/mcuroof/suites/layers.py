@@ -185,10 +185,13 @@ def calibrated(pts: list[dict], rows: list[dict], records: list[dict], roofs: li
     layer_of = {l.index: l for l in net.layers}
     got = {}
     for p in pts:
-        pred = predictor.layer_time(bd, layer_of[p["index"]], p["dtype"], p["emitter"]) or {}
-        got[(p["index"], p["emitter"], p["dtype"])] = pred.get("seconds")
+        pred = predictor.layer_time(bd, layer_of[p["index"]], p["dtype"], p["emitter"])
+        got[(p["index"], p["emitter"], p["dtype"])] = pred
         p["calibrated_seconds"], p["calibrated_dominant"] = pred.get("seconds"), pred.get("dominant")
         p["calibrated_error"] = _error(pred.get("seconds"), p["seconds"])
+        p["calibrated_status"], p["calibrated_why"] = pred["status"], pred.get("why", "")
+        p["calibrated_family"], p["calibrated_interval"] = pred.get("family"), pred.get("interval")
+        p["calibrated_outside"] = pred.get("outside") or []
     for r in rows:
         lent = {b["index"]: b["emitter"] for b in r["borrowed"]}
         own = [
@@ -196,9 +199,19 @@ def calibrated(pts: list[dict], rows: list[dict], records: list[dict], roofs: li
             for p in pts
             if (p["emitter"], p["dtype"]) == (r["emitter"], r["dtype"]) and p["verified"] and p["projection"] != "tile"
         ]
-        parts = [got.get((i, em, r["dtype"])) for i, em in own + list(lent.items())]
-        r["calibrated_seconds"] = sum(parts) if parts and None not in parts else None
+        parts = [got.get((i, em, r["dtype"])) or {} for i, em in own + list(lent.items())]
+        secs = [x.get("seconds") for x in parts]
+        r["calibrated_seconds"] = sum(secs) if parts and None not in secs else None
         r["calibrated_error"] = _error(r["calibrated_seconds"], r["measured_seconds"])
+        ivs = [x.get("interval") for x in parts]
+        r["calibrated_interval"] = (
+            [sum(i[0] for i in ivs), sum(i[1] for i in ivs)] if parts and None not in ivs else None
+        )
+        r["calibrated_not_predicted"] = [
+            {"index": i, "emitter": em, "why": x.get("why", "")}
+            for (i, em), x in zip(own + list(lent.items()), parts)
+            if x.get("seconds") is None
+        ]
 
 
 def _error(predicted: float | None, measured: float | None) -> float | None:
