@@ -41,6 +41,11 @@ TERMS = (
     "gather_row",
     "pass",
     "block",
+    "expr_output",
+    "expr_tap",
+    "row3",
+    "single_tap",
+    "tap_row",
 )
 # what a term is called where it dominates a layer ("per-row overhead: 60 %")
 LABELS = {
@@ -62,6 +67,11 @@ LABELS = {
     "gather_row": "per window row gathered per pixel",
     "pass": "per pass over pixels x channels",
     "block": "per weight widened per pixel block",
+    "expr_output": "per output of a one-expression window",
+    "expr_tap": "per tap of a one-expression window",
+    "row3": "per 3-wide window row",
+    "single_tap": "per tap taken alone",
+    "tap_row": "per window row taken tap by tap",
 }
 GROUP = 8  # the widest group of elements the layer kernels' dot loops take at once (viper: 8)
 SPATIAL = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
@@ -111,14 +121,44 @@ def grained(op: str, params: tuple[int, ...], g: Grain) -> dict[str, float]:
     }
 
 
-def terms(op: str, params: tuple[int, ...], grain: Grain | None = None) -> dict[str, float]:
+def terms(
+    op: str, params: tuple[int, ...], grain: Grain | None = None, window_paths_: bool = False
+) -> dict[str, float]:
     """How many times each cost term is paid by one call on a tile with parameters P
     (kernels.ops.contract.PARAMS: H, V, C, OH, OW, OC, KH, KW, SH, SW, PT, PL, M, S, LO, N)
-    by a kernel that groups its work by `grain` (None: one element at a time)."""
+    by a kernel that groups its work by `grain` (None: one element at a time), or whose
+    depthwise windows take the paths of window_paths."""
     t = _terms(op, params)
+    if window_paths_ and op == "DEPTHWISE_CONV_2D":
+        t.update(dict.fromkeys(("run", "tap", "mac"), 0.0), **window_paths(params))
     if grain is not None and op in ("CONV_2D", "FULLY_CONNECTED"):
         # its dot products are the grain's lanes, not element-wise loops over runs and taps
         t.update(dict.fromkeys(("run", "tap", "mac", "tail", "quad"), 0.0), **grained(op, params, grain))
+    return t
+
+
+# viper's depthwise kernel (kernels.ops.viper._vdepthwise): a 3-wide window whose valid part is
+# (rows, cols) (3, 3), (2, 2), (2, 3) or (3, 2) is one expression of its taps; any other window
+# goes row by row, a 3-wide row as one expression of 3, other rows a tap at a time
+_EXPRESSION_WINDOWS = {(3, 3), (2, 2), (2, 3), (3, 2)}
+
+
+def window_paths(params: tuple[int, ...]) -> dict[str, float]:
+    """The expr_output, expr_tap, row3, single_tap and tap_row terms of viper's depthwise kernel
+    on a tile: which path each output's window takes, from its valid rows and columns."""
+    H, V, C, OH, OW, OC, KH, KW, SH, SW, PT, PL = params[:12]
+    vy, vx = _valid(OH, SH, PT, KH, H), _valid(OW, SW, PL, KW, V)
+    t = dict.fromkeys(("expr_output", "expr_tap", "row3", "single_tap", "tap_row"), 0.0)
+    for m in vy:
+        for n in vx:
+            if KW == 3 and (m, n) in _EXPRESSION_WINDOWS:
+                t["expr_output"] += OC
+                t["expr_tap"] += m * n * OC
+            elif n == 3:
+                t["row3"] += m * OC
+            else:
+                t["single_tap"] += m * n * OC
+                t["tap_row"] += m * OC
     return t
 
 

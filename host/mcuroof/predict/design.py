@@ -1,89 +1,87 @@
-"""The calibration suite's synthetic layers: small shapes per layer-kernel family, chosen so that
-the cost terms of predict.cost_model vary apart (rows apart from columns, channels apart from
-pixels, run lengths on and off a group of 8, windows clipped by padding or not), and the
-family a job's kernel belongs to. Pure computation, no I/O.
+"""The calibration design: synthetic layers per layer-kernel family, drawn by a space-filling
+design over the shapes real TinyML layers take, and the family a job's kernel belongs to. Pure
+computation, no I/O.
 
-Shapes are small (a few ms a call at most with asm_thumb on a Cortex-M3) so the suite takes a
-few seconds of board time per emitter; the MLPerf Tiny networks were not used to pick them
-beyond their kinds of layer (1x1 and KxK convolutions, 3x3 depthwise, dense, global and 2x2
-pools, add).
+The design (docs/prediction.md):
+- a Halton sequence (a low-discrepancy, space-filling sequence; fixed: no shape depends on a run)
+  per op class over its ranges: channels 1-512, spatial size 1-96, kernels 1x1 to 7x7 with 1xK
+  and Kx1, strides 1 and 2, SAME and VALID padding, depthwise windows of every size to 7x7 (3x3
+  apart, its own class), dense layers of 8-2048 inputs and 2-2048 outputs, pools with 2x2, 3x3
+  and global windows, element-wise ADD and RELU; sizes log-uniform, so small and large are
+  sampled alike;
+- a shape is kept for an emitter where it runs whole in the board's heap (working sets up to
+  most of the heap) and its work is within the emitter's budget (WORK: the board time);
+- each family (its generator, its path and op class on this board's core) takes shapes in the
+  sequence's order until it has twice as many shapes as the cost terms it pays, and each term
+  is paid by MIN_PAYERS shapes (or the sequence is spent): every DSP/MVE path and M0 kernel a
+  generator picks is a family of its own, so each is calibrated where the board reaches it.
+
+No network's layers were used to pick a shape: the ranges are the issue's (issue 30), not a
+network's.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import math
 
-from mcuroof.kernels.ops import dispatch, dsp_common, dsp_conv, dsp_dense
+from mcuroof.kernels.ops import dispatch, dsp_common, dsp_conv, dsp_dense, layer_plan, m0
 from mcuroof.kernels.ops.contract import DTYPES, Job
 from mcuroof.kernels.ops.dsp_common import FRAME_HEAD
+from mcuroof.kernels.ops.tiles import full_tile
 from mcuroof.model.builtins import Spec, spec_layer
-from mcuroof.model.network import Layer
+from mcuroof.model.network import Layer, nelem
 from mcuroof.predict import cost_model
 
-# (input H, W, C), output C, kernel, stride, padding
-_CONV1 = [
-    ((1, 1, 8), 4),
-    ((2, 4, 16), 8),
-    ((4, 2, 16), 8),
-    ((3, 3, 8), 16),
-    ((2, 2, 32), 4),
-    ((1, 6, 12), 8),
-    ((4, 4, 4), 4),
-    ((2, 3, 24), 12),
-    ((2, 2, 64), 6),
-    ((1, 2, 288), 4),
-    ((2, 1, 400), 2),
-    ((6, 10, 48), 24),  # several pixel blocks of a SIMD kernel, long runs
-    ((12, 4, 32), 40),
-]
-_CONV = [
-    ((5, 5, 1), 8, (3, 3), 1, "same"),
-    ((6, 4, 3), 4, (3, 3), 2, "same"),
-    ((4, 4, 8), 8, (3, 3), 1, "same"),
-    ((3, 6, 4), 6, (3, 3), 1, "valid"),
-    ((7, 4, 1), 4, (5, 3), 2, "same"),
-    ((4, 4, 16), 4, (3, 3), 1, "same"),
-    ((8, 3, 2), 8, (4, 2), 1, "same"),
-    ((6, 6, 3), 8, (3, 3), 2, "same"),
-    ((2, 4, 12), 5, (3, 3), 1, "same"),
-    ((3, 3, 32), 4, (3, 3), 1, "same"),
-    ((4, 2, 40), 2, (3, 3), 1, "same"),
-    ((2, 3, 64), 3, (3, 3), 1, "same"),
-    ((8, 6, 16), 16, (3, 3), 1, "same"),  # several pixel blocks of a SIMD kernel
-    ((11, 7, 8), 12, (3, 3), 2, "same"),
-]
-_DEPTHWISE = [
-    ((5, 5, 8), 1, "same"),
-    ((4, 6, 16), 1, "same"),
-    ((6, 6, 8), 2, "same"),
-    ((3, 3, 4), 1, "same"),
-    ((5, 4, 12), 1, "valid"),
-    ((8, 2, 8), 1, "same"),
-    ((2, 7, 5), 1, "same"),
-    ((4, 4, 32), 2, "same"),
-    ((1, 3, 24), 1, "same"),
-    ((10, 6, 40), 1, "same"),
-]
-_DENSE = [(8, 4), (64, 12), (20, 8), (128, 16), (33, 5), (256, 2), (16, 16), (300, 6), (512, 3), (640, 2), (400, 5)]
-_AVG = [((5, 5, 8), (5, 5)), ((4, 3, 16), (4, 3)), ((6, 6, 4), (2, 2)), ((3, 3, 32), (3, 3)), ((8, 8, 4), (8, 8)),
-        ((4, 8, 8), (2, 2)), ((6, 6, 16), (6, 6)), ((9, 4, 4), (9, 4))]  # fmt: skip
-_MAX = [((4, 4, 8), (2, 2)), ((6, 6, 4), (3, 3)), ((8, 4, 8), (2, 2)), ((2, 6, 16), (2, 2)), ((6, 2, 3), (2, 2))]
-_ELEMENTWISE = [(4, 4, 1), (4, 4, 8), (8, 8, 8), (2, 3, 5), (16, 8, 4)]
-# added after the first shapes (numbered after them, so earlier raw logs keep their numbers):
-# global pools over tall windows and many channels (a pool's loop per window row and channel
-# group was not apart from its per-tap cost in the small windows above)
-_TALL_POOLS = [((12, 3, 48), (12, 3)), ((16, 2, 32), (16, 2)), ((20, 1, 24), (20, 1))]
-# and convolutions with over 167 inputs an output, which the DSP block kernel cannot hold
-_LONG_CONV = [((4, 4, 24), 6, (3, 3)), ((3, 5, 48), 4, (3, 3)), ((5, 3, 20), 8, (3, 3)), ((2, 6, 80), 3, (3, 3)),
-              ((3, 4, 36), 5, (3, 3))]  # fmt: skip
-_LONG_CONV1 = [((3, 3, 192), 4), ((2, 5, 256), 3), ((4, 2, 176), 6)]
-# and depthwise planes wide and tall enough for the MVE kernel's columns of 4 pixels
-_WIDE_DEPTHWISE = [
-    ((14, 12, 8), 1, "same"),
-    ((9, 16, 16), 1, "same"),
-    ((12, 10, 24), 2, "same"),
-    ((8, 8, 48), 1, "same"),
-]
+CLASSES = ("conv1x1", "conv", "dw3", "dw", "dense", "avgpool", "maxpool", "add", "relu")
+POOL = 1500  # points of the sequence drawn per op class
+DIMS = 8  # the sequence's dimensions: sizes, channels, window, padding, stride
+SKIP = 20  # the sequence's first points are left out (Halton's start is correlated across dimensions)
+CHANNELS, SPATIAL, DENSE_IN, DENSE_OUT = (1, 512), (1, 96), (8, 2048), (2, 2048)
+# the work (MACs, or elements for MAC-free ops) a shape may hold per emitter: calls of up to
+# about 10-30 ms of board time on a Cortex-M3 under QEMU, so a board's shapes take about a
+# minute of board time per emitter (twice these budgets took 335 s on qemu-m3, 884 shapes)
+WORK = {"asm_thumb": 1 << 18, "viper": 1 << 16, "native": 1 << 12, "bytecode": 1 << 11}
+FLOAT_WORK_SHARE = 0.5  # float32 kernels: half (software floats on cores without an FPU)
+MIN_PAYERS = 3  # shapes that pay each cost term of a family
+MIN_SHAPES = 6  # and shapes a family has at least (its cross-validation needs a few)
+# a class's sequence is left once every family seen is full and this many points in a row
+# brought no new family
+PATIENCE = 300
+# a layer index far above any network's: the shapes' records never look like a layer's
+INDEX_BASE = 100_000
+
+
+def _primes(n: int) -> list[int]:
+    out, k = [], 2
+    while len(out) < n:
+        if all(k % p for p in out):
+            out.append(k)
+        k += 1
+    return out
+
+
+def halton(i: int, dims: int) -> tuple[float, ...]:
+    """Point i of the Halton sequence in [0, 1)^dims (the radical inverse of i in the first primes)."""
+    out = []
+    for base in _primes(dims):
+        f, r, n = 1.0, 0.0, i
+        while n:
+            f /= base
+            r += f * (n % base)
+            n //= base
+        out.append(r)
+    return tuple(out)
+
+
+def _log(u: float, lo: int, hi: int) -> int:
+    """u in [0, 1) to an integer in [lo, hi], log-uniform."""
+    return min(hi, max(lo, round(math.exp(math.log(lo) + u * (math.log(hi + 0.5) - math.log(lo))))))
+
+
+def _pick(u: float, options: tuple):
+    return options[min(int(u * len(options)), len(options) - 1)]
 
 
 def _out(size: int, k: int, s: int, pad: str) -> int:
@@ -96,32 +94,124 @@ def _spatial(op: str, hwc: tuple, oc: int, kernel: tuple, stride, pad: str, act:
     return Spec(op, out, kernel, st, act, pad=pad), (1, *hwc)
 
 
-def specs() -> list[tuple[Spec, tuple]]:
-    """Every calibration shape: (its description, its input shape)."""
-    out = [_spatial("CONV_2D", hwc, oc, (1, 1), 1, "valid") for hwc, oc in _CONV1]
-    out += [_spatial("CONV_2D", hwc, oc, (1, 1), 2, "valid") for hwc, oc in (((4, 4, 8), 8), ((6, 6, 16), 8))]
-    out += [_spatial("CONV_2D", hwc, oc, k, s, pad) for hwc, oc, k, s, pad in _CONV]
-    out += [_spatial("DEPTHWISE_CONV_2D", hwc, hwc[2], (3, 3), s, pad) for hwc, s, pad in _DEPTHWISE]
-    out += [(Spec("FULLY_CONNECTED", (oc,), act="RELU"), (1, c)) for c, oc in _DENSE]
-    out += [_spatial("AVERAGE_POOL_2D", hwc, hwc[2], k, k, "valid", "NONE") for hwc, k in _AVG]
-    out += [_spatial("MAX_POOL_2D", hwc, hwc[2], k, 2, "valid", "NONE") for hwc, k in _MAX]
-    out += [(Spec("ADD", hwc, act="RELU"), (1, *hwc)) for hwc in _ELEMENTWISE]
-    out += [_spatial("AVERAGE_POOL_2D", hwc, hwc[2], k, k, "valid", "NONE") for hwc, k in _TALL_POOLS]
-    out += [_spatial("CONV_2D", hwc, oc, k, 1, "same") for hwc, oc, k in _LONG_CONV]
-    out += [_spatial("CONV_2D", hwc, oc, (1, 1), 1, "valid") for hwc, oc in _LONG_CONV1]
-    out += [_spatial("DEPTHWISE_CONV_2D", hwc, hwc[2], (3, 3), s, pad) for hwc, s, pad in _WIDE_DEPTHWISE]
-    return out
+def _window(hw: int, k: int, pad: str) -> int:
+    """A spatial size a VALID window of k fits in."""
+    return max(hw, k) if pad == "valid" else hw
 
 
-def layers() -> list[Layer]:
-    """The calibration shapes as layers, numbered from 0 (the index is the record's `k`)."""
+def _conv(u: tuple, k: tuple[int, int]) -> tuple[Spec, tuple]:
+    pad, s = _pick(u[5], ("same", "valid")), _pick(u[6], (1, 1, 2))
+    h, w = _window(_log(u[0], *SPATIAL), k[0], pad), _window(_log(u[1], *SPATIAL), k[1], pad)
+    return _spatial("CONV_2D", (h, w, _log(u[2], *CHANNELS)), _log(u[3], *CHANNELS), k, s, pad)
+
+
+def _kernel(u1: float, u2: float, avoid: tuple[int, int]) -> tuple[int, int]:
+    """A window of 1-7 by 1-7 other than `avoid` (that shape is a class of its own)."""
+    k = (1 + min(int(u1 * 7), 6), 1 + min(int(u2 * 7), 6))
+    return (k[0], k[1] % 7 + 1) if k == avoid else k
+
+
+def _depthwise(u: tuple, k: tuple[int, int]) -> tuple[Spec, tuple]:
+    pad, s = _pick(u[5], ("same", "valid")), _pick(u[6], (1, 1, 2))
+    h, w = _window(_log(u[0], *SPATIAL), k[0], pad), _window(_log(u[1], *SPATIAL), k[1], pad)
+    c = _log(u[2], *CHANNELS)
+    return _spatial("DEPTHWISE_CONV_2D", (h, w, c), c, k, s, pad)
+
+
+def _pool(op: str, u: tuple) -> tuple[Spec, tuple]:
+    k = _pick(u[4], (2, 3))
+    h, w, c = max(k, _log(u[0], *SPATIAL)), max(k, _log(u[1], *SPATIAL)), _log(u[2], *CHANNELS)
+    if op == "AVERAGE_POOL_2D" and u[3] < 1 / 3:  # global: the classifier's pool
+        return _spatial(op, (h, w, c), c, (h, w), (h, w), "valid", "NONE")
+    return _spatial(op, (h, w, c), c, (k, k), _pick(u[5], (k, 2)), "valid", "NONE")
+
+
+def _elementwise(op: str, u: tuple) -> tuple[Spec, tuple]:
+    hwc = (_log(u[0], *SPATIAL), _log(u[1], *SPATIAL), _log(u[2], *CHANNELS))
+    return Spec(op, hwc, act="RELU" if op == "ADD" else "NONE"), (1, *hwc)
+
+
+def shape(kind: str, u: tuple) -> tuple[Spec, tuple]:
+    """The shape of op class `kind` at a point u of [0, 1)^DIMS."""
+    if kind == "conv1x1":
+        return _conv(u, (1, 1))
+    if kind == "conv":
+        return _conv(u, _kernel(u[4], u[7], (1, 1)))
+    if kind == "dw3":
+        return _depthwise(u, (3, 3))
+    if kind == "dw":
+        return _depthwise(u, _kernel(u[3], u[4], (3, 3)))
+    if kind == "dense":
+        return Spec("FULLY_CONNECTED", (_log(u[1], *DENSE_OUT),), act="RELU"), (1, _log(u[0], *DENSE_IN))
+    if kind in ("avgpool", "maxpool"):
+        return _pool("AVERAGE_POOL_2D" if kind == "avgpool" else "MAX_POOL_2D", u)
+    return _elementwise(kind.upper(), u)
+
+
+@functools.lru_cache(maxsize=None)
+def layer(kind: str, i: int) -> Layer:
+    """Point i of op class `kind`'s sequence as a layer; its index names it in the records."""
+    spec, shape_in = shape(kind, halton(SKIP + i, DIMS))
+    index = INDEX_BASE + CLASSES.index(kind) * POOL + i
+    out = spec_layer(index, spec, shape_in, f"calibration shape {kind} {i}")
+    return dataclasses.replace(out, inputs=(shape_in, shape_in)) if out.op == "ADD" else out
+
+
+def work_budget(emitter: str, dtype: str) -> float:
+    return WORK.get(emitter, 0) * (FLOAT_WORK_SHARE if dtype == "float32" else 1)
+
+
+def whole_job(lay: Layer, dtype: str, emitter: str, heap: int, isa: frozenset) -> Job | None:
+    """The shape's job where it runs whole on the board and within the emitter's budget (None: it does not)."""
+    if not dispatch.source(lay.op, emitter, dtype) or (emitter == "asm_thumb" and not m0.asm_pool_fits(lay)):
+        return None
+    work = lay.macc or 2 * nelem(lay.output)
+    if work > work_budget(emitter, dtype) or full_tile(lay, dtype).heap_bytes(DTYPES[dtype][1]) > heap:
+        return None
+    job = layer_plan.whole(lay, dtype, emitter, heap)
+    return None if job is None else dataclasses.replace(job, isa=isa)
+
+
+@dataclasses.dataclass
+class _Quota:
+    """A family's shapes so far, and the cost terms they pay."""
+
+    jobs: list = dataclasses.field(default_factory=list)
+    payers: dict = dataclasses.field(default_factory=dict)  # term -> shapes that pay it
+
+    def full(self) -> bool:
+        n = len(self.payers)
+        return len(self.jobs) >= max(MIN_SHAPES, 2 * n) and all(v >= MIN_PAYERS for v in self.payers.values())
+
+    def add(self, job: Job) -> None:
+        self.jobs.append(job)
+        for k, v in terms(job, job.tiles[0]).items():
+            if v:
+                self.payers[k] = self.payers.get(k, 0) + 1
+
+
+@functools.lru_cache(maxsize=64)
+def select(emitter: str, dtype: str, heap: int, isa: frozenset) -> tuple[Job, ...]:
+    """The design's shapes for one emitter and type on a board of this heap and core, by op class
+    in the sequence's order: each family's until it is full (_Quota.full)."""
     out = []
-    for i, (spec, shape) in enumerate(specs()):
-        layer = spec_layer(i, spec, shape, f"calibration shape {i}")
-        if layer.op == "ADD":  # two inputs of the same shape
-            layer = dataclasses.replace(layer, inputs=(shape, shape))
-        out.append(layer)
-    return out
+    for kind in CLASSES:
+        quotas: dict[str, _Quota] = {}
+        since_new = 0
+        for i in range(POOL):
+            if since_new > PATIENCE and all(q.full() for q in quotas.values()):
+                break
+            since_new += 1
+            job = whole_job(layer(kind, i), dtype, emitter, heap, isa)
+            if job is None:
+                continue
+            fam = family(job)
+            if fam not in quotas:
+                quotas[fam], since_new = _Quota(), 0
+            if not quotas[fam].full():
+                quotas[fam].add(job)
+                out.append(job)
+    return tuple(out)
 
 
 def op_class(layer: Layer) -> str:
@@ -139,6 +229,8 @@ def kernel_variant(job: Job) -> tuple[str, cost_model.Grain | None] | None:
     dsp_dense, mve); None for the other generators."""
     g = dispatch.generator(job)
     name = g.name if g else None
+    if name == "m0-depthwise":  # a row kernel for windows up to 3 wide, else a pixel at a time
+        return ("row" if m0.dw_row_applies(job.layer) else "pixel"), None
     if name == "dsp-depthwise" and "mve" in job.isa:  # the MVE kernel takes tiles of 4 rows or more
         return dispatch.kernel_isa(job), None
     if name not in ("mve-conv", "dsp-conv"):
@@ -170,7 +262,7 @@ def grain(job: Job) -> cost_model.Grain | None:
 
 def terms(job: Job, tile) -> dict[str, float]:
     """The cost terms of one call of the job's kernel on `tile`."""
-    return cost_model.terms(job.layer.op, tile.params, grain(job))
+    return cost_model.terms(job.layer.op, tile.params, grain(job), window_paths_=job.emitter == "viper")
 
 
 def extent(job: Job, tile) -> dict[str, float]:

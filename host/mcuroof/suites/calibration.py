@@ -11,13 +11,10 @@ window suffice; a host OS gets a few more (its noise).
 
 from __future__ import annotations
 
-import dataclasses
-from collections import Counter
-
 from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.board import identity
 from mcuroof.kernels.contract import Kernel, unit_key
-from mcuroof.kernels.ops import dispatch, layer_plan, m0, reference
+from mcuroof.kernels.ops import dispatch, reference
 from mcuroof.kernels.ops.contract import Job
 from mcuroof.predict import cost_model, design
 from mcuroof.suites import timing
@@ -27,59 +24,21 @@ EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
 SET_TYPE = "LT='cal'\n"  # firmware/layers.py's record type for this suite's records
 
 
-# The Python emitters get the first shapes of each kind only: their kernels are plain loops, and
-# their shapes take 10-50x the board time of viper's
-PYTHON_EMITTERS, PYTHON_SHAPES = ("bytecode", "native"), 4
 # A heap this small (the micro:bit's 8 KB) is calibrated by no shape: its paced link took 4 s a
 # shape (168 shapes: 12 minutes), and its layers run on tiles of a few pixels anyway
 MIN_HEAP = 32 * 1024
-# float32 kernels are the Python emitters' only (kernels.ops.dispatch: viper and asm_thumb have
-# none). Their shapes, by rank within each kind: the first 2, and 4 average pools (cheap; with 2
-# small windows the fit put KWS's 25x5 pool at -97 %: its per-tap cost was not apart from its
-# per-call cost) and the KxK convolutions' 4th instead of their 3rd (9,216 MACs: 2.2 s of
-# bytecode on qemu-m3). The shapes' timed trials grow by 43-45 % (qemu-m7, FPU: 15.2 -> 21.8 s;
-# qemu-m3, floats in software: 15.7 -> 22.8 s); the first 4 of each kind made it 90 %.
-FLOAT_RANKS, FLOAT_DEFAULT = {"avgpool": (0, 1, 2, 3), "conv": (0, 1, 3)}, (0, 1)
 
 
 def jobs(probe: dict) -> list[Job]:
-    """One job per shape, emitter and element type the board runs, each on its whole shape: int8
-    first, then float32 where the board has floats (numbered apart by their type: earlier raw logs
-    keep their numbers)."""
+    """The design's shapes (predict.design.select) for every emitter and element type the board
+    runs: int8, then float32 where the board has floats."""
     heap = probe.get("free", 0)
     if heap < MIN_HEAP:
         return []
     isa = identity.describe(probe).isa
     emitters = [e for e in probe.get("emitters", []) if e in EMITTERS]
     dtypes = ("int8", "float32") if probe.get("float", True) else ("int8",)
-    out = []
-    for dtype in dtypes:
-        for layer, kind, rank in _ranked():
-            for em in emitters:
-                if not runs_shape(em, dtype, kind, rank) or not dispatch.source(layer.op, em, dtype):
-                    continue
-                if em == "asm_thumb" and not m0.asm_pool_fits(layer):
-                    continue
-                job = layer_plan.plan_layer(layer, dtype, em, heap, None)
-                if job and job.why_tiled == "":
-                    out.append(dataclasses.replace(job, tiles=job.tiles[:1], companions=0, isa=isa))
-    return out
-
-
-def runs_shape(emitter: str, dtype: str, kind: str, rank: int) -> bool:
-    """Whether this emitter and type get the shape of this rank within its kind (op class)."""
-    if dtype == "float32":
-        return rank in FLOAT_RANKS.get(kind, FLOAT_DEFAULT)
-    return emitter not in PYTHON_EMITTERS or rank < PYTHON_SHAPES
-
-
-def _ranked():
-    """Each shape with its rank among the shapes of its kind (op class)."""
-    seen: Counter = Counter()
-    for layer in design.layers():
-        kind = design.op_class(layer)
-        yield layer, kind, seen[kind]
-        seen[kind] += 1
+    return [job for dtype in dtypes for em in emitters for job in design.select(em, dtype, heap, isa)]
 
 
 def trials(probe: dict) -> dict:

@@ -26,7 +26,7 @@ import dataclasses
 
 from mcuroof.kernels.ops import dispatch, m0
 from mcuroof.kernels.ops.contract import DTYPES, Job, Tile
-from mcuroof.kernels.ops.tiles import companion_shape, extent, tile, unsupported
+from mcuroof.kernels.ops.tiles import companion_shape, extent, full_tile, tile, unsupported
 from mcuroof.model.network import Layer, Network
 
 MAX_CANDIDATES = 5
@@ -101,6 +101,17 @@ def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: floa
     why = "" if picked[0] == full else ("memory" if full.heap_bytes(isz) > heap else "time")
     comp = [_companion(layer, dtype, emitter, t) for t in picked if companion_shape(layer, t)]
     return Job(layer, dtype, emitter, tuple(picked + comp), why, len(comp))
+
+
+def whole(layer: Layer, dtype: str, emitter: str, heap: int) -> Job | None:
+    """The job of a layer run whole (one tile, no companion): plan_layer's first candidate where
+    that is the whole layer, without planning its tiles; None where the whole layer does not fit."""
+    if unsupported(layer) or not dispatch.source(layer.op, emitter, dtype):
+        return None
+    t = _with_scratch(layer, dtype, emitter, full_tile(layer, dtype))
+    if t.heap_bytes(DTYPES[dtype][1]) > heap or (emitter == "asm_thumb" and not _fits_asm(t)):
+        return None
+    return Job(layer, dtype, emitter, (t,), "")
 
 
 def plan(
