@@ -3,10 +3,12 @@ whole-model estimate. Pure computation: no I/O.
 
 Roofs (`source: "theory"`): the configuration's MACs per cycle at the clock of Vela's system
 config, and each memory the system config places data in at its design peak bandwidth. A point's
-time is Vela's cycles at that clock; its intensity is its MACs over the bytes Vela says it moves
-in all memories. The memories sit on separate AXI ports and may work at once, so the memory bound
-of a point is the sum of their bandwidths times its intensity; no Vela point may lie above
-min(compute roof, that bound) (`roof_macs_per_s`).
+time is Vela's cycles at that clock; its bytes are the access cycles Vela charges to it in each
+memory at that memory's design peak bytes per cycle, and its intensity is its MACs over them.
+The memories sit on separate AXI ports and work at once, so the memory bound of a point is the
+sum of their bandwidths times its intensity; no Vela point may lie above min(compute roof, that
+bound) (`roof_macs_per_s`): it holds where Vela's cycles cover its access cycles and its MACs per
+cycle stay within the configuration's, which the check tests rather than assumes.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ def roofs(summary: Summary) -> list[dict]:
             "basis": f"{summary.macs_per_cycle} MAC/cycle ({npu}) x {clock / 1e6:g} MHz, {where}",
         }
     ]
-    for name, bps in summary.bandwidths.items():
+    for name in summary.placed:
+        bps = summary.bandwidths[name]
         out.append(
             {
                 "kind": "memory",
@@ -56,21 +59,26 @@ def roof_macs_per_s(intensity: float | None, npu_roofs: list[dict]) -> float:
     compute = min(r["macs_per_s"] for r in npu_roofs if r["kind"] == "compute")
     if intensity is None:
         return compute
-    bandwidth = sum(r["bytes_per_s"] for r in npu_roofs if r["kind"] == "memory")
+    bandwidth = sum(r["bytes_per_s"] for r in npu_roofs if r["kind"] == "memory")  # one AXI port each
     return min(compute, bandwidth * intensity)
 
 
-def _bound(bytes_by_memory: dict, summary: Summary) -> str | None:
-    """The memory whose traffic takes longest at its design peak, if any traffic."""
-    times = {m: b / summary.bandwidths[m] for m, b in bytes_by_memory.items() if summary.bandwidths.get(m)}
-    return max(times, key=times.get) if times else None
+def op_bytes(op, summary: Summary) -> dict:
+    """Bytes per memory: Vela's access cycles there at the memory's design peak bytes per cycle."""
+    return {m: round(c * summary.bandwidths[m] / summary.clock_hz) for m, c in op.access_cycles.items()}
+
+
+def _bound(op) -> str | None:
+    """The memory with the most access cycles, if any."""
+    return max(op.access_cycles, key=op.access_cycles.get) if op.access_cycles else None
 
 
 def npu_point(op, est: Estimate, npu_roofs: list[dict]) -> dict:
     """One Vela operation as a roofline point (time: its cycles at the NPU clock)."""
     s = est.summary
     seconds = op.cycles / s.clock_hz
-    nbytes = sum(op.bytes.values())
+    by_memory = op_bytes(op, s)
+    nbytes = sum(by_memory.values())
     intensity = op.macs / nbytes if nbytes and op.macs else None
     roof = roof_macs_per_s(intensity, npu_roofs)
     return {
@@ -85,10 +93,11 @@ def npu_point(op, est: Estimate, npu_roofs: list[dict]) -> dict:
         "seconds": seconds,
         "macs_per_s": op.macs / seconds,
         "bytes": nbytes,
-        "bytes_by_memory": dict(op.bytes),
+        "bytes_by_memory": by_memory,
+        "access_cycles": dict(op.access_cycles),
         "intensity": intensity,
         "roof_macs_per_s": roof,
-        "bound_memory": _bound(op.bytes, s),
+        "bound_memory": _bound(op),
         "source": "vela",
         "note": ESTIMATED,
     }

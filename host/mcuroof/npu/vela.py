@@ -1,7 +1,7 @@
 """Run Arm's Vela (PyPI ethos-u-vela, pinned by the `npu` extra) on one .tflite and read its files.
 
-Vela runs as its own command line (`python -m ethosu.vela`) in this Python, with --output-dir,
---verbose-performance (the per-layer CSV) and --enable-debug-db (bytes per operation and memory).
+Vela runs as its own command line (`python -m ethosu.vela`) in this Python, with --output-dir
+and --verbose-performance (its per-layer CSV beside the summary CSV).
 Its figures are estimates of its performance model: nothing runs on an NPU.
 """
 
@@ -48,10 +48,10 @@ def require() -> str:
 
 def command(model: Path, config: str, system: str, memory_mode: str | None, out_dir: Path) -> list[str]:
     """The Vela command line for one compile."""
-    cmd = [sys.executable, "-m", "ethosu.vela", str(model), "--accelerator-config", config]
-    cmd += ["--config", DEFAULT_INI, "--system-config", system]
-    cmd += ["--memory-mode", memory_mode] if memory_mode else []
-    return cmd + ["--output-dir", str(out_dir), "--verbose-performance", "--enable-debug-db"]
+    cmd = [sys.executable, "-m", "ethosu.vela", str(model), "--accelerator-config", config, "--system-config", system]
+    # Vela refuses --config with its default memory mode: the ini is named only with a mode
+    cmd += ["--config", DEFAULT_INI, "--memory-mode", memory_mode] if memory_mode else []
+    return cmd + ["--output-dir", str(out_dir), "--verbose-performance"]
 
 
 def _reasons(stdout: str) -> str:
@@ -68,7 +68,7 @@ def _fail(model: Path, proc) -> UserError:
 
 
 def compile_model(model: Path, config: str, system: str, memory_mode: str | None, out_dir: Path) -> Estimate:
-    """Compile `model` with Vela into out_dir and read its per-layer, summary and debug files."""
+    """Compile `model` with Vela into out_dir and read its per-layer and summary files."""
     require()
     if config not in CONFIGS:
         raise UserError(f"npu: --config {config}: not an Ethos-U55/U65 configuration ({', '.join(CONFIGS)})")
@@ -77,10 +77,10 @@ def compile_model(model: Path, config: str, system: str, memory_mode: str | None
     if proc.returncode != 0:
         raise _fail(model, proc)
     stem = model.stem
-    files = [out_dir / f"{stem}_per-layer.csv", out_dir / f"{stem}_debug.xml", out_dir / f"{stem}_summary_{system}.csv"]
+    files = [out_dir / f"{stem}_per-layer.csv", out_dir / f"{stem}_summary_{system}.csv"]
     missing = [f.name for f in files if not f.is_file()]
     if missing:
         raise UserError(f"npu: Vela wrote no {missing[0]} for {model} in {out_dir}")
-    summary = vela_output.summary(files[2].read_text())
-    ops = vela_output.operations(files[0].read_text(), files[1].read_text())
+    summary = vela_output.summary(files[1].read_text())
+    ops = vela_output.operations(files[0].read_text())
     return Estimate(str(model), config, summary, ops, out_dir, _reasons(proc.stdout))

@@ -1,13 +1,13 @@
-"""What Vela wrote, parsed: its per-layer CSV, its summary CSV and its debug database. No I/O.
+"""What Vela wrote, parsed: its per-layer CSV and its summary CSV. No I/O.
 
 Vela 5.2 writes, for NETWORK compiled into DIR:
 - DIR/NETWORK_per-layer.csv (--verbose-performance): one row per scheduled operation, with its
   cycles, MAC count and target (NPU, or CPU for an operator Vela passes through);
 - DIR/NETWORK_summary_SYSTEM.csv: the clock, the design peak bandwidths (Vela's "GB/s" are GiB/s:
   bytes per second / 2**30) and the whole network's cycles and time;
-- DIR/NETWORK_debug.xml (--enable-debug-db): the same rows ("perf") with ids, and the bytes each
-  operation reads and writes in each memory ("perf_debug").
-Nothing here re-derives an estimate: figures are copied, and bytes are summed over Vela's columns.
+Nothing here re-derives an estimate: figures are copied. An operation's bytes in a memory are
+its access cycles there ("SRAM AC", ...: what Vela's model charges to the operation's time) at that
+memory's design peak bytes per cycle (npu.roofline).
 """
 
 from __future__ import annotations
@@ -15,19 +15,19 @@ from __future__ import annotations
 import csv
 import io
 import re
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 from mcuroof.errors import UserError
 
-# memory prefixes of the debug database -> (label in the summary, its bandwidth column)
-MEMORIES = {
-    "Sram": ("SRAM", "sram_bandwidth"),
-    "Dram": ("DRAM", "dram_bandwidth"),
-    "OnChipFlash": ("On-chip Flash", "on_chip_flash_bandwidth"),
-    "OffChipFlash": ("Off-chip Flash", "off_chip_flash_bandwidth"),
+# memory label (as the summary names it) -> its bandwidth column in the summary
+BANDWIDTH = {
+    "SRAM": "sram_bandwidth",
+    "DRAM": "dram_bandwidth",
+    "On-chip Flash": "on_chip_flash_bandwidth",
+    "Off-chip Flash": "off_chip_flash_bandwidth",
 }
-PURPOSES = ("Lut", "FeatureMap", "Weights", "Scales")
+# per-layer CSV column of access cycles -> memory label
+ACCESS = {"SRAM AC": "SRAM", "DRAM AC": "DRAM", "OnFlash AC": "On-chip Flash", "OffFlash AC": "Off-chip Flash"}
 GIB = 2**30
 
 
@@ -41,7 +41,7 @@ class Operation:
     target: str  # "npu" or "cpu"
     cycles: int  # Op Cycles, at the NPU clock
     macs: int
-    bytes: dict = field(default_factory=dict)  # memory label -> bytes read + written
+    access_cycles: dict = field(default_factory=dict)  # memory label -> cycles Vela charges to it
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,8 @@ class Summary:
     system: str
     memory_mode: str
     clock_hz: float
-    bandwidths: dict  # memory label -> bytes/s, for the memories the system config places data in
+    bandwidths: dict  # memory label -> design peak bytes/s, for every memory the summary names
+    placed: tuple  # the memories the system config and memory mode place feature maps and weights in
     cycles: int  # the whole network
     seconds: float  # Vela's inference_time
     macs: int
@@ -75,8 +76,6 @@ def summary(text: str) -> Summary:
     m = re.search(r"_(\d+)$", row["accelerator_configuration"])
     if not m:
         raise UserError(f"Vela's summary: accelerator {row['accelerator_configuration']!r} has no MAC count")
-    areas = dict.fromkeys((row["feature_map_storage_area"], row["weights_storage_area"]))
-    by_label = {label: col for label, col in MEMORIES.values()}
     return Summary(
         network=row["network"],
         accelerator=row["accelerator_configuration"],
@@ -84,35 +83,16 @@ def summary(text: str) -> Summary:
         system=row["system_config"],
         memory_mode=row["memory_mode"],
         clock_hz=_num(row["core_clock"]),
-        bandwidths={a: _num(row[by_label[a]]) * GIB for a in areas},
+        bandwidths={m: _num(row[col]) * GIB for m, col in BANDWIDTH.items() if _num(row.get(col))},
+        placed=tuple(dict.fromkeys((row["feature_map_storage_area"], row["weights_storage_area"]))),
         cycles=int(_num(row["cycles_total"])),
         seconds=_num(row["inference_time"]),
         macs=int(_num(row["nn_macs"])),
     )
 
 
-def _tables(xml_text: str) -> dict[str, list[dict]]:
-    root = ET.fromstring(xml_text)
-    return {t.get("name"): list(csv.DictReader(io.StringIO((t.text or "").strip()))) for t in root.iter("table")}
-
-
-def _bytes(row: dict) -> dict:
-    out = {}
-    for prefix, (label, _) in MEMORIES.items():
-        total = sum(_num(row.get(f"{prefix}{p}_{d}")) for p in PURPOSES for d in ("read", "write"))
-        if total:
-            out[label] = int(total)
-    return out
-
-
-def operations(per_layer_csv: str, debug_xml: str) -> list[Operation]:
-    """The per-layer rows, each with its bytes per memory from the debug database (joined by id;
-    the CSV and the database's perf table list the same rows in the same order)."""
-    rows = _rows(per_layer_csv, "per-layer CSV")
-    tables = _tables(debug_xml)
-    perf, debug = tables.get("perf", []), {r["id"]: r for r in tables.get("perf_debug", [])}
-    if len(perf) != len(rows) or any(p["op_cycles"] != r["Op Cycles"] for p, r in zip(perf, rows)):
-        raise UserError("Vela's per-layer CSV and its debug database disagree (not Vela 5.2's output?)")
+def operations(per_layer_csv: str) -> list[Operation]:
+    """The per-layer rows: cycles, MACs, target, and the access cycles Vela charges to each memory."""
     return [
         Operation(
             name=r["Name"],
@@ -121,7 +101,7 @@ def operations(per_layer_csv: str, debug_xml: str) -> list[Operation]:
             target=r["Target"].lower(),
             cycles=int(_num(r["Op Cycles"])),
             macs=int(_num(r["MAC Count"])),
-            bytes=_bytes(debug.get(p["id"], {})),
+            access_cycles={label: int(_num(r[col])) for col, label in ACCESS.items() if _num(r.get(col))},
         )
-        for p, r in zip(perf, rows)
+        for r in _rows(per_layer_csv, "per-layer CSV")
     ]
