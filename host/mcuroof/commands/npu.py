@@ -82,8 +82,8 @@ def _cpu(path: Path | None) -> tuple[dict | None, str | None]:
 
 def compile_all(args) -> dict:
     """Every model on every configuration, as one document."""
-    vela.require()
     configs, system, memory_mode = _defaults(args)
+    vela.require()
     cpu, core = _cpu(args.roofs)
     if core is None and args.board:
         core = profiles.load_board(args.board).core_name

@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
+from mcuroof.report import c_engines
 from mcuroof.units import duration, si
 
 
@@ -113,26 +114,6 @@ def reference_table(doc: dict) -> Table | Text:
     return reference_rows(
         ref["rows"], f"C engines on a {ref['core']}: best MLPerf Tiny closed int8 figure", ref["source"]
     )
-
-
-def reference_rows(rows: list[dict], title: str, source: str) -> Table:
-    """MAC/cycle per (core, benchmark): the core alone, beside accelerated and flagged figures."""
-    t = Table(title=title, title_justify="left", caption=f"source: {source}; MACs: mcuroof analyze")
-    for col in ("core", "bench", "MAC/cycle", "system", "clock", "round", "with accelerator", "flagged"):
-        t.add_column(col, justify="right" if col in ("MAC/cycle", "clock") else "left")
-    for row in rows:
-        b, a = row["best"], row["with_accelerator"]
-        t.add_row(
-            row["core"],
-            row["bench"],
-            f"{b['macs_per_cycle']:.3g}" if b else "-",
-            b["system"] if b else "-",
-            si(b["clock_hz"], "Hz") if b else "-",
-            b["round"] if b else "-",
-            f"{a['macs_per_cycle']:.3g} {a['system']} ({a['accelerator']})" if a else "-",
-            "; ".join(f"{f['system']} v{f['round']}: {f['flag']}" for f in row["flagged"]) or "-",
-        )
-    return t
 
 
 def renderables(doc: dict) -> list:
