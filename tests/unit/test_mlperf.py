@@ -4,8 +4,8 @@ figures above their core's bound flagged with the reason found in the submission
 from __future__ import annotations
 
 import pytest
-from conftest import shared_model
 
+from conftest import shared_model
 from mcuroof.model.load import load_network
 from mcuroof.published import mlperf
 from mcuroof.report import c_engines

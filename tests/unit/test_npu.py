@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_MODELS
 
+from conftest import SHARED_MODELS
 from mcuroof.cli import main
 from mcuroof.errors import UserError
 from mcuroof.model.builtins import builtin_network

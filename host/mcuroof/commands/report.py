@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mcuroof.errors import writable_file
-from mcuroof.report import c_engines
+from mcuroof.report import c_engines, terminal
 from mcuroof.report import tables as report
-from mcuroof.report import terminal
 from mcuroof.results import document as results
 
 

@@ -73,5 +73,7 @@ def renderables(result: dict) -> list:
     lines = run_lines(result)
     basis = timing_basis.of(result.get("board", {}))
     if lines and basis.kind == timing_basis.INSTRUCTIONS:
-        lines.append("QEMU counts instructions, the published figures count cycles: compare them as orders of magnitude only")
+        lines.append(
+            "QEMU counts instructions, the published figures count cycles: compare them as orders of magnitude only"
+        )
     return items + [Text(line) for line in lines]

@@ -111,9 +111,7 @@ def reference_table(doc: dict) -> Table | Text:
         return Text("C-engine reference (MLPerf Tiny): no CPU core known (give --roofs or --board)")
     if not ref["rows"]:
         return Text(f"C-engine reference (MLPerf Tiny closed, int8): no published result on a {ref['core']}")
-    return reference_rows(
-        ref["rows"], f"C engines on a {ref['core']}: best MLPerf Tiny closed int8 figure", ref["source"]
-    )
+    return c_engines.rows_table(ref["rows"], f"C engines on a {ref['core']}: best MLPerf Tiny closed int8 figure")
 
 
 def renderables(doc: dict) -> list:
