@@ -54,8 +54,9 @@ def _defaults(args) -> tuple[list[str], str, str | None]:
     return configs, args.system or npu.get("system") or DEFAULT_SYSTEM, args.memory_mode or npu.get("memory_mode")
 
 
-def _model(spec: str, out: Path) -> tuple[Path, dict, str | None]:
-    """The .tflite Vela compiles, the MACs mcuroof's analyzer gives each output tensor, a note."""
+def _model(spec: str, out: Path) -> tuple[Path, dict, str | None, str | None]:
+    """The .tflite Vela compiles, the MACs mcuroof's analyzer gives each output tensor, a note,
+    and the model's element type."""
     from mcuroof.npu import synth
 
     if spec in BUILTINS:
@@ -63,12 +64,12 @@ def _model(spec: str, out: Path) -> tuple[Path, dict, str | None]:
         path = out / "models" / f"{spec}.tflite"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(synth.tflite_bytes(net))
-        return path, {l.name: l.macc for l in net.layers}, synth.SYNTH_NOTE
+        return path, {l.name: l.macc for l in net.layers}, synth.SYNTH_NOTE, "int8"
     path = Path(spec)
     if path.suffix != ".tflite":
         raise UserError(f"npu: {spec}: not a .tflite file nor a built-in name ({', '.join(BUILTINS)})")
     net = load_network(spec)
-    return path, {l.name: l.macc for l in net.layers}, None
+    return path, {l.name: l.macc for l in net.layers}, None, net.layers[0].dtype if net.layers else None
 
 
 def _cpu(path: Path | None) -> tuple[dict | None, str | None]:
@@ -89,10 +90,10 @@ def compile_all(args) -> dict:
         core = profiles.load_board(args.board).core_name
     compiled = []
     for spec in args.models:
-        path, macs, note = _model(spec, args.output)
+        path, macs, note, dtype = _model(spec, args.output)
         for config in configs:
             out = args.output / "vela" / f"{path.stem}-{config}"
-            compiled.append(Compiled(vela.compile_model(path, config, system, memory_mode, out), macs, note))
+            compiled.append(Compiled(vela.compile_model(path, config, system, memory_mode, out), macs, note, dtype))
     return document(compiled, cpu, core)
 
 

@@ -28,6 +28,7 @@ class Compiled:
     estimate: Estimate
     layer_macs: dict  # output tensor name -> MACs (mcuroof's analyzer)
     model_note: str | None = None  # e.g. synth.SYNTH_NOTE for a built-in network
+    dtype: str | None = None  # the model's element type (its first layer's), to match CPU points
 
 
 def _tag(items: list[dict], est: Estimate) -> list[dict]:
@@ -61,7 +62,7 @@ def units_note(cpu: dict | None) -> str:
 
 def _run(c: Compiled, cpu: dict | None) -> tuple[dict, list[dict], list[dict], dict]:
     est = c.estimate
-    measured = roofline.best_measured(cpu["points"]) if cpu else None
+    measured = roofline.best_measured(cpu["points"], c.dtype) if cpu else None
     cpu_ops = roofline.cpu_operators(est, c.layer_macs)
     points = roofline.npu_points(est)
     points += [

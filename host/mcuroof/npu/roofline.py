@@ -143,10 +143,13 @@ def cpu_point(cpu_op: dict, measured: dict, est: Estimate) -> dict:
     }
 
 
-def best_measured(points: list[dict]) -> dict[str, dict]:
-    """The fastest measured point of each layer name (over emitters and dtypes) in a CPU run."""
+def best_measured(points: list[dict], dtype: str | None = None) -> dict[str, dict]:
+    """The fastest measured point of each layer name (over emitters; of the model's dtype where
+    given: a float32 model's operator is not placed by an int8 kernel's time) in a CPU run."""
     best: dict[str, dict] = {}
     for p in points:
+        if dtype and p.get("dtype") != dtype:
+            continue
         if p.get("seconds") and (p["name"] not in best or p["seconds"] < best[p["name"]]["seconds"]):
             best[p["name"]] = p
     return best

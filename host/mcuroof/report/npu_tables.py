@@ -58,7 +58,7 @@ def cpu_ops_table(doc: dict) -> Table | Text:
         t.add_column(col, justify="right" if col.startswith("MACs") else "left")
     for op in ops:
         macs = "-" if op["macs"] is None else f"{op['macs']:,}"
-        t.add_row(_model(op["model"]), op["config"], op["tflite_op"], op["name"], macs)
+        t.add_row(_model(op["model"]), op["config"], op["tflite_op"], op["name"][-48:], macs)
     return t
 
 
