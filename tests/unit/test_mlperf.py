@@ -66,3 +66,19 @@ def test_best_for_a_run_core():
     assert {r["bench"] for r in mlperf.best_for("Cortex-M4F")} == {"ad", "ic", "kws", "vww"}
     assert mlperf.best_for("Cortex-M55") == []
     assert c_engines.run_core({"board": {"name": "pico"}}) == "Cortex-M0+"
+
+
+def test_a_qemu_run_is_shown_per_instruction_and_said_so():
+    result = {
+        "board": {"name": "qemu-m7", "icount_shift": 6, "core": {"name": "Cortex-M7"}},
+        "model": {
+            "whole_model": [{"emitter": "asm_thumb", "dtype": "int8", "macc": 2_656_768, "measured_seconds": 0.1}]
+        },
+    }
+    # 2,656,768 MACs in 0.1 s of 64 ns instructions (15.625 M instr/s): 1.70 MAC/instr
+    lines = c_engines.run_lines(result)
+    assert lines == [
+        "this run, the MLPerf Tiny kws model, asm_thumb int8: 1.7 MAC/instr (instructions (QEMU shift=6: 15.6 M instr/s))"
+    ]
+    texts = [getattr(r, "plain", "") for r in c_engines.renderables(result)]
+    assert any("count instructions" in t or "counts instructions" in t for t in texts)
