@@ -156,3 +156,25 @@ def test_board_npu_section(tmp_path):
     path.write_text(text.replace('memory_mode = "Shared_Sram"', 'memory_mode = "Shared_Sram"\nclock = 1'))
     with pytest.raises(UserError, match=r"unknown field \[npu\]\.clock"):
         profiles.load_board(path)
+
+
+def test_tables_and_plot_say_estimated_and_list_the_cpu_operator(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from mcuroof.report import npu_plot, npu_tables
+
+    doc = document.document([document.Compiled(estimate(), {"probs": 0})], None, "Cortex-M4")
+    con = Console(file=io.StringIO(), width=250, color_system=None)
+    for item in npu_tables.renderables(doc):
+        con.print(item)
+    text = con.file.getvalue()
+    assert "estimated by Vela 5.2, not measured" in text
+    assert "Operators Vela leaves on the CPU" in text and "probs" in text
+    assert "C engines on a Cortex-M4" in text and "NPU points above the NPU roof: 0" in text
+    png = npu_plot.save(doc, tmp_path / "npu.png")
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    fig = npu_plot.figure(doc)
+    assert "not measured" in fig.axes[0].get_title()
+    npu_plot.plt.close(fig)

@@ -34,7 +34,11 @@ def whole_table(doc: dict) -> Table:
     for col in ("model", "config", "NPU cycles", "NPU time", "CPU ops", "CPU time", "total", "MAC/s (NPU)"):
         t.add_column(col, justify="left" if col in ("model", "config") else "right")
     for w, run in zip(doc["whole_model"], doc["runs"]):
-        macs = sum(p["macs"] for p in doc["points"] if p["model"] == w["model"] and p["config"] == w["config"])
+        macs = sum(
+            p["macs"]
+            for p in doc["points"]
+            if p["target"] == "npu" and p["model"] == w["model"] and p["config"] == w["config"]
+        )
         t.add_row(
             _model(w["model"]),
             w["config"],
@@ -116,7 +120,7 @@ def reference_table(doc: dict) -> Table | Text:
 
 def renderables(doc: dict) -> list:
     items = [
-        Text(f"NPU figures are {doc['estimated']}. {doc['units']}"),
+        Text(doc["units"]),
         roofs_table(doc),
         whole_table(doc),
         cpu_ops_table(doc),
