@@ -81,6 +81,8 @@ def _run(c: Compiled, cpu: dict | None) -> tuple[dict, list[dict], list[dict], d
         "vela_dir": str(est.out_dir),
         "vela_cpu_reasons": est.cpu_note or None,
         "model_note": c.model_note,
+        "model_macs": sum(m for m in c.layer_macs.values() if m),
+        "mlperf_bench": mlperf.bench_of(sum(m for m in c.layer_macs.values() if m)),
     }
     return (
         run,

@@ -166,6 +166,11 @@ def as_dict(r: Result) -> dict:
     }
 
 
+def bench_of(macs: int | None) -> str | None:
+    """The benchmark whose reference model has exactly these MACs (mcuroof's count), if any."""
+    return next((b for b, (m, _) in MACS.items() if m == macs), None)
+
+
 def best_for(core: str | None) -> list[dict]:
     """The per-core rows of one core ("Cortex-M4F" counts as Cortex-M4); [] where none."""
     if not core:

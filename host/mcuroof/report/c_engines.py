@@ -42,11 +42,6 @@ def run_core(result: dict) -> str | None:
     return profile.core_name if profile else None
 
 
-def _bench(macs: int | None) -> str | None:
-    """The MLPerf Tiny benchmark whose reference model has exactly these MACs."""
-    return next((b for b, (m, _) in mlperf.MACS.items() if m == macs), None)
-
-
 def run_lines(result: dict) -> list[str]:
     """The run's measured whole-model MACs per step, per emitter and dtype, in its own unit."""
     basis = timing_basis.of(result.get("board", {}))
@@ -55,7 +50,7 @@ def run_lines(result: dict) -> list[str]:
         if not w.get("measured_seconds") or not w.get("macc") or not basis.rate_hz:
             continue
         per = w["macc"] / w["measured_seconds"] / basis.rate_hz
-        bench = _bench(w["macc"])
+        bench = mlperf.bench_of(w["macc"])
         what = f"the MLPerf Tiny {bench} model" if bench else "this model"
         lines.append(f"this run, {what}, {w['emitter']} {w['dtype']}: {per:.3g} MAC/{basis.step} ({basis.label})")
     return lines

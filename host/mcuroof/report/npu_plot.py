@@ -87,6 +87,22 @@ def _points(ax, doc: dict, colors: dict, markers: dict) -> None:
             ax.scatter(p["oi"], p["macs_per_s"], marker="x", s=30, color=CPU_COLOR, zorder=3)
 
 
+def _reference(ax, doc: dict) -> None:
+    """The best C engine of the CPU's core on each shown model's benchmark (MLPerf Tiny), at the
+    CPU run's step rate: MAC/cycle x cycles/s; under QEMU x instructions/s, and labelled so."""
+    cpu, rows = doc.get("cpu"), doc["reference"]["rows"]
+    if not cpu or not cpu.get("step_rate_hz") or not rows:
+        return
+    benches = {r["mlperf_bench"] for r in doc["runs"] if r.get("mlperf_bench")}
+    step = "cycle" if cpu["step"] == "cycle" else "QEMU instruction (as if one took one cycle)"
+    for row in (r for r in rows if r["bench"] in benches and r["best"]):
+        b = row["best"]
+        y = b["macs_per_cycle"] * cpu["step_rate_hz"]
+        label = f"C engine on a {row['core']}, {row['bench']}: {b['macs_per_cycle']:.3g} MAC/cycle ({b['system']}, MLPerf Tiny v{b['round']}), drawn per {step}"
+        label = textwrap.fill(label, 80)
+        ax.axhline(y, color=CPU_COLOR, linestyle=(0, (1, 2)), linewidth=1.2, label=label)
+
+
 def _key(ax, doc: dict, markers: dict) -> None:
     for model, marker in markers.items():
         ax.scatter(
@@ -128,6 +144,7 @@ def figure(doc: dict):
     if doc.get("cpu"):
         _cpu_roofs(ax, doc["cpu"])
     _points(ax, doc, colors, markers)
+    _reference(ax, doc)
     _key(ax, doc, markers)
     ax.set_xscale("log")
     ax.set_yscale("log")
