@@ -88,6 +88,7 @@ class Board:
     features: tuple[str, ...] | None = None  # [core].features; None: the profile does not say
     features_source: str | None = None
     limits: tuple[str, ...] = ()  # an emulator's: what it does not model (shown wherever figures are)
+    npu: dict = field(default_factory=dict)  # [npu]: defaults of `mcuroof npu` (Vela's names), with sources
 
     @property
     def ram_bytes(self) -> int | None:
@@ -242,6 +243,22 @@ def _run(t: _Table) -> dict:
     return {k: v for k, v in run.items() if v is not None}
 
 
+def _npu(t: _Table) -> dict:
+    """[npu]: an Arm Ethos-U NPU as Vela names it (accelerator configuration, system config, memory mode)."""
+    if not t.data:
+        return {}
+    npu = {
+        "config": t.get("config", _str),
+        "config_source": t.get("config_source", _str),
+        "system": t.get("system", _str),
+        "system_source": t.get("system_source", _str),
+        "memory_mode": t.get("memory_mode", _str, required=False),
+        "note": t.get("note", _str, required=False),
+    }
+    t.done()
+    return {k: v for k, v in npu.items() if v is not None}
+
+
 def _schema(top: _Table) -> int:
     schema = top.get("schema", _pos_int)
     if schema > SCHEMA:
@@ -285,6 +302,7 @@ def _board(data: dict, path: Path, label: str) -> Board:
     board.accelerators = [_compute(t, None, True) for t in _array(top, "accelerator")]
     board.published = [_published(t) for t in _array(top, "published")]
     board.run = _run(_subtable(top, "run", required=False))
+    board.npu = _npu(_subtable(top, "npu", required=False))
     top.done()
     _check_clock(board, label)
     return board

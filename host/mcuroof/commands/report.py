@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mcuroof.errors import writable_file
+from mcuroof.report import c_engines, terminal
 from mcuroof.report import tables as report
-from mcuroof.report import terminal
 from mcuroof.results import document as results
 
 
@@ -32,6 +32,6 @@ def run(args) -> int:
         print(f"wrote {args.html}")
         return 0
     console = terminal.console()
-    for item in report.renderables(data):
+    for item in report.renderables(data) + c_engines.renderables(data):
         terminal.show(console, item)
     return 0

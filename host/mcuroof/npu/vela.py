@@ -1,0 +1,86 @@
+"""Run Arm's Vela (PyPI ethos-u-vela, pinned by the `npu` extra) on one .tflite and read its files.
+
+Vela runs as its own command line (`python -m ethosu.vela`) in this Python, with --output-dir
+and --verbose-performance (its per-layer CSV beside the summary CSV).
+Its figures are estimates of its performance model: nothing runs on an NPU.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcuroof.errors import UserError
+from mcuroof.npu import vela_output
+
+VERSION = "5.2.0"
+INSTALL = "pip install 'mcuroof[npu]'"
+ESTIMATED = "estimated by Vela 5.2, not measured"
+CONFIGS = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512")
+DEFAULT_INI = "Arm/vela.ini"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Vela's estimate of one network on one NPU configuration."""
+
+    model: str
+    config: str
+    summary: vela_output.Summary
+    operations: list
+    out_dir: Path
+    cpu_note: str  # Vela's own reason lines for operators it leaves on the CPU ("" if none)
+
+
+def require() -> str:
+    """Vela's installed version; a one-line error naming the install command where it is missing."""
+    try:
+        version = importlib.metadata.version("ethos-u-vela")
+    except importlib.metadata.PackageNotFoundError:
+        raise UserError(f"npu: Arm's Vela is not installed: {INSTALL}") from None
+    if version != VERSION:
+        raise UserError(f"npu: Vela {version} is installed; mcuroof reads Vela {VERSION}'s files: {INSTALL}")
+    return version
+
+
+def command(model: Path, config: str, system: str, memory_mode: str | None, out_dir: Path) -> list[str]:
+    """The Vela command line for one compile."""
+    cmd = [sys.executable, "-m", "ethosu.vela", str(model), "--accelerator-config", config, "--system-config", system]
+    # Vela refuses --config with its default memory mode: the ini is named only with a mode
+    cmd += ["--config", DEFAULT_INI, "--memory-mode", memory_mode] if memory_mode else []
+    return cmd + ["--output-dir", str(out_dir), "--verbose-performance"]
+
+
+def _reasons(stdout: str) -> str:
+    """Vela's 'Warning (supported operators)' lines: why an operator stays on the CPU."""
+    lines = [ln.strip() for ln in stdout.splitlines()]
+    keep = [ln for ln in lines if ln.startswith(("Warning (supported operators)", "Reason:"))]
+    return "\n".join(keep)
+
+
+def _fail(model: Path, proc) -> UserError:
+    text = (proc.stderr or proc.stdout or "").strip().splitlines()
+    last = next((ln for ln in reversed(text) if ln.strip()), f"exit status {proc.returncode}")
+    return UserError(f"npu: Vela could not compile {model}: {last.strip()}")
+
+
+def compile_model(model: Path, config: str, system: str, memory_mode: str | None, out_dir: Path) -> Estimate:
+    """Compile `model` with Vela into out_dir and read its per-layer and summary files."""
+    require()
+    if config not in CONFIGS:
+        raise UserError(f"npu: --config {config}: not an Ethos-U55/U65 configuration ({', '.join(CONFIGS)})")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(command(model, config, system, memory_mode, out_dir), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise _fail(model, proc)
+    stem = model.stem
+    files = [out_dir / f"{stem}_per-layer.csv", out_dir / f"{stem}_summary_{system}.csv"]
+    missing = [f.name for f in files if not f.is_file()]
+    if missing:
+        raise UserError(f"npu: Vela wrote no {missing[0]} for {model} in {out_dir}")
+    summary = vela_output.summary(files[1].read_text())
+    ops = vela_output.operations(files[0].read_text())
+    return Estimate(str(model), config, summary, ops, out_dir, _reasons(proc.stdout))

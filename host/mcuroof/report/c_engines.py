@@ -1,0 +1,74 @@
+"""The C-engine reference of a core (MLPerf Tiny closed int8, as MAC/cycle) beside a run's own
+whole-model figure, as rich renderables. A run under QEMU counts instructions, the published
+figures count cycles: the table says so rather than comparing them as one unit."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+
+from mcuroof.analysis import timing_basis
+from mcuroof.board import profiles
+from mcuroof.published import mlperf
+from mcuroof.units import si
+
+
+def rows_table(rows: list[dict], title: str) -> Table:
+    """MAC/cycle per (core, benchmark): the core alone, beside accelerated and flagged figures."""
+    t = Table(title=title, title_justify="left", caption=f"source: {mlperf.SOURCE}; MACs: mcuroof analyze")
+    for col in ("core", "bench", "MAC/cycle", "system", "clock", "round", "with accelerator", "flagged"):
+        t.add_column(col, justify="right" if col in ("MAC/cycle", "clock") else "left")
+    for row in rows:
+        b, a = row["best"], row["with_accelerator"]
+        t.add_row(
+            row["core"],
+            row["bench"],
+            f"{b['macs_per_cycle']:.3g}" if b else "-",
+            b["system"] if b else "-",
+            si(b["clock_hz"], "Hz") if b else "-",
+            b["round"] if b else "-",
+            f"{a['macs_per_cycle']:.3g} {a['system']} ({a['accelerator']})" if a else "-",
+            "; ".join(f"{f['system']} v{f['round']}: {f['flag']}" for f in row["flagged"]) or "-",
+        )
+    return t
+
+
+def run_core(result: dict) -> str | None:
+    """The core a results document ran on: the probe's, else its board profile's."""
+    core = (result.get("board", {}).get("core") or {}).get("name")
+    if core:
+        return core
+    profile = profiles.find(result.get("board", {}).get("name"))
+    return profile.core_name if profile else None
+
+
+def run_lines(result: dict) -> list[str]:
+    """The run's measured whole-model MACs per step, per emitter and dtype, in its own unit."""
+    basis = timing_basis.of(result.get("board", {}))
+    lines = []
+    for w in (result.get("model") or {}).get("whole_model", []):
+        if not w.get("measured_seconds") or not w.get("macc") or not basis.rate_hz:
+            continue
+        per = w["macc"] / w["measured_seconds"] / basis.rate_hz
+        bench = mlperf.bench_of(w["macc"])
+        what = f"the MLPerf Tiny {bench} model" if bench else "this model"
+        lines.append(f"this run, {what}, {w['emitter']} {w['dtype']}: {per:.3g} MAC/{basis.step} ({basis.label})")
+    return lines
+
+
+def renderables(result: dict) -> list:
+    """The core's published C-engine figures and the run's own, for `mcuroof report`."""
+    core = run_core(result)
+    rows = mlperf.best_for(core)
+    if not core:
+        return []
+    if not rows:
+        return [Text(f"C-engine reference (MLPerf Tiny closed, int8): no published result on a {core}")]
+    items: list = [rows_table(rows, f"C engines on a {core}: best MLPerf Tiny closed int8 figure (MAC/cycle)")]
+    lines = run_lines(result)
+    basis = timing_basis.of(result.get("board", {}))
+    if lines and basis.kind == timing_basis.INSTRUCTIONS:
+        lines.append(
+            "QEMU counts instructions, the published figures count cycles: compare them as orders of magnitude only"
+        )
+    return items + [Text(line) for line in lines]
