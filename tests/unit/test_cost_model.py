@@ -89,3 +89,20 @@ def test_no_coefficient_is_negative_and_dominant_names_the_largest_share():
     assert m.dominant({"call": 1, "mac": 300}) == ("mac", pytest.approx(0.75))
     assert cost_model.describe("row", 0.6) == "per output row: 60%"
     assert cost_model.Model.from_dict(m.as_dict()) == m
+
+
+def test_viper_depthwise_window_paths_by_hand():
+    # 3x3 SAME on 4x4: every window is 2x2 (corners), 2x3 or 3x2 (edges) or 3x3: one expression
+    # each, with 4*4 + 8*6 + 4*9 = 100 taps; OC = 5 channels
+    p = (4, 4, 5, 4, 4, 5, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0)
+    t = cost_model.window_paths(p)
+    assert (t["expr_output"], t["expr_tap"], t["row3"], t["single_tap"], t["tap_row"]) == (80, 500, 0, 0, 0)
+    # 3x3 SAME on a 1x4 row: windows 1x2, 1x3, 1x3, 1x2 go row by row: two 3-wide rows, two
+    # rows of 2 single taps
+    p = (1, 4, 5, 1, 4, 5, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0)
+    t = cost_model.window_paths(p)
+    assert (t["expr_output"], t["row3"], t["single_tap"], t["tap_row"]) == (0, 10, 20, 10)
+    # 5x5 VALID on 5x5: one window, 5 rows of 5 single taps
+    p = (5, 5, 2, 1, 1, 2, 5, 5, 1, 1, 0, 0, 0, 0, 0, 0)
+    t = cost_model.window_paths(p)
+    assert (t["expr_output"], t["row3"], t["single_tap"], t["tap_row"]) == (0, 0, 50, 10)

@@ -11,7 +11,7 @@ import pytest
 from factories import run_result
 from mcuroof.cli import main
 from mcuroof.kernels.ops import reference, tiles
-from mcuroof.model.builtins import builtin_network
+from mcuroof.model.builtins import BUILTINS, Spec, builtin_network
 from mcuroof.predict import cost_model, predictor
 from mcuroof.suites import calibration
 
@@ -214,3 +214,69 @@ def test_the_default_dtype_is_the_models_own(tmp_path, capsys, monkeypatch):
         assert main(["predict", *models, "--roofs", str(path), "--json"] + (["--dtype", dtype] if dtype else [])) == 0
         doc = json.loads(capsys.readouterr().out)
         assert {w["dtype"] for w in doc["whole_model"]} == want and {r["dtype"] for r in doc["layers"]} == want
+
+
+# a 24x24x8 network whose two 7x7 depthwise layers hold most of its MACs (issue 30's example)
+DW7 = [
+    Spec("CONV_2D", (24, 24, 16), (1, 1), 1, "RELU"),
+    Spec("DEPTHWISE_CONV_2D", (24, 24, 16), (7, 7), 1, "RELU"),
+    Spec("DEPTHWISE_CONV_2D", (12, 12, 16), (7, 7), 2, "RELU"),
+    Spec("CONV_2D", (12, 12, 8), (1, 1), 1, "RELU"),
+    Spec("AVERAGE_POOL_2D", (1, 1, 8), (12, 12), 12, pad="valid"),
+    Spec("RESHAPE", (8,)),
+    Spec("FULLY_CONNECTED", (4,)),
+]
+
+
+@pytest.fixture
+def dw7(monkeypatch):
+    monkeypatch.setitem(BUILTINS, "dw7", ((24, 24, 8), DW7, "test network"))
+    return builtin_network("dw7")
+
+
+def test_every_layer_is_accounted_for(results_file, dw7):
+    data = json.loads(results_file.read_text())
+    bd = predictor.board(data)
+    got = predictor.network(bd, dw7, ["int8"])
+    for em in ("viper", "asm_thumb"):
+        rows = {r["index"]: r for r in got["layers"] if r["emitter"] == em}
+        assert sorted(rows) == [l.index for l in dw7.layers]  # none dropped
+        assert rows[1]["status"] == rows[2]["status"] == "own" and rows[1]["family"].endswith("/dw")
+        assert rows[5]["status"] == "none" and "RESHAPE" in rows[5]["why"]
+        whole = next(w for w in got["whole_model"] if w["emitter"] == em)
+        cov = whole["coverage"]
+        assert (cov["layers"], cov["of_layers"]) == (6, 7) and cov["macs_share"] == pytest.approx(1.0)
+        assert [x["op"] for x in cov["left_out"]] == ["RESHAPE"]
+
+
+def test_a_family_without_shapes_is_stood_in_for_or_left_out_by_name(results_file, dw7):
+    data = json.loads(results_file.read_text())
+    data["calibration"]["families"] = [
+        f for f in data["calibration"]["families"] if f["family"] != "viper/int8/generic/dw"
+    ]
+    bd = predictor.board(data)
+    row = predictor.layer_time(bd, dw7.layers[1], "int8", "viper")
+    assert row["status"] == "other" and row["family"] == "viper/int8/generic/dw3" and "dw3" in row["why"]
+    data["calibration"]["families"] = [f for f in data["calibration"]["families"] if "/dw" not in f["family"]]
+    bd = predictor.board(data)
+    row = predictor.layer_time(bd, dw7.layers[1], "int8", "viper")
+    assert row["status"] == "none" and "viper/int8/generic/dw has no calibrated shape" in row["why"]
+    got = predictor.network(bd, dw7, ["int8"], ["viper"])
+    cov = got["whole_model"][0]["coverage"]
+    macs = sum(l.macc for l in dw7.layers)
+    assert cov["layers"] == 4 and cov["macs_share"] == pytest.approx(
+        1 - (dw7.layers[1].macc + dw7.layers[2].macc) / macs
+    )
+    from mcuroof.commands.predict import coverage_text
+
+    text = coverage_text(got["whole_model"][0])
+    assert text.startswith("4 of 7 layers") and "NOT PREDICTED: DEPTHWISE_CONV_2D 1" in text
+
+
+def test_predict_json_carries_intervals_and_coverage(results_file, capsys):
+    assert main(["predict", "kws-dscnn", "--roofs", str(results_file), "--json", "--emitter", "viper"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    w = doc["whole_model"][0]
+    assert w["coverage"]["of_layers"] == len(builtin_network("kws-dscnn").layers)
+    lo, hi = w["interval"]
+    assert lo <= w["seconds"] <= hi
