@@ -189,6 +189,13 @@ POINT = obj(
         "calibrated_seconds": nullable(NON_NEGATIVE),
         "calibrated_error": nullable(NUMBER),
         "calibrated_dominant": nullable(TEXT),
+        # how it was predicted (predict.predictor.layer_time): "own" family, "other" family (why), or
+        # "none" (why); the family used, the cross-validated interval and what lies outside its range
+        "calibrated_status": one_of("own", "other", "none"),
+        "calibrated_why": TEXT,
+        "calibrated_family": nullable(TEXT),
+        "calibrated_interval": nullable(array(NON_NEGATIVE, minItems=2, maxItems=2)),
+        "calibrated_outside": array(TEXT),
     },
 )  # user, file: a kernel of `mcuroof kernel FILE.py`
 
@@ -229,6 +236,8 @@ MODEL = obj(
                     "measured_over_predicted": nullable(POSITIVE),
                     "calibrated_seconds": nullable(NON_NEGATIVE),
                     "calibrated_error": nullable(NUMBER),
+                    "calibrated_interval": nullable(array(NON_NEGATIVE, minItems=2, maxItems=2)),
+                    "calibrated_not_predicted": array(obj({"index": COUNT, "why": TEXT}, {"emitter": TEXT})),
                 },
             )
         ),
@@ -254,7 +263,15 @@ RESULTS = {
             "user_kernels": USER_KERNELS,
             # suites.calibration: a cost model per layer-kernel family
             "calibration": obj(
-                {"families": array(obj({"family": TEXT, "coefficients": {"type": "object"}, "shapes": COUNT}))},
+                {
+                    "families": array(
+                        obj(
+                            {"family": TEXT, "coefficients": {"type": "object"}, "shapes": COUNT},
+                            # predict.cost_model.Model.as_dict: leave-one-out errors and the shapes' span
+                            {"cv_log_errors": array(NUMBER), "cv": {"type": "object"}, "ranges": {"type": "object"}},
+                        )
+                    )
+                },
                 {"isa": array(TEXT), "free_heap": nullable(COUNT), "shapes": COUNT},
             ),
         },
