@@ -270,7 +270,7 @@ def test_a_family_without_shapes_is_stood_in_for_or_left_out_by_name(results_fil
     from mcuroof.commands.predict import coverage_text
 
     text = coverage_text(got["whole_model"][0])
-    assert text.startswith("4 of 7 layers") and "NOT PREDICTED: DEPTHWISE_CONV_2D 1" in text
+    assert text.startswith("4 of 7 layers") and "not predicted: DW 1, DW 2 (viper/int8/generic/dw has no" in text
 
 
 def test_predict_json_carries_intervals_and_coverage(results_file, capsys):

@@ -15,7 +15,7 @@ from mcuroof.kernels.ops import dispatch
 from mcuroof.model import names as layer_names
 from mcuroof.model.load import load_network
 from mcuroof.predict import predictor
-from mcuroof.report import terminal
+from mcuroof.report import calibrated, terminal
 from mcuroof.results import document as results
 from mcuroof.suites import layers
 from mcuroof.suites.layers import parse_list
@@ -92,55 +92,52 @@ def _extra(r: dict) -> dict:
     return {k: r[k] for k in ("bound_seconds", "dominant") if k in r}
 
 
-def _interval(iv) -> str:
-    return "-" if not iv else f"{duration(iv[0])} - {duration(iv[1])}"
-
-
-def _how(r: dict) -> str:
-    """How a layer was predicted, in a few words: its family's fit, another's and why, or why not."""
-    if r["status"] == "none":
-        return f"not predicted: {r['why']}"
-    text = "own fit" if r["status"] == "own" else f"by {r['family']}: {r['why'].split('; ')[-1]}"
-    if r.get("outside"):
-        text += f"; OUTSIDE calibrated range ({', '.join(r['outside'])})"
-    return text
-
-
 def layer_table(doc: dict, rows: list[dict], basis) -> Table:
     """One row per layer and kernel; layers by their short name ("DW 3": the points' index)."""
-    t = Table(title=f"Predicted layers of {doc['model']} on {doc['board']} ({basis.sentence})")
-    for h in ("layer", "kernel", "predicted", "interval (CV)", "roofline", "how"):
-        t.add_column(h, justify="right" if h in ("predicted", "roofline") else "left")
+    one_type = len({r["dtype"] for r in rows}) == 1
+    kind = f"{rows[0]['dtype']} " if one_type and rows else ""
+    t = Table(title=f"Predicted {kind}layers of {doc['model']} on {doc['board']} ({basis.sentence})")
+    for h in ("layer", "kernel", "predicted", "CV", "roofline", "how"):
+        t.add_column(h, justify="right" if h in ("predicted", "CV", "roofline") else "left")
     for r in rows:
         t.add_row(
             layer_names.short(r),
-            f"{r['emitter']} {r['dtype']}",
+            r["emitter"] if one_type else f"{r['emitter']} {r['dtype']}",
             duration(r.get("seconds")),
-            _interval(r.get("interval")),
+            calibrated.spread(r.get("interval"), r.get("seconds")),
             duration(r.get("bound_seconds")),
-            _how(r),
+            calibrated.how_text(r["status"], r.get("family"), r.get("why") or "", r.get("outside") or []),
         )
+    t.caption = (
+        "CV: where 90 % of the calibration shapes left out of their family's fit fell; "
+        "beyond: the layer's MACs, channels or working set past its family's shapes (an extrapolation)"
+    )
     return t
 
 
 def coverage_text(w: dict) -> str:
-    """'9 of 9 layers, 100.0 % of MACs' and, below 100 %, what is borrowed or left out."""
+    """'11 of 13 layers, 100.0% of MACs; not predicted: RESHAPE 10, SOFTMAX 12 (no kernel)', with
+    the layers borrowed from another emitter, stood in for by another family or past their range."""
     c = w["coverage"]
     text = f"{c['layers']} of {c['of_layers']} layers, {c['macs_share']:.1%} of MACs"
+    whys: dict[str, list[str]] = {}
+    for x in c["left_out"]:
+        why = "no kernel" if x["why"] == f"no {x['op']} kernel" else x["why"]
+        whys.setdefault(why, []).append(f"{layer_names.short(x)}")
+    if whys:
+        text += "; not predicted: " + "; ".join(f"{', '.join(v)} ({k})" for k, v in whys.items())
     if w["borrowed"]:
-        text += "; borrowed: " + ", ".join(f"layer {b['index']} from {b['emitter']}" for b in w["borrowed"])
-    if c["left_out"]:
-        text += "; NOT PREDICTED: " + ", ".join(f"{x['op']} {x['index']} ({x['why']})" for x in c["left_out"])
+        text += "; from another emitter: " + ", ".join(f"layer {b['index']} ({b['emitter']})" for b in w["borrowed"])
     if c["other_family"]:
         text += f"; {c['other_family']} by another family"
     if c["outside_range"]:
-        text += f"; {c['outside_range']} outside the calibrated range"
+        text += f"; {c['outside_range']} beyond their family's shapes"
     return text
 
 
 def model_table(docs: list[dict], basis) -> Table:
     t = Table(title=f"Predicted whole-model latency on {docs[0]['board']}; {basis.sentence}")
-    for h in ("model", "kernel", "predicted", "interval (CV)", "coverage", "fit"):
+    for h in ("model", "kernel", "predicted", "interval (CV)", "coverage"):
         t.add_column(h, justify="right" if h == "predicted" else "left")
     for d in docs:
         for w in d["whole_model"]:
@@ -148,8 +145,8 @@ def model_table(docs: list[dict], basis) -> Table:
                 d["model"],
                 f"{w['emitter']} {w['dtype']}",
                 duration(w["seconds"]),
-                _interval(w["interval"]),
+                calibrated.interval_text(w["interval"]),
                 coverage_text(w),
-                d["fit"],
             )
+    t.caption = "; ".join(f"{d['model']} {d['fit']}" for d in docs)
     return t

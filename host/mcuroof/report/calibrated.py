@@ -20,25 +20,46 @@ def _pct(e: float | None) -> str:
     return "-" if e is None else f"{e:+.1%}"
 
 
-def _interval(iv, measured: float | None = None) -> str:
+def spread(iv, seconds: float | None) -> str:
+    """The cross-validated interval as a relative half-width: '±4%' (its upper side; '-' without)."""
+    if not iv or not seconds:
+        return "-"
+    return f"±{iv[1] / seconds - 1:.0%}" if iv[1] / seconds - 1 >= 0.01 else f"±{iv[1] / seconds - 1:.1%}"
+
+
+def interval_text(iv, measured: float | None = None) -> str:
+    """'1.2 s-1.4 s', and ' MISS' where the measured time lies outside it."""
     if not iv:
         return "-"
-    text = f"{duration(iv[0])} - {duration(iv[1])}"
+    text = f"{duration(iv[0], 2)}-{duration(iv[1], 2)}"
     if measured is not None:
-        text += " (holds)" if iv[0] <= measured <= iv[1] else " (MISSES)"
+        text += "" if iv[0] <= measured <= iv[1] else " MISS"
     return text
+
+
+def beyond(outside: list[str]) -> str:
+    """'beyond macs 2.7x' from cost_model.Model.outside's 'macs 512,000 > 188,188'."""
+    out = []
+    for o in outside:
+        name, value, op, limit = o.split()
+        v, lim = float(value.replace(",", "")), float(limit.replace(",", ""))
+        out.append(f"{name} {v / lim:.1f}x" if op == ">" else f"{name} {v / lim:.2f}x")
+    return "beyond " + ", ".join(out)
+
+
+def how_text(status: str, family: str | None, why: str, outside: list[str]) -> str:
+    """'own', 'by viper/int8/generic/dw3: the same kernel ...' or 'not: why', and the range flag."""
+    if status == "none":
+        return f"not: {why}"
+    text = "own" if status == "own" else f"by {(family or '').split('/', 2)[-1]} ({why.split('; ')[-1]})"
+    return text + (f"; {beyond(outside)}" if outside else "")
 
 
 def how(p: dict) -> str:
-    status = p.get("calibrated_status") or "own"
     if p.get("calibrated_seconds") is None:
-        return f"not predicted: {p.get('calibrated_why') or 'no calibration'}"
-    text = p.get("calibrated_dominant") or "-"
-    if status == "other":
-        text = f"by {p['calibrated_family']} ({(p.get('calibrated_why') or '').split('; ')[-1]}); {text}"
-    if p.get("calibrated_outside"):
-        text += f"; OUTSIDE calibrated range ({', '.join(p['calibrated_outside'])})"
-    return text
+        return f"not: {p.get('calibrated_why') or 'no calibration'}"
+    return how_text(p.get("calibrated_status") or "own", p.get("calibrated_family"), p.get("calibrated_why") or "",
+                    p.get("calibrated_outside") or [])  # fmt: skip
 
 
 def _layer_points(result: dict) -> list[dict]:
@@ -61,7 +82,7 @@ def rows(result: dict) -> list[list[str]]:
             f"{p['emitter']} {p['dtype']}",
             duration(p["seconds"]),
             duration(p["calibrated_seconds"]),
-            _interval(p.get("calibrated_interval"), p["seconds"]),
+            interval_text(p.get("calibrated_interval"), p["seconds"]),
             _pct(p.get("calibrated_error")),
             how(p),
         ]
@@ -84,7 +105,7 @@ def rows(result: dict) -> list[list[str]]:
                 f"{r['emitter']} {r['dtype']}",
                 duration(r["measured_seconds"]),
                 duration(r.get("calibrated_seconds")),
-                _interval(r.get("calibrated_interval"), r["measured_seconds"]),
+                interval_text(r.get("calibrated_interval"), r["measured_seconds"]),
                 _pct(r.get("calibrated_error")),
                 spread,
             ]
