@@ -106,3 +106,19 @@ def test_viper_depthwise_window_paths_by_hand():
     p = (5, 5, 2, 1, 1, 2, 5, 5, 1, 1, 0, 0, 0, 0, 0, 0)
     t = cost_model.window_paths(p)
     assert (t["expr_output"], t["row3"], t["single_tap"], t["tap_row"]) == (0, 0, 50, 10)
+
+
+def test_working_sets_past_the_caches_pay_their_own_cost():
+    caches = (32 * 1024, 1024 * 1024)
+    assert cost_model.level_terms(100, 1000, caches) == {"spill": 0.0, "spill_last": 0.0}
+    assert cost_model.level_terms(100, 64 * 1024, caches) == {"spill": 100, "spill_last": 0.0}
+    assert cost_model.level_terms(100, 4 << 20, caches) == {"spill": 100, "spill_last": 100}
+    assert cost_model.level_terms(100, 4 << 20, ()) == {}
+    # MACs cost 1 ns in L1, 1.5 ns past it, 3 ns past the last cache: the fit finds the steps
+    samples = []
+    for macs, ws in ((1e4, 8e3), (5e4, 2e4), (2e5, 1e5), (1e6, 5e5), (3e6, 2e6), (8e6, 6e6), (4e5, 3e4), (2e6, 3e6)):
+        t = {"call": 1.0, "mac": macs, **cost_model.level_terms(macs, ws, caches)}
+        samples.append((t, 1e-5 + macs * (1e-9 + 0.5e-9 * t["spill"] / macs + 1.5e-9 * t["spill_last"] / macs)))
+    m = cost_model.fit("f", samples)
+    assert m.coefficients["spill"] == pytest.approx(0.5e-9, rel=1e-3)
+    assert m.coefficients["spill_last"] == pytest.approx(1.5e-9, rel=1e-3)

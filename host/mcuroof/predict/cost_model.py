@@ -46,6 +46,8 @@ TERMS = (
     "row3",
     "single_tap",
     "tap_row",
+    "spill",
+    "spill_last",
 )
 # what a term is called where it dominates a layer ("per-row overhead: 60 %")
 LABELS = {
@@ -72,6 +74,8 @@ LABELS = {
     "row3": "per 3-wide window row",
     "single_tap": "per tap taken alone",
     "tap_row": "per window row taken tap by tap",
+    "spill": "per MAC with the working set past the first cache",
+    "spill_last": "per MAC with the working set past the last cache",
 }
 GROUP = 8  # the widest group of elements the layer kernels' dot loops take at once (viper: 8)
 SPATIAL = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
@@ -160,6 +164,17 @@ def window_paths(params: tuple[int, ...]) -> dict[str, float]:
                 t["single_tap"] += m * n * OC
                 t["tap_row"] += m * OC
     return t
+
+
+def level_terms(work: float, working_set: float, cache_bytes: tuple[int, ...]) -> dict[str, float]:
+    """The spill and spill_last terms: a call's work (MACs, or elements for MAC-free ops) where
+    its working set is past the first cache, and past the last (none without caches)."""
+    if not cache_bytes:
+        return {}
+    return {
+        "spill": work if working_set > cache_bytes[0] else 0.0,
+        "spill_last": work if working_set > cache_bytes[-1] else 0.0,
+    }
 
 
 def _terms(op: str, params: tuple[int, ...]) -> dict[str, float]:

@@ -43,6 +43,9 @@ CHANNELS, SPATIAL, DENSE_IN, DENSE_OUT = (1, 512), (1, 96), (8, 2048), (2, 2048)
 # about 10-30 ms of board time on a Cortex-M3 under QEMU, so a board's shapes take about a
 # minute of board time per emitter (twice these budgets took 335 s on qemu-m3, 884 shapes)
 WORK = {"asm_thumb": 1 << 18, "viper": 1 << 16, "native": 1 << 12, "bytecode": 1 << 11}
+# a host OS (the unix port) runs its kernels ~1000x as fast as a Cortex-M3 under QEMU: its shapes
+# may hold this much more work, so their working sets reach its caches' sizes and beyond
+HOST_WORK_SCALE = 32
 FLOAT_WORK_SHARE = 0.5  # float32 kernels: half (software floats on cores without an FPU)
 MIN_PAYERS = 3  # shapes that pay each cost term of a family
 MIN_SHAPES = 6  # and shapes a family has at least (its cross-validation needs a few)
@@ -157,16 +160,17 @@ def layer(kind: str, i: int) -> Layer:
     return dataclasses.replace(out, inputs=(shape_in, shape_in)) if out.op == "ADD" else out
 
 
-def work_budget(emitter: str, dtype: str) -> float:
-    return WORK.get(emitter, 0) * (FLOAT_WORK_SHARE if dtype == "float32" else 1)
+def work_budget(emitter: str, dtype: str, host: bool = False) -> float:
+    share = FLOAT_WORK_SHARE if dtype == "float32" else 1
+    return WORK.get(emitter, 0) * share * (HOST_WORK_SCALE if host else 1)
 
 
-def whole_job(lay: Layer, dtype: str, emitter: str, heap: int, isa: frozenset) -> Job | None:
+def whole_job(lay: Layer, dtype: str, emitter: str, heap: int, isa: frozenset, host: bool = False) -> Job | None:
     """The shape's job where it runs whole on the board and within the emitter's budget (None: it does not)."""
     if not dispatch.source(lay.op, emitter, dtype) or (emitter == "asm_thumb" and not m0.asm_pool_fits(lay)):
         return None
     work = lay.macc or 2 * nelem(lay.output)
-    if work > work_budget(emitter, dtype) or full_tile(lay, dtype).heap_bytes(DTYPES[dtype][1]) > heap:
+    if work > work_budget(emitter, dtype, host) or full_tile(lay, dtype).heap_bytes(DTYPES[dtype][1]) > heap:
         return None
     job = layer_plan.whole(lay, dtype, emitter, heap)
     return None if job is None else dataclasses.replace(job, isa=isa)
@@ -191,9 +195,9 @@ class _Quota:
 
 
 @functools.lru_cache(maxsize=64)
-def select(emitter: str, dtype: str, heap: int, isa: frozenset) -> tuple[Job, ...]:
-    """The design's shapes for one emitter and type on a board of this heap and core, by op class
-    in the sequence's order: each family's until it is full (_Quota.full)."""
+def select(emitter: str, dtype: str, heap: int, isa: frozenset, host: bool = False) -> tuple[Job, ...]:
+    """The design's shapes for one emitter and type on a board of this heap and core (`host`: a
+    host OS), by op class in the sequence's order: each family's until it is full (_Quota.full)."""
     out = []
     for kind in CLASSES:
         quotas: dict[str, _Quota] = {}
@@ -202,7 +206,7 @@ def select(emitter: str, dtype: str, heap: int, isa: frozenset) -> tuple[Job, ..
             if since_new > PATIENCE and all(q.full() for q in quotas.values()):
                 break
             since_new += 1
-            job = whole_job(layer(kind, i), dtype, emitter, heap, isa)
+            job = whole_job(layer(kind, i), dtype, emitter, heap, isa, host)
             if job is None:
                 continue
             fam = family(job)
@@ -260,9 +264,19 @@ def grain(job: Job) -> cost_model.Grain | None:
     return v[1] if v else None  # (a depthwise variant has none)
 
 
-def terms(job: Job, tile) -> dict[str, float]:
-    """The cost terms of one call of the job's kernel on `tile`."""
-    return cost_model.terms(job.layer.op, tile.params, grain(job), window_paths_=job.emitter == "viper")
+def terms(job: Job, tile, caches: tuple[int, ...] = ()) -> dict[str, float]:
+    """The cost terms of one call of the job's kernel on `tile`; with the board's data cache
+    sizes (smallest first), the terms of a working set past them (cost_model.level_terms)."""
+    t = cost_model.terms(job.layer.op, tile.params, grain(job), window_paths_=job.emitter == "viper")
+    if caches:
+        e = extent(job, tile)
+        t.update(cost_model.level_terms(e["macs"], e["work_bytes"], caches))
+    return t
+
+
+def cache_sizes(board: dict) -> tuple[int, ...]:
+    """The data cache sizes of results.json's board (board.caches), smallest first."""
+    return tuple(sorted(c["bytes"] for c in board.get("caches") or [] if c.get("bytes")))
 
 
 def extent(job: Job, tile) -> dict[str, float]:

@@ -36,6 +36,7 @@ class Board:
     roofs: tuple[dict, ...]
     small: bool
     floats: bool = True  # the board has floats (the probe's `float`)
+    caches: tuple[int, ...] = ()  # the data cache sizes the calibration's fit knew (design.cache_sizes)
 
 
 def board(data: dict) -> Board | None:
@@ -54,6 +55,7 @@ def board(data: dict) -> Board | None:
         tuple(data.get("roofs", [])),
         layer_plan.heap_class(free) == "small",
         bool(b.get("float", True)),
+        tuple(cal.get("caches") or ()),
     )
 
 
@@ -81,11 +83,11 @@ def plan(bd: Board, layer: Layer, dtype: str, emitter: str):
 def _timed(bd: Board, job, model: cost_model.Model) -> list[tuple]:
     """(tile, predicted seconds) of the job's first candidate and of its companion."""
     first = job.tiles[0]
-    out = [(first, model.seconds(design.terms(job, first)))]
+    out = [(first, model.seconds(design.terms(job, first, bd.caches)))]
     n = len(job.candidates)
     comp = job.tiles[n] if job.companions else None
     if comp is not None and (comp.rows, comp.cols, comp.chans) == companion_shape(job.layer, first):
-        out.append((comp, model.seconds(design.terms(job, comp))))
+        out.append((comp, model.seconds(design.terms(job, comp, bd.caches))))
     return out
 
 
@@ -129,7 +131,7 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
         status, (used, note) = "other", got
     model = bd.models[used]
     seconds, how = points_mod.project(job, _timed(bd, job, model))
-    name, share = model.dominant(design.terms(job, full_tile(layer, dtype)))
+    name, share = model.dominant(design.terms(job, full_tile(layer, dtype), bd.caches))
     return {
         "status": status,
         "why": note,

@@ -95,7 +95,7 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
 
         add = registry.get(name).results
         if add:
-            parts = add(records, data["roofs"], board, run.context)
+            parts = add(records, data["roofs"], data["board"], run.context)
             data["checks"].update(parts.pop("checks"))
             data.update(parts)
     data = _plain(data)

@@ -38,7 +38,8 @@ def jobs(probe: dict) -> list[Job]:
     isa = identity.describe(probe).isa
     emitters = [e for e in probe.get("emitters", []) if e in EMITTERS]
     dtypes = ("int8", "float32") if probe.get("float", True) else ("int8",)
-    return [job for dtype in dtypes for em in emitters for job in design.select(em, dtype, heap, isa)]
+    host = probe.get("platform") in timing.HOST_PLATFORMS
+    return [job for dtype in dtypes for em in emitters for job in design.select(em, dtype, heap, isa, host)]
 
 
 def trials(probe: dict) -> dict:
@@ -67,8 +68,11 @@ def key_of(job: Job) -> str:
     return unit_key("calibration", job.emitter, job.dtype, job.layer.index)
 
 
-def samples(jobs_: list[Job], records: list[dict]) -> dict[str, list[tuple[dict, float, dict]]]:
-    """(term counts, seconds, extent) of every verified shape, by family."""
+def samples(
+    jobs_: list[Job], records: list[dict], caches: tuple[int, ...] = ()
+) -> dict[str, list[tuple[dict, float, dict]]]:
+    """(term counts, seconds, extent) of every verified shape, by family (`caches`: the board's
+    data cache sizes, for the terms of working sets past them)."""
     by_key = {key_of(j): j for j in jobs_}
     out: dict[str, list[tuple[dict, float, dict]]] = {}
     for rec in records:
@@ -77,15 +81,17 @@ def samples(jobs_: list[Job], records: list[dict]) -> dict[str, list[tuple[dict,
             continue
         tile = job.tiles[0]
         fam = design.family(job)
-        out.setdefault(fam, []).append((design.terms(job, tile), roofs_mod.seconds(rec), design.extent(job, tile)))
+        out.setdefault(fam, []).append(
+            (design.terms(job, tile, caches), roofs_mod.seconds(rec), design.extent(job, tile))
+        )
     return out
 
 
-def models(probe: dict, records: list[dict]) -> list[cost_model.Model]:
+def models(probe: dict, records: list[dict], caches: tuple[int, ...] = ()) -> list[cost_model.Model]:
     """A cost model per family, fitted from this run's calibration records."""
     return [
         cost_model.fit(f, [(t, s) for t, s, _ in got], [e for _, _, e in got])
-        for f, got in sorted(samples(jobs(probe), records).items())
+        for f, got in sorted(samples(jobs(probe), records, caches).items())
     ]
 
 
@@ -95,11 +101,13 @@ def results_parts(records: list[dict], board: dict) -> dict:
     probe = probe_of(board)
     js = jobs(probe)
     mine = [r for r in records if r.get("t") == "cal"]
-    fitted = models(probe, records)
+    caches = design.cache_sizes(board)
+    fitted = models(probe, records, caches)
     ok = sum(len(s) for s in samples(js, records).values())
     return {
         "calibration": {
             "isa": sorted(identity.describe(probe).isa),
+            "caches": list(caches),
             "free_heap": board.get("free_heap"),
             "shapes": len(js),
             "shapes_verified": ok,
