@@ -24,7 +24,10 @@ from mcuroof.predict import predictor
 
 def evaluate(bd, measured: dict, root: Path) -> list[dict]:
     src = Path(measured["model"]["source"])
-    net = load_network(str(src if src.exists() or src.is_absolute() else root / src))
+    if str(src) == "builtin":
+        net = load_network(measured["model"]["name"])
+    else:
+        net = load_network(str(src if src.exists() or src.is_absolute() else root / src))
     layer_of = {l.index: l for l in net.layers}
     pts = [p for p in measured.get("points") or [] if not p.get("user") and p["verified"]]
     pred = {}
@@ -93,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{_pct(r['layer_median'])[1:] if r['layer_median'] is not None else '-'}, {_pct(r['layer_worst'])} | "
             f"{r['predicted']} ({r['measured_layers']} layers) | {r['in_interval']} | {r['outside_range']} | {r['other_family']} |"
         )
+    hits = [tuple(int(x) for x in r["in_interval"].split("/")) for r in rows]
+    inside, total = sum(h[0] for h in hits), sum(h[1] for h in hits)
+    if total:
+        print(f"\nmeasured layer times inside their interval: {inside} of {total} ({inside / total:.0%})")
     return 0
 
 
