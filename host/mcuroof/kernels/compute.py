@@ -78,7 +78,7 @@ def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
                 kn = f",'{again}'" if again else ""
                 call = f"peak(k,'{em}','{TYPE_NAMES[tc]}','{tc}',{u},{n}{kn})\n"
                 key = unit_key("compute", em, TYPE_NAMES[tc], *([again] if again else []))
-                out.append(Kernel(key, with_empty(em, body, call)))
+                out.append(Kernel.listed(key, with_empty(em, body, call)))
     if again:
         return out
     if "asm_thumb" in cfg["emitters"]:
@@ -175,5 +175,5 @@ def isa_kernels(names, types, n: int) -> list[Kernel]:
                 f" sub(r3,1)\n bgt(L)\n{tail} mov(r0,r2)\n"
             )
             call = f"peak(k,'asm_thumb','{TYPE_NAMES[tc]}','{tc}',{u},{n},'{name}',{reps})\n"
-            out.append(Kernel(unit_key("compute", "asm_thumb", TYPE_NAMES[tc], name), body + call))
+            out.append(Kernel.listed(unit_key("compute", "asm_thumb", TYPE_NAMES[tc], name), body + call))
     return out

@@ -159,5 +159,5 @@ def memory_kernels(cfg: dict) -> list[Kernel]:
             for (name, na, _, dst, f), body in ops:
                 if body:
                     call = f"sweep(k,'{name}','{em}','{TYPE_NAMES[tc]}','{tc}',{na},{dst},{f},{maxws},{'views' if em == 'c' else 0})\n"
-                    out.append(Kernel(unit_key("memory", em, TYPE_NAMES[tc], name), body + call))
+                    out.append(Kernel.listed(unit_key("memory", em, TYPE_NAMES[tc], name), body + call))
     return out

@@ -43,5 +43,5 @@ def regions_kernels(cfg: dict) -> list[Kernel]:
     out = []
     for rg in cfg["regions"]:
         call = f"region(k,w,'{em}','{rg['name']}',{rg['wa']!r},{rg['top']},{rg['rng']!r})\n"
-        out.append(Kernel(unit_key("regions", em, rg["name"]), reader + waddr + call))
+        out.append(Kernel.listed(unit_key("regions", em, rg["name"]), reader + waddr + call))
     return out

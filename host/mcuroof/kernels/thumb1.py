@@ -4,8 +4,9 @@ The micro:bit's MicroPython 1.9.2 cannot compile an asm_thumb routine of more th
 statements (MemoryError), but one `data(2, ...)` statement may hold a hundred halfwords. So a
 routine too long for the parser is written here, instruction by instruction, and sent as a few
 data() lines: `Asm` encodes the 16-bit Thumb instructions (ARM DDI 0419, Armv6-M), resolves
-its labels and keeps each instruction's GNU syntax, against which tests/test_thumb1.py checks
-every routine it makes (arm-none-eabi-as). Pure computation.
+its labels and keeps each instruction's GNU syntax, against which tests/board/test_thumb1.py
+checks every routine it makes (arm-none-eabi-as); the source lists that syntax, one instruction
+a comment line, above the data() line. Pure computation.
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ _NAMES = {SP: "sp", LR: "lr", PC: "pc"}
 PER_LINE = 1000  # halfwords per data() line
 
 
-def _r(n: int) -> str:
+def reg(n: int) -> str:
+    """A core register's name in GNU syntax: r0-r12, sp, lr, pc."""
     return _NAMES.get(n, f"r{n}")
+
+
+_r = reg
 
 
 def _regs(regs) -> str:
@@ -172,8 +177,28 @@ class Asm:
         """The routine in GNU assembler syntax (tests assemble it and compare)."""
         return "\n".join(t if t.endswith(":") else "  " + t for _, t in self.items) + "\n"
 
+    def listing(self) -> list[tuple[int | None, str]]:
+        """(halfword index, line) per item: an instruction as `offset: halfword  GNU text`, a
+        label as `name:` (index None), as objdump shows a routine."""
+        w, out, pos = self.words(), [], 0
+        for hw, text in self.items:
+            if hw is None:
+                out.append((None, text))
+                continue
+            out.append((pos, f"{2 * pos:4x}: {w[pos]:04x}  {text}"))
+            pos += 1
+        return out
+
     def source(self, name: str) -> str:
-        """An asm_thumb function of four arguments whose body is these instructions."""
-        w = self.words()
-        lines = [" data(2," + ",".join(str(v) for v in w[i : i + PER_LINE]) + ")\n" for i in range(0, len(w), PER_LINE)]
+        """An asm_thumb function of four arguments whose body is these instructions, as few
+        data() lines; each preceded by its instructions, one a comment line (kernels.listing
+        strips them before sending)."""
+        w, lines = self.words(), []
+        notes = iter(self.listing())
+        pending = next(notes, None)
+        for i in range(0, len(w), PER_LINE):
+            while pending and (pending[0] is None or pending[0] < i + PER_LINE):
+                lines.append(" # " + pending[1] + "\n")
+                pending = next(notes, None)
+            lines.append(" data(2," + ",".join(str(v) for v in w[i : i + PER_LINE]) + ")\n")
         return f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n" + "".join(lines)
