@@ -36,7 +36,7 @@ def constants(job):
     """(K, M, S, LO) shared by every tile of the job (K: inputs per output of a convolution or
     dense layer, 0 for depthwise), or None where they differ or do not fit."""
     depthwise = job.layer.op == "DEPTHWISE_CONV_2D"
-    seen = {(0 if depthwise else p[6] * p[7] * p[2], p[12], p[13], p[14]) for p in (tl.params for tl in job.tiles)}
+    seen = {(0 if depthwise else p.KH * p.KW * p.C, p.M, p.S, p.LO) for p in (tl.params for tl in job.tiles)}
     if len(seen) != 1:
         return None
     k, m, s, lo = seen.pop()

@@ -224,7 +224,7 @@ def _block_store() -> str:
 
 def _block_applies(job, groups: int) -> bool:
     """The block kernel takes convolutions (not dense layers) with K unrolled in LDRD's reach."""
-    dense = all(tl.params[3] * tl.params[4] == 1 for tl in job.tiles)
+    dense = all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
     return not dense and 16 + 24 * groups <= 1020
 
 
@@ -315,7 +315,7 @@ def _conv_shape(job):
     or dense job; direct: its inputs read in place (1x1, C a multiple of 4)."""
     k, m, s, lo = constants(job)
     p = job.tiles[0].params
-    c, kh, kw = p[2], p[6], p[7]
+    c, kh, kw = p.C, p.KH, p.KW
     kp = -(-k // 4) * 4
     return k, m, s, lo, c, kh, kw, kh == kw == 1 and c % 4 == 0, kp, kp // 4
 
@@ -327,7 +327,7 @@ def conv_source(job) -> str:
     if dense_applies(job, direct):
         return dense_source(job)
     # pixels a pass: three where their rows are within LDRD's reach of sp, one for dense layers
-    dense = all(tl.params[3] * tl.params[4] == 1 for tl in job.tiles)
+    dense = all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
     px = 1 if dense and FRAME_HEAD + 8 * groups <= 1020 else 3 if not dense and FRAME_HEAD + 24 * groups <= 1020 else 2
     qoff = FRAME_HEAD
     boff = qoff + 8 * px * groups

@@ -52,7 +52,7 @@ def _dense_pass(k: int, groups: int, n: int, m: int, s: int, lo: int, tag: str) 
 
 
 def dense_applies(job, direct: bool) -> bool:
-    return direct and all(tl.params[3] * tl.params[4] == 1 for tl in job.tiles)
+    return direct and all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
 
 
 def dense_source(job) -> str:
@@ -63,7 +63,7 @@ def dense_source(job) -> str:
     k, m, s, lo = constants(job)
     groups = k // 4
     reach = (4095 - 4 * unroll(groups, DENSE_UNROLL)) // k + 1  # channels whose weights LDR reaches from r1
-    n = max(1, min(len(DENSE_ACCS), reach, job.tiles[0].params[5]))
+    n = max(1, min(len(DENSE_ACCS), reach, job.tiles[0].params.OC))
     wide = (
         " mov(r7,0)\n label(DW)\n" + t.ldr_imm(4, SP, 0) + " ldr(r4,[r4,20])\n" + f" sub(r4,{n})\n"
         " cmp(r7,r4)\n ble(DA)\n mov(r7,r4)\n label(DA)\n"  # c = min(c, OC - n)

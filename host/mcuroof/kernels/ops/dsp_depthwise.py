@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.ops.contract import PARAMS, shape
 from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, rq, scaled, store_args, window
 from mcuroof.kernels.ops.dsp_planes import (
     FOLD_M,
@@ -174,7 +175,7 @@ def _depthwise_other(job) -> str:
     """The row-slot or per-tap depthwise kernel of the job, as k."""
     if not dw_rows_geometry(job):
         return depthwise_source(job)
-    if all(tl.params[2] % 4 == 0 for tl in job.tiles):
+    if all(tl.params.C % 4 == 0 for tl in job.tiles):
         return depthwise_rows_source(job).replace("def kr(", "def k(")
     # tiles whose channels are not a multiple of 4 run the other kernel
     return (
@@ -198,7 +199,7 @@ K3_FRAME = 40
 
 
 def _k3_applies(p) -> bool:
-    return tuple(p[:12]) == (3, 3, p[2], 3, 3, p[2], 3, 3, 1, 1, 1, 1) and 8 * p[2] <= 4095
+    return tuple(p[:12]) == (3, 3, p.C, 3, 3, p.C, 3, 3, 1, 1, 1, 1) and 8 * p.C <= 4095
 
 
 def _k3_outputs(c: int, s: int, lo: int, ys) -> str:
@@ -228,7 +229,7 @@ def _k3_outputs(c: int, s: int, lo: int, ys) -> str:
 
 def depthwise_3x3_source(job, p, name: str) -> str:
     _, m, s, lo = constants(job)
-    c = p[2]
+    c = p.C
 
     def row(r: int, tmp: int) -> str:
         pr, qr = 8 + r, (11, 12, LR)[r]
@@ -298,9 +299,9 @@ def _test(p, ps) -> str:
     """The shortest test of P that tells tile shape p from the shapes ps of the other tiles
     (each comparison costs the interpreter a few hundred instructions per call)."""
     for n in range(1, 8):
-        for fields in itertools.combinations((2, 3, 0, 4, 1, 10, 11), n):
-            if not any(all(q[j] == p[j] for j in fields) for q in ps if q != p):
-                return " and ".join(f"P[{i}]=={p[i]}" for i in fields)
+        for fields in itertools.combinations(("C", "OH", "H", "OW", "V", "PT", "PL"), n):
+            if not any(all(getattr(q, f) == getattr(p, f) for f in fields) for q in ps if q != p):
+                return " and ".join(f"P[{PARAMS.index(f)}]=={getattr(p, f)}" for f in fields)
     return "True"
 
 
@@ -313,7 +314,7 @@ def _mve_groups(job) -> dict:
     return {
         key: ps
         for key, ps in layer_kernels_mve.depthwise_groups(job).items()
-        if not all(q[8] == 2 and q[3] % 4 and direct_applies(tuple(q[:12])) for q in ps if q[3] >= 4)
+        if not all(q.SH == 2 and q.OH % 4 and direct_applies(shape(q)) for q in ps if q.OH >= 4)
     }
 
 
@@ -324,20 +325,20 @@ def _depthwise_dispatch(job) -> str:
     from mcuroof.kernels.ops import mve as layer_kernels_mve
 
     mve = _mve_groups(job)
-    whole = {key for key, ps in mve.items() if min(q[3] for q in ps) >= 4}  # no tile left to the DSP
-    shapes = {tuple(tl.params[:12]) for tl in job.tiles}
+    whole = {key for key, ps in mve.items() if min(q.OH for q in ps) >= 4}  # no tile left to the DSP
+    shapes = {shape(tl.params) for tl in job.tiles}
     fold = constants(job)[1] < FOLD_M
-    direct = [p for p in direct_tiles(job) if (p[2], p[1], p[4]) not in whole] if fold else []
+    direct = [p for p in direct_tiles(job) if (p.C, p.V, p.OW) not in whole] if fold else []
     k3 = (
         [
             p
-            for p in dict.fromkeys(tuple(tl.params[:12]) for tl in job.tiles)
-            if _k3_applies(p) and (p[2], p[1], p[4]) not in whole
+            for p in dict.fromkeys(shape(tl.params) for tl in job.tiles)
+            if _k3_applies(p) and (p.C, p.V, p.OW) not in whole
         ]
         if fold
         else []
     )
-    planes = [p for p in planes_tiles(job) if (p[2], p[1], p[4]) not in whole and p not in direct + k3] if fold else []
+    planes = [p for p in planes_tiles(job) if (p.C, p.V, p.OW) not in whole and p not in direct + k3] if fold else []
     if not planes and not mve and not direct and not k3:
         return _depthwise_other(job)
     code = "".join(layer_kernels_mve.depthwise_source(job, ps, f"km{i}") + "#--\n" for i, ps in enumerate(mve.values()))
@@ -345,10 +346,10 @@ def _depthwise_dispatch(job) -> str:
     code += "".join(depthwise_3x3_source(job, p, f"k3{i}") + "#--\n" for i, p in enumerate(k3))
     code += "".join(depthwise_planes_source(job, [p], f"kp{i}") + "#--\n" for i, p in enumerate(planes))
     taken = set(direct) | set(planes) | set(k3)
-    rest = {p for p in shapes - taken if (p[2], p[1], p[4]) not in whole}
+    rest = {p for p in shapes - taken if (p.C, p.V, p.OW) not in whole}
     if rest:
         code += _depthwise_other(job).replace("def k(", "def kd(") + "#--\n"
-    order = list(dict.fromkeys(tuple(tl.params[:12]) for tl in job.tiles))  # the first tile's test first
+    order = list(dict.fromkeys(shape(tl.params) for tl in job.tiles))  # the first tile's test first
     named = sorted(
         [(p, f"kq{i}") for i, p in enumerate(direct)]
         + [(p, f"k3{i}") for i, p in enumerate(k3)]

@@ -21,16 +21,16 @@ def dw_rows_geometry(job):
     it does not apply (channels not a multiple of 4, windows over 3 rows, offsets out of reach).
     GB: channel groups a block (all of them where they fit, else 16, 8 or 4: the kernel runs
     the tile a block of channels at a time)."""
-    ps = [tl.params for tl in job.tiles if tl.params[2] % 4 == 0]
+    ps = [tl.params for tl in job.tiles if tl.params.C % 4 == 0]
     if not ps:
         return None
-    kh, kw = ps[0][6], ps[0][7]
-    if kh > 3 or len({p[6:12] for p in ps}) != 1:
+    kh, kw = ps[0].KH, ps[0].KW
+    if kh > 3 or len({(p.KH, p.KW, p.SH, p.SW, p.PT, p.PL) for p in ps}) != 1:
         return None
-    pwm = max((p[4] - 1) * p[9] + kw for p in ps)
+    pwm = max((p.OW - 1) * p.SW + kw for p in ps)
     taps = kh * kw
     wp = taps * 8 + 16
-    gm = max(p[2] for p in ps) // 4
+    gm = max(p.C for p in ps) // 4
     for gb in [gm] + [g for g in (16, 8, 4) if g < gm]:
         woff, roff = 64, 64 + gb * wp
         slot = pwm * gb * 8
@@ -101,9 +101,9 @@ def depthwise_rows_source(job) -> str:
     _, m, s, lo = constants(job)
     gm, pwm, taps, wp, woff, roff, slot, frame = dw_rows_geometry(job)  # gm: groups a block
     p = job.tiles[0].params
-    kh, kw, sh, sw, pt, pl = p[6:12]
+    kh, kw, sh, sw, pt, pl = p.KH, p.KW, p.SH, p.SW, p.PT, p.PL
     rb = (1, 2, 3)[:kh]
-    groups = {tl.params[2] // 4 for tl in job.tiles if tl.params[2] % 4 == 0}
+    groups = {tl.params.C // 4 for tl in job.tiles if tl.params.C % 4 == 0}
     unroll = 4 if all(g % 4 == 0 for g in groups) else 2 if all(g % 2 == 0 for g in groups) else 1
     big = frame > 4095
     grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
@@ -163,8 +163,8 @@ def depthwise_rows_source(job) -> str:
             + ("" if last else " beq_w(GD)\n")
         )
 
-    cands = [tl.params for tl in job.tiles if tl.params[2] % 4 == 0]
-    spans = sorted({(max(0, pl - ox * sw), min(kw, q[1] + pl - ox * sw)) for q in cands for ox in range(q[4])})
+    cands = [tl.params for tl in job.tiles if tl.params.C % 4 == 0]
+    spans = sorted({(max(0, pl - ox * sw), min(kw, q.V + pl - ox * sw)) for q in cands for ox in range(q.OW)})
     dispatch = (
         t.ldr_imm(4, SP, D_OX) + f" movw(r5,{sw})\n mul(r4,r5)\n movw(r5,{pl})\n sub(r4,r4,r5)\n"
         " mov(r6,0)\n sub(r6,r6,r4)\n cmp(r6,0)\n bge(DA)\n mov(r6,0)\n label(DA)\n"  # kx0

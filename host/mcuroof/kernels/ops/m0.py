@@ -458,7 +458,7 @@ def uses_accumulators(layer, emitter: str, dtype: str) -> bool:
 def _layer_constants(job) -> dict:
     """The layer's kernel size, strides and padding, written into the source (see ASM_COLS)."""
     (kh, kw), (sh, sw) = job.layer.kernel, job.layer.stride or (1, 1)
-    pt, pl = job.tiles[0].params[10:12]
+    pt, pl = job.tiles[0].params.PT, job.tiles[0].params.PL
     return dict(KH=kh, KW=kw, SH=sh, SW=sw, PT=pt, PL=pl)
 
 
@@ -497,7 +497,7 @@ def rows_apply(job) -> bool:
         job.emitter == "asm_thumb"
         and job.dtype == "int8"
         and (layer.op == "FULLY_CONNECTED" or pointwise)
-        and all(t.params[10] == t.params[11] == 0 for t in job.tiles)
+        and all(t.params.PT == t.params.PL == 0 for t in job.tiles)
     )
 
 

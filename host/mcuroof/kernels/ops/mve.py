@@ -24,7 +24,7 @@ def applies(job) -> bool:
 def source(job) -> str:
     k, m, s, lo = dsp_common.constants(job)
     p = job.tiles[0].params
-    c, kh, kw = p[2], p[6], p[7]
+    c, kh, kw = p.C, p.KH, p.KW
     nq = -(-k // 16)
     direct = kh == kw == 1 and k % 16 == 0
     boff, frame = 32, 32 + (0 if direct else 16 * nq)
@@ -120,10 +120,10 @@ DW_GATHER = 64
 def _dw_shape(ps):
     """(LP, frame) of the MVE depthwise kernel of tiles sharing C, V and OW, or None."""
     p = ps[0]
-    c, v, ow, st = p[2], p[1], p[4], p[8]
-    if st not in (1, 2) or any(q[6:10] != (3, 3, st, st) or q[10] > 1 or q[11] > 1 for q in ps):
+    c, v, ow, st = p.C, p.V, p.OW, p.SH
+    if st not in (1, 2) or any((q.KH, q.KW, q.SH, q.SW) != (3, 3, st, st) or q.PT > 1 or q.PL > 1 for q in ps):
         return None
-    lp = -(-(st * max(q[3] for q in ps) + 3 - st) // 4) * 4
+    lp = -(-(st * max(q.OH for q in ps) + 3 - st) // 4) * 4
     frame = DW_FRAME_HEAD + 2 * lp * (st * ow + 3 - st)
     if lp > 60 or frame > dsp_common.MAX_FRAME or 8 * c > 4095 or 4 * v * c > 4095 or 3 * ow * c > 65535:
         return None
@@ -138,8 +138,8 @@ def depthwise_groups(job) -> dict:
     groups = {}
     for tl in job.tiles:
         p = tl.params
-        groups.setdefault((p[2], p[1], p[4]), []).append(p)
-    return {key: ps for key, ps in groups.items() if _dw_shape(ps) and max(q[3] for q in ps) >= 4}
+        groups.setdefault((p.C, p.V, p.OW), []).append(p)
+    return {key: ps for key, ps in groups.items() if _dw_shape(ps) and max(q.OH for q in ps) >= 4}
 
 
 def _dw_step(lp: int, s: int) -> str:
@@ -276,7 +276,7 @@ def depthwise_source(job, ps, name: str) -> str:
     _, m, s, lo = dsp_common.constants(job)
     lp, frame = _dw_shape(ps)
     p = ps[0]
-    c, v, ow, st, pt, pl = p[2], p[1], p[4], p[8], p[10], p[11]
+    c, v, ow, st, pt, pl = p.C, p.V, p.OW, p.SH, p.PT, p.PL
     owc = ow * c
     big = frame > 4095
     grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)

@@ -21,7 +21,7 @@ def applies(job) -> bool:
         job.emitter == "asm_thumb"
         and job.dtype == "int8"
         and layer.op == "AVERAGE_POOL_2D"
-        and all(tl.params[6] * tl.params[7] <= m0.POOL_MAX_WINDOW for tl in job.tiles)
+        and all(tl.params.KH * tl.params.KW <= m0.POOL_MAX_WINDOW for tl in job.tiles)
     )
 
 
