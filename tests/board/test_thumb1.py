@@ -60,3 +60,14 @@ def test_the_ldm_copy_moves_what_the_assembler_encodes(tmp_path):
     a.stm(1, range(4, 8))
     assert a.words() == assemble(tmp_path, a.gnu()) == [0xC8F0, 0xC1F0]
     assert f" data(2,{','.join(['51440,49648'] * 4)})\n" in memory.ASM_COPY_LDM
+
+
+def test_the_data_words_of_the_m0_routines_are_the_instructions_their_comments_name(tmp_path):
+    """LDRSB with a register offset and BLX, which the inline assembler lacks, as data() words:
+    the comment beside each (stripped before sending) assembles to that halfword."""
+    from mcuroof.kernels.ops import m0_routines
+
+    text = "".join(v for k, v in vars(m0_routines).items() if k.startswith("ASM_"))
+    found = sorted(set(re.findall(r"data\(2,(0x[0-9A-F]{4})\)  # ([^\n]*)", text)))
+    assert len(found) == 8  # five LDRSB, BLX r0, r3 and r8
+    assert [int(hw, 16) for hw, _ in found] == assemble(tmp_path, "".join(src + "\n" for _, src in found))

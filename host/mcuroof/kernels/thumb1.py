@@ -39,6 +39,11 @@ class Asm:
     def __init__(self):
         self.items = []  # (halfword or branch tuple, GNU text)
         self.labels = {}
+        self.notes = {}  # item index -> what the listing says beside it
+
+    def note(self, text: str):
+        """Say `text` beside the last instruction in the listing (never in gnu())."""
+        self.notes[len(self.items) - 1] = text
 
     def _op(self, hw: int, text: str):
         self.items.append((hw, text))
@@ -97,13 +102,23 @@ class Asm:
         self._op(0x46C0, "nop")  # mov r8, r8, as GNU as encodes it for the M0
 
     # memory
-    def ldr(self, rt, rn, imm=0):
+    def ldr(self, rt, rn, imm=0, note=""):
+        self._ldr(rt, rn, imm)
+        if note:
+            self.note(note)
+
+    def str(self, rt, rn, imm=0, note=""):
+        self._str(rt, rn, imm)
+        if note:
+            self.note(note)
+
+    def _ldr(self, rt, rn, imm):
         if rn == SP:
             self._op(0x9800 | rt << 8 | imm >> 2, f"ldr {_r(rt)}, [sp, #{imm}]")
         else:
             self._op(0x6800 | (imm >> 2) << 6 | rn << 3 | rt, f"ldr {_r(rt)}, [{_r(rn)}, #{imm}]")
 
-    def str(self, rt, rn, imm=0):
+    def _str(self, rt, rn, imm):
         if rn == SP:
             self._op(0x9000 | rt << 8 | imm >> 2, f"str {_r(rt)}, [sp, #{imm}]")
         else:
@@ -181,11 +196,12 @@ class Asm:
         """(halfword index, line) per item: an instruction as `offset: halfword  GNU text`, a
         label as `name:` (index None), as objdump shows a routine."""
         w, out, pos = self.words(), [], 0
-        for hw, text in self.items:
+        for i, (hw, text) in enumerate(self.items):
             if hw is None:
                 out.append((None, text))
                 continue
-            out.append((pos, f"{2 * pos:4x}: {w[pos]:04x}  {text}"))
+            said = f"  @ {self.notes[i]}" if i in self.notes else ""
+            out.append((pos, f"{2 * pos:4x}: {w[pos]:04x}  {text}{said}"))
             pos += 1
         return out
 

@@ -8,7 +8,8 @@ from typing import Callable
 from mcuroof.kernels.listing import sent
 from mcuroof.kernels.ops import dsp_conv, dsp_depthwise, m0, mve, pool
 from mcuroof.kernels.ops.contract import DTYPES, Job
-from mcuroof.kernels.ops.m0 import ASM_DENSE, ASM_POINTWISE, ASM_PRUN, ASM_ROWS
+from mcuroof.kernels.ops.m0 import ASM_DENSE, ASM_POINTWISE
+from mcuroof.kernels.ops.m0_routines import ASM_PRUN, ASM_ROWS
 from mcuroof.kernels.ops.python import python_source
 from mcuroof.kernels.ops.tiles import companion_shape
 from mcuroof.kernels.ops.viper import viper_source
