@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.contract import PARAMS, shape
 from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, rq, scaled, store_args, window
 from mcuroof.kernels.ops.dsp_planes import (
@@ -54,27 +55,49 @@ def depthwise_source(job) -> str:
         t.ldr_imm(0, SP, 0)
         + window(0)
         + t.str_imm(7, SP, 28)  # rows of taps
-        + " ldr(r5,[r0,28])\n mul(r6,r5)\n"
+        + asm("""
+            ldr(r5,[r0,28])
+            mul(r6,r5)
+        """)
         + t.str_imm(4, SP, 36)
         + t.str_imm(6, SP, 40)
         + window(1)
         + t.str_imm(7, SP, 32)  # taps per row
         + t.ldr_imm(5, SP, 36)
-        + " ldr(r1,[r0,4])\n mul(r5,r1)\n add(r5,r5,r4)\n ldr(r1,[r0,8])\n"
-        " mul(r5,r1)\n"
+        + asm("""
+            ldr(r1,[r0,4])
+            mul(r5,r1)
+            add(r5,r5,r4)
+            ldr(r1,[r0,8])
+            mul(r5,r1)
+        """)
         + t.ldr_imm(2, SP, 4)
         + " add(r5,r5,r2)\n"
         + t.str_imm(5, SP, 36)  # X + (y*V+x)*C
         + t.ldr_imm(5, SP, 40)
-        + " add(r5,r5,r6)\n mul(r5,r1)\n"
+        + asm("""
+            add(r5,r5,r6)
+            mul(r5,r1)
+        """)
         + t.ldr_imm(2, SP, 8)
         + " add(r5,r5,r2)\n"
         + t.str_imm(5, SP, 40)  # W + (ky*KW+kx)*C
-        + " ldr(r5,[r0,4])\n sub(r5,r5,r7)\n mul(r5,r1)\n"
+        + asm("""
+            ldr(r5,[r0,4])
+            sub(r5,r5,r7)
+            mul(r5,r1)
+        """)
         + t.str_imm(5, SP, 44)  # (V - n)*C
-        + " ldr(r5,[r0,28])\n sub(r5,r5,r7)\n mul(r5,r1)\n"
+        + asm("""
+            ldr(r5,[r0,28])
+            sub(r5,r5,r7)
+            mul(r5,r1)
+        """)
         + t.str_imm(5, SP, 48)  # (KW - n)*C
-        + " mov(r9,r1)\n movw(r8,0)\n"
+        + asm("""
+            mov(r9,r1)
+            movw(r8,0)
+        """)
     )
     group = (
         t.ldr_imm(0, SP, 0)
@@ -90,36 +113,64 @@ def depthwise_source(job) -> str:
         + t.ldr_imm(3, SP, 32)
         + " label(T)\n"
         + tap
-        + " sub(r3,1)\n bne_w(T)\n"
+        + asm("""
+            sub(r3,1)
+            bne_w(T)
+        """)
         + t.ldr_imm(4, SP, 44)
         + t.ldr_imm(5, SP, 48)
-        + " add(r1,r1,r4)\n add(r2,r2,r5)\n sub(r0,1)\n bne_w(R)\n"
-        + f" movw(r4,{m})\n"
+        + asm(f"""
+            add(r1,r1,r4)
+            add(r2,r2,r5)
+            sub(r0,1)
+            bne_w(R)
+            movw(r4,{m})
+        """)
         + "".join(rq(a, s, lo) for a in (10, 11, 12, LR))
         + t.ldr_imm(5, SP, 24)
         + t.add_lsl(5, 5, 8, 0)
         + "".join(t.strb_imm(a, 5, i) for i, a in enumerate((10, 11, 12, LR)))
     )
-    nxt = (
-        t.addw(8, 8, 4) + " mov(r5,r8)\n mov(r4,r9)\n cmp(r5,r4)\n beq_w(GE)\n sub(r4,3)\n cmp(r5,r4)\n"
-        " blt_w(G)\n sub(r4,1)\n mov(r8,r4)\n bne_w(G)\n label(GE)\n"
-    )
+    nxt = t.addw(8, 8, 4) + asm("""
+            mov(r5,r8)
+            mov(r4,r9)
+            cmp(r5,r4)
+            beq_w(GE)
+            sub(r4,3)
+            cmp(r5,r4)
+            blt_w(G)
+            sub(r4,1)
+            mov(r8,r4)
+            bne_w(G)
+            label(GE)
+        """)
     step = (
         t.ldr_imm(4, SP, 24)
-        + " mov(r5,r9)\n add(r4,r4,r5)\n"
+        + asm("""
+            mov(r5,r9)
+            add(r4,r4,r5)
+        """)
         + t.str_imm(4, SP, 24)  # next pixel's output
         + t.ldr_imm(0, SP, 0)
         + t.ldr_imm(4, SP, 20)
-        + " add(r4,1)\n ldr(r5,[r0,16])\n cmp(r4,r5)\n"
-        " blt(NX)\n mov(r4,0)\n"
+        + asm("""
+            add(r4,1)
+            ldr(r5,[r0,16])
+            cmp(r4,r5)
+            blt(NX)
+            mov(r4,0)
+        """)
         + t.ldr_imm(6, SP, 16)
         + " add(r6,1)\n"
         + t.str_imm(6, SP, 16)
         + " label(NX)\n"
         + t.str_imm(4, SP, 20)
         + t.ldr_imm(6, SP, 16)
-        + " ldr(r5,[r0,12])\n cmp(r6,r5)\n"
-        " blt_w(PIX)\n"
+        + asm("""
+            ldr(r5,[r0,12])
+            cmp(r6,r5)
+            blt_w(PIX)
+        """)
     )
     # tiles of fewer than 4 channels: a channel at a time, LDRSB and MLA
     single = (
@@ -139,17 +190,31 @@ def depthwise_source(job) -> str:
         + t.add_lsl(1, 1, 9, 0)
         + t.add_lsl(2, 2, 9, 0)
         + t.mla(10, 4, 6, 10)
-        + " sub(r3,1)\n bne_w(T1)\n"
+        + asm("""
+            sub(r3,1)
+            bne_w(T1)
+        """)
         + t.ldr_imm(4, SP, 44)
         + t.ldr_imm(5, SP, 48)
-        + " add(r1,r1,r4)\n add(r2,r2,r5)\n sub(r0,1)\n bne_w(R1)\n"
-        + f" movw(r4,{m})\n"
+        + asm(f"""
+            add(r1,r1,r4)
+            add(r2,r2,r5)
+            sub(r0,1)
+            bne_w(R1)
+            movw(r4,{m})
+        """)
         + rq(10, s, lo)
         + t.ldr_imm(5, SP, 24)
         + t.add_lsl(5, 5, 8, 0)
         + t.strb_imm(10, 5, 0)
         + t.addw(8, 8, 1)
-        + " mov(r5,r8)\n mov(r4,r9)\n cmp(r5,r4)\n blt_w(G1)\n beq_w(GE)\n"
+        + asm("""
+            mov(r5,r8)
+            mov(r4,r9)
+            cmp(r5,r4)
+            blt_w(G1)
+            beq_w(GE)
+        """)
     )
     return (
         head()
@@ -160,11 +225,19 @@ def depthwise_source(job) -> str:
         + t.str_imm(4, SP, 20)
         + " label(PIX)\n"
         + pixel
-        + " mov(r4,r9)\n cmp(r4,4)\n blt_w(G1)\n label(G)\n"
+        + asm("""
+            mov(r4,r9)
+            cmp(r4,4)
+            blt_w(G1)
+            label(G)
+        """)
         + group
         + nxt
         + step
-        + " b(END)\n label(G1)\n"
+        + asm("""
+            b(END)
+            label(G1)
+        """)
         + single
         + " label(END)\n"
         + leave(frame)
@@ -290,7 +363,10 @@ def depthwise_3x3_source(job, p, name: str) -> str:
         + " add(r1,1)\n"
         + t.str_imm(1, SP, 36)
         + t.ldr_imm(0, SP, 16)
-        + " cmp(r1,r0)\n blt_w(CH)\n"
+        + asm("""
+            cmp(r1,r0)
+            blt_w(CH)
+        """)
         + leave(K3_FRAME)
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.contract import shape
 from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, add_imm, constants, head, leave, scaled, store_args
 
@@ -114,20 +115,42 @@ def depthwise_planes_source(job, ps, name: str) -> str:
     shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
     zero = (
         " ldr(r4,[r3,12])\n"
-        + (" add(r4,r4,r4)\n add(r4,1)\n" if st == 2 else " add(r4,2)\n")
+        + (
+            asm("""
+            add(r4,r4,r4)
+            add(r4,1)
+        """)
+            if st == 2
+            else " add(r4,2)\n"
+        )
         + f" movw(r5,{lp // 4})\n"
         + t.mul(4, 4, 5)
         + t.addw(0, SP, 64)
-        + " movw(r6,0)\n movw(r7,0)\n label(Z)\n"
+        + asm("""
+            movw(r6,0)
+            movw(r7,0)
+            label(Z)
+        """)
         + t.strd_post(6, 7, 0, 8)
-        + " sub(r4,1)\n bne_w(Z)\n"
+        + asm("""
+            sub(r4,1)
+            bne_w(Z)
+        """)
     )
     widen = (
         t.ldr_imm(0, SP, 0)
-        + " ldr(r2,[r0,0])\n ldr(r5,[r0,12])\n"
+        + asm("""
+            ldr(r2,[r0,0])
+            ldr(r5,[r0,12])
+        """)
         + (" add(r5,r5,r5)\n" if st == 2 else "")
-        + f" add(r5,{3 - st - pt})\n"
-        + " cmp(r2,r5)\n ble(WA)\n mov(r2,r5)\n label(WA)\n"  # rows: min(H, ST*OH + 3 - ST - PT)
+        + asm(f"""
+            add(r5,{3 - st - pt})
+            cmp(r2,r5)
+            ble(WA)
+            mov(r2,r5)
+            label(WA)  # rows: min(H, ST*OH + 3 - ST - PT)
+        """)
         + t.ldr_imm(1, SP, 4)
         + t.ldr_imm(5, SP, 16)
         + t.add_lsl(1, 1, 5, 0)  # X + c
@@ -136,7 +159,10 @@ def depthwise_planes_source(job, ps, name: str) -> str:
         + "".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * x) for x in range(cols))
         + add_imm(1, v * c)
         + t.addw(3, 3, 2 * lp)
-        + " sub(r2,1)\n bne_w(WR)\n"
+        + asm("""
+            sub(r2,1)
+            bne_w(WR)
+        """)
     )
     if h_rows * cols <= 160:  # unrolled: no count, the plane's offsets rendered
         widen = (
@@ -203,14 +229,25 @@ def depthwise_planes_source(job, ps, name: str) -> str:
                     + f" label(LP{i})\n"
                     + rows2(a, b)
                     + t.ldr_imm(4, SP, P_END)
-                    + f" cmp(r1,r4)\n blt_w(LP{i})\n"
+                    + asm(f"""
+                        cmp(r1,r4)
+                        blt_w(LP{i})
+                    """)
                 )
     else:
         for i, (ja, jb, n) in enumerate(row_runs(p)):
             lines += (
                 row(ja, jb) * n
                 if n == 1 or n * ow <= 24
-                else f" movw(r2,{n})\n label(LN{i})\n" + row(ja, jb) + f" sub(r2,1)\n bne_w(LN{i})\n"
+                else asm(f"""
+                    movw(r2,{n})
+                    label(LN{i})
+                """)
+                + row(ja, jb)
+                + asm(f"""
+                    sub(r2,1)
+                    bne_w(LN{i})
+                """)
             )
     return (
         head(name)
@@ -226,7 +263,11 @@ def depthwise_planes_source(job, ps, name: str) -> str:
         + t.ldr_imm(4, SP, 16)
         + " add(r4,1)\n"
         + t.str_imm(4, SP, 16)
-        + f" movw(r5,{c})\n cmp(r4,r5)\n blt_w(CH)\n"
+        + asm(f"""
+            movw(r5,{c})
+            cmp(r4,r5)
+            blt_w(CH)
+        """)
         + shrink
         + " pop({r8,r9,r10,r11})\n"
     )
