@@ -77,7 +77,7 @@ def whole_row(c: int, kw: int) -> str:
         asm(f"""
             cmp(r7,0)
             blt_w(GS)
-            ldr(r5,[r0,4])
+            ldr(r5,[r0,P.V])
             sub(r5,{kw})
             cmp(r7,r5)
             bgt_w(GS)
@@ -99,13 +99,13 @@ def gather(c: int, kh: int, kw: int, boff: int) -> str:
     r7 = ox. Taps outside the input are zeros. r9: the input row's first byte."""
     return (
         asm("""
-            ldr(r5,[r0,32])
+            ldr(r5,[r0,P.SH])
             mul(r6,r5)
-            ldr(r5,[r0,40])
+            ldr(r5,[r0,P.PT])
             sub(r6,r6,r5)  # y = oy*SH - PT
-            ldr(r5,[r0,36])
+            ldr(r5,[r0,P.SW])
             mul(r7,r5)
-            ldr(r5,[r0,44])
+            ldr(r5,[r0,P.PL])
             sub(r7,r7,r5)  # x0 = ox*SW - PL
         """)
         + t.addw(1, SP, boff)
@@ -113,10 +113,10 @@ def gather(c: int, kh: int, kw: int, boff: int) -> str:
             movw(r11,0)
             mov(r2,{kh})
             label(GY)
-            ldr(r5,[r0,0])
+            ldr(r5,[r0,P.H])
             cmp(r6,r5)
             bcs_w(GZ)  # row outside: zeros
-            ldr(r5,[r0,4])
+            ldr(r5,[r0,P.V])
             movw(r4,{c})
             mul(r5,r4)
         """)
@@ -128,7 +128,7 @@ def gather(c: int, kh: int, kw: int, boff: int) -> str:
             mov(r3,{kw})
             mov(r4,r7)
             label(GX)
-            ldr(r5,[r0,4])
+            ldr(r5,[r0,P.V])
             cmp(r4,r5)
             bcs_w(GO)
             movw(r5,{c})
@@ -175,12 +175,12 @@ def window(axis: int) -> str:
     """The clipped window along one axis of the output position in the frame (axis 0: rows,
     frame 16, P's H, SH, PT, KH; 1: columns, frame 20, V, SW, PL, KW): r4 = first input row
     (column), r6 = first tap, r7 = taps. r0 = P."""
-    size, stride, pad, ker = (0, 32, 40, 24) if axis == 0 else (4, 36, 44, 28)
+    size, stride, pad, ker = ("H", "SH", "PT", "KH") if axis == 0 else ("V", "SW", "PL", "KW")
     lab = "YX"[axis]
     return t.ldr_imm(4, SP, 16 + 4 * axis) + asm(f"""
-            ldr(r5,[r0,{stride}])
+            ldr(r5,[r0,P.{stride}])
             mul(r4,r5)
-            ldr(r5,[r0,{pad}])
+            ldr(r5,[r0,P.{pad}])
             sub(r4,r4,r5)
             mov(r6,0)
             sub(r6,r6,r4)
@@ -188,9 +188,9 @@ def window(axis: int) -> str:
             bge(A{lab})
             mov(r6,0)
             label(A{lab})
-            ldr(r7,[r0,{size}])
+            ldr(r7,[r0,P.{size}])
             sub(r7,r7,r4)
-            ldr(r5,[r0,{ker}])
+            ldr(r5,[r0,P.{ker}])
             cmp(r7,r5)
             ble(B{lab})
             mov(r7,r5)

@@ -64,7 +64,7 @@ def _pixel(
         + out  # O + p*OC
         + t.ldr_imm(0, SP, 0)
         + asm("""
-            ldr(r5,[r0,16])
+            ldr(r5,[r0,P.OW])
             udiv(r6,r4,r5)
         """)
         + t.mul(7, 6, 5)
@@ -73,11 +73,11 @@ def _pixel(
     if direct:  # 1x1 convolution or dense layer: the pixel's C inputs in place
         code += (
             asm(f"""
-                ldr(r5,[r0,32])
+                ldr(r5,[r0,P.SH])
                 mul(r6,r5)
-                ldr(r5,[r0,4])
+                ldr(r5,[r0,P.V])
                 mul(r6,r5)
-                ldr(r5,[r0,36])
+                ldr(r5,[r0,P.SW])
                 mul(r7,r5)
                 add(r6,r6,r7)
                 movw(r5,{c})
@@ -289,12 +289,12 @@ def _entry(frame: int) -> str:
         + t.subw(SP, SP, frame)
         + store_args()
         + asm("""
-            ldr(r4,[r3,12])
-            ldr(r5,[r3,16])
+            ldr(r4,[r3,P.OH])
+            ldr(r5,[r3,P.OW])
             mul(r4,r5)
         """)
         + t.str_imm(4, SP, 16)
-        + " ldr(r4,[r3,20])\n"
+        + asm("ldr(r4,[r3,P.OC])")
         + t.str_imm(4, SP, OC_SLOT)
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, 20)

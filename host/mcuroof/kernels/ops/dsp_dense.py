@@ -75,7 +75,7 @@ def dense_source(job) -> str:
         """)
         + t.ldr_imm(4, SP, 0)
         + asm(f"""
-            ldr(r4,[r4,20])
+            ldr(r4,[r4,P.OC])
             sub(r4,{n})
             cmp(r7,r4)
             ble(DA)
@@ -87,7 +87,7 @@ def dense_source(job) -> str:
         + f" add(r7,{n})\n"
         + t.ldr_imm(4, SP, 0)
         + asm("""
-            ldr(r4,[r4,20])
+            ldr(r4,[r4,P.OC])
             cmp(r7,r4)
             blt_w(DW)
             b(DE)
@@ -104,7 +104,7 @@ def dense_source(job) -> str:
         + " add(r7,1)\n"
         + t.ldr_imm(4, SP, 0)
         + asm("""
-            ldr(r4,[r4,20])
+            ldr(r4,[r4,P.OC])
             cmp(r7,r4)
             blt_w(D1)
             label(DE)
@@ -118,7 +118,7 @@ def dense_source(job) -> str:
         + t.str_imm(2, SP, 8)
         + t.str_imm(0, SP, 16)
         + asm(f"""
-            ldr(r4,[r3,20])
+            ldr(r4,[r3,P.OC])
             cmp(r4,{n})
             blt_w(DO)
         """)

@@ -56,7 +56,7 @@ def depthwise_source(job) -> str:
         + window(0)
         + t.str_imm(7, SP, 28)  # rows of taps
         + asm("""
-            ldr(r5,[r0,28])
+            ldr(r5,[r0,P.KW])
             mul(r6,r5)
         """)
         + t.str_imm(4, SP, 36)
@@ -65,10 +65,10 @@ def depthwise_source(job) -> str:
         + t.str_imm(7, SP, 32)  # taps per row
         + t.ldr_imm(5, SP, 36)
         + asm("""
-            ldr(r1,[r0,4])
+            ldr(r1,[r0,P.V])
             mul(r5,r1)
             add(r5,r5,r4)
-            ldr(r1,[r0,8])
+            ldr(r1,[r0,P.C])
             mul(r5,r1)
         """)
         + t.ldr_imm(2, SP, 4)
@@ -83,13 +83,13 @@ def depthwise_source(job) -> str:
         + " add(r5,r5,r2)\n"
         + t.str_imm(5, SP, 40)  # W + (ky*KW+kx)*C
         + asm("""
-            ldr(r5,[r0,4])
+            ldr(r5,[r0,P.V])
             sub(r5,r5,r7)
             mul(r5,r1)
         """)
         + t.str_imm(5, SP, 44)  # (V - n)*C
         + asm("""
-            ldr(r5,[r0,28])
+            ldr(r5,[r0,P.KW])
             sub(r5,r5,r7)
             mul(r5,r1)
         """)
@@ -155,7 +155,7 @@ def depthwise_source(job) -> str:
         + t.ldr_imm(4, SP, 20)
         + asm("""
             add(r4,1)
-            ldr(r5,[r0,16])
+            ldr(r5,[r0,P.OW])
             cmp(r4,r5)
             blt(NX)
             mov(r4,0)
@@ -167,7 +167,7 @@ def depthwise_source(job) -> str:
         + t.str_imm(4, SP, 20)
         + t.ldr_imm(6, SP, 16)
         + asm("""
-            ldr(r5,[r0,12])
+            ldr(r5,[r0,P.OH])
             cmp(r6,r5)
             blt_w(PIX)
         """)

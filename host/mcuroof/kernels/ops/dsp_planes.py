@@ -114,7 +114,7 @@ def depthwise_planes_source(job, ps, name: str) -> str:
     grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
     shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
     zero = (
-        " ldr(r4,[r3,12])\n"
+        asm("ldr(r4,[r3,P.OH])")
         + (
             asm("""
             add(r4,r4,r4)
@@ -140,8 +140,8 @@ def depthwise_planes_source(job, ps, name: str) -> str:
     widen = (
         t.ldr_imm(0, SP, 0)
         + asm("""
-            ldr(r2,[r0,0])
-            ldr(r5,[r0,12])
+            ldr(r2,[r0,P.H])
+            ldr(r5,[r0,P.OH])
         """)
         + (" add(r5,r5,r5)\n" if st == 2 else "")
         + asm(f"""

@@ -70,8 +70,8 @@ def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: 
         + " add(r1,r1,r5)\n"  # dst: slot (y % KH)
         + t.ldr_imm(2, SP, D_X)
         + asm("""
-            ldr(r5,[r0,4])
-            ldr(r6,[r0,8])
+            ldr(r5,[r0,P.V])
+            ldr(r6,[r0,P.C])
             mov(r10,r6)
             mul(r5,r6)
             mul(r5,r4)
@@ -83,11 +83,11 @@ def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: 
         + asm(f"""
             movw(r8,0)
             movw(r12,0)
-            ldr(r5,[r0,16])
+            ldr(r5,[r0,P.OW])
             sub(r5,1)
-            ldr(r6,[r0,36])
+            ldr(r6,[r0,P.SW])
             mul(r5,r6)
-            ldr(r6,[r0,28])
+            ldr(r6,[r0,P.KW])
             add(r5,r5,r6)
             mov(r4,r5)  # columns
             movw(r5,{pl})
@@ -99,10 +99,10 @@ def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: 
         + t.ldr_imm(6, SP, D_Y0)
         + (f" add(r6,{ky})\n" if ky else "")
         + asm(f"""
-            ldr(r7,[r0,0])
+            ldr(r7,[r0,P.H])
             cmp(r6,r7)
             bcs_w({lab}Z)
-            ldr(r7,[r0,4])
+            ldr(r7,[r0,P.V])
             cmp(r5,r7)
             bcs_w({lab}Z)
         """)
@@ -165,7 +165,7 @@ def depthwise_rows_source(job) -> str:
     shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
     weights = (
         t.ldr_imm(4, SP, D_P)
-        + " ldr(r0,[r4,8])\n"
+        + asm("ldr(r0,[r4,P.C])")
         + t.ldr_imm(3, SP, D_GN)
         + t.addw(1, SP, woff)
         + t.ldr_imm(9, SP, D_P)
@@ -248,7 +248,7 @@ def depthwise_rows_source(job) -> str:
         """)
         + t.ldr_imm(5, SP, D_P)
         + asm(f"""
-             ldr(r7,[r5,4])
+             ldr(r7,[r5,P.V])
              sub(r7,r7,r4)
              movw(r5,{kw})
              cmp(r7,r5)
@@ -274,13 +274,13 @@ def depthwise_rows_source(job) -> str:
         + t.ldr_imm(5, SP, D_P)
         + t.ldr_imm(4, SP, D_OY)
         + asm("""
-            ldr(r6,[r5,16])
+            ldr(r6,[r5,P.OW])
             mul(r4,r6)
         """)
         + t.ldr_imm(6, SP, D_OX)
         + asm("""
             add(r4,r4,r6)
-            ldr(r6,[r5,8])
+            ldr(r6,[r5,P.C])
             mul(r4,r6)
         """)
         + t.ldr_imm(6, SP, D_G0)
@@ -300,7 +300,7 @@ def depthwise_rows_source(job) -> str:
         + t.str_imm(4, SP, D_OX)
         + t.ldr_imm(0, SP, D_P)
         + asm("""
-            ldr(r5,[r0,16])
+            ldr(r5,[r0,P.OW])
             cmp(r4,r5)
             blt_w(PX)
         """)
@@ -325,7 +325,7 @@ def depthwise_rows_source(job) -> str:
         + t.str_imm(4, SP, D_OY)
         + t.ldr_imm(0, SP, D_P)
         + asm("""
-            ldr(r5,[r0,12])
+            ldr(r5,[r0,P.OH])
             cmp(r4,r5)
             blt_w(ROW)
         """)
@@ -339,7 +339,7 @@ def depthwise_rows_source(job) -> str:
         + " label(BLK)\n"
         + t.ldr_imm(0, SP, D_P)
         + asm("""
-            ldr(r4,[r0,8])
+            ldr(r4,[r0,P.C])
             lsr(r4,r4,2)
         """)
         + t.ldr_imm(5, SP, D_G0)
@@ -371,7 +371,7 @@ def depthwise_rows_source(job) -> str:
         + t.str_imm(4, SP, D_G0)
         + t.ldr_imm(0, SP, D_P)
         + asm("""
-            ldr(r5,[r0,8])
+            ldr(r5,[r0,P.C])
             lsr(r5,r5,2)
             cmp(r4,r5)
             blt_w(BLK)

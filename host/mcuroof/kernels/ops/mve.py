@@ -32,11 +32,11 @@ def source(job) -> str:
     if direct:  # the pixel's K inputs in place
         inputs = (
             asm(f"""
-                ldr(r5,[r0,32])
+                ldr(r5,[r0,P.SH])
                 mul(r6,r5)
-                ldr(r5,[r0,4])
+                ldr(r5,[r0,P.V])
                 mul(r6,r5)
-                ldr(r5,[r0,36])
+                ldr(r5,[r0,P.SW])
                 mul(r7,r5)
                 add(r6,r6,r7)
                 movw(r5,{k})
@@ -67,8 +67,8 @@ def source(job) -> str:
         + t.subw(SP, SP, frame)
         + dsp_common.store_args()
         + asm("""
-            ldr(r4,[r3,12])
-            ldr(r5,[r3,16])
+            ldr(r4,[r3,P.OH])
+            ldr(r5,[r3,P.OW])
             mul(r4,r5)
         """)
         + t.str_imm(4, SP, 16)  # N = OH*OW
@@ -79,7 +79,7 @@ def source(job) -> str:
         + t.ldr_imm(4, SP, 20)
         + t.ldr_imm(0, SP, 0)
         + asm("""
-            ldr(r5,[r0,16])
+            ldr(r5,[r0,P.OW])
             udiv(r6,r4,r5)
         """)
         + t.mul(7, 6, 5)
@@ -91,8 +91,8 @@ def source(job) -> str:
         + t.ldr_imm(1, SP, 8)
         + asm("""
             mov(r3,r0)
-            add(r3,64)  # weights, biases
-            ldr(r6,[r0,20])
+            add(r3,P.BIASES)  # weights, biases
+            ldr(r6,[r0,P.OC])
             mov(r5,r4)
             mul(r5,r6)
         """)
@@ -267,7 +267,7 @@ def _dw_columns(step: str, lab: str, owc: int, back: int, st: int) -> str:
         + t.ldr_imm(1, SP, 28)
         + t.ldr_imm(2, SP, 0)
         + asm(f"""
-            ldr(r2,[r2,12])
+            ldr(r2,[r2,P.OH])
             lsr(r2,r2,2)
             label({lab}K)
         """)
@@ -337,8 +337,8 @@ def depthwise_source(job, ps, name: str) -> str:
         + t.vldr_q(4, 4, 32)  # scatter: 4 output rows
         # the widening's last block back-up: 4 - rows % 4 rows, rows = min(H, ST*OH + 3 - ST - PT) >= 4
         + asm("""
-            ldr(r2,[r3,0])
-            ldr(r5,[r3,12])
+            ldr(r2,[r3,P.H])
+            ldr(r5,[r3,P.OH])
         """)
         + (" add(r5,r5,r5)\n" if st == 2 else "")
         + asm(f"""
@@ -375,7 +375,7 @@ def depthwise_source(job, ps, name: str) -> str:
         + t.vdup_32(7, 4)
         # the last step's back-up: 4 - OH % 4 rows (none where OH % 4 == 0)
         + asm("""
-            ldr(r4,[r3,12])
+            ldr(r4,[r3,P.OH])
             lsl(r4,r4,30)
             lsr(r4,r4,30)
             beq(BZ)

@@ -46,17 +46,17 @@ def _window() -> str:
         + t.str_imm(7, SP, F_W)
         + t.ldr_imm(5, SP, F_START)
         + asm("""
-            ldr(r6,[r0,4])
+            ldr(r6,[r0,P.V])
             mul(r5,r6)
             add(r5,r5,r4)
-            ldr(r6,[r0,8])
+            ldr(r6,[r0,P.C])
             mul(r5,r6)
         """)
         + t.ldr_imm(1, SP, F_X)
         + " add(r5,r5,r1)\n"
         + t.str_imm(5, SP, F_START)
         + asm("""
-            ldr(r5,[r0,4])
+            ldr(r5,[r0,P.V])
             sub(r5,r5,r7)
             mul(r5,r6)
         """)
@@ -101,7 +101,7 @@ def _loops(name: str, zero: str, step: str) -> str:
     block's first output, r2 = m, r3 = B."""
     return (
         t.ldr_imm(0, SP, F_P)
-        + " ldr(r0,[r0,8])\n"
+        + asm("ldr(r0,[r0,P.C])")
         + t.ldr_imm(1, SP, F_START)
         + t.ldr_imm(12, SP, F_C)
         + t.add_lsl(1, 1, 12, 0)
@@ -223,7 +223,7 @@ _VDISPATCH = (
 )
 # the next block of the pixel by the channels left: 16 or more, 12, 8, 4; 1 to 3 left: the last
 # 4 channels again (C >= 4) or one channel at a time
-_HEAD = " label(NX)\n" + t.ldr_imm(0, SP, F_P) + " ldr(r5,[r0,8])\n" + t.ldr_imm(4, SP, F_C) + " sub(r6,r5,r4)\n"
+_HEAD = " label(NX)\n" + t.ldr_imm(0, SP, F_P) + asm("ldr(r5,[r0,P.C])") + t.ldr_imm(4, SP, F_C) + " sub(r6,r5,r4)\n"
 _DISPATCH = (
     asm("""
         cmp(r6,16)
@@ -252,7 +252,7 @@ _NEXT = (
     + t.ldr_imm(4, SP, F_OX)
     + asm("""
         add(r4,1)
-        ldr(r5,[r0,16])
+        ldr(r5,[r0,P.OW])
         cmp(r4,r5)
         blt(NC)
         mov(r4,0)
@@ -264,7 +264,7 @@ _NEXT = (
     + t.str_imm(4, SP, F_OX)
     + t.ldr_imm(6, SP, F_OY)
     + asm("""
-        ldr(r5,[r0,12])
+        ldr(r5,[r0,P.OH])
         cmp(r6,r5)
         blt_w(PIX)
         bge_w(END)
