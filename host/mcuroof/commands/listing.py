@@ -104,8 +104,8 @@ def _title(job) -> str:
     shape = "x".join(str(n) for n in layer.output)
     kern = f" kernel {'x'.join(str(n) for n in layer.kernel)}" if layer.kernel else ""
     tiles = ", ".join(f"{t.rows}x{t.cols}x{t.chans}" for t in job.candidates)
-    isa = dispatch.kernel_isa(job) or "armv6-m"
-    return f"# {layer.op} {layer.name or ''} -> {shape}{kern}; generator {gen.name} ({isa}); tiles {tiles}\n"
+    isa = f" ({dispatch.kernel_isa(job) or 'armv6-m'})" if job.emitter == "asm_thumb" else ""
+    return f"# {layer.op} {layer.name or ''} -> {shape}{kern}; generator {gen.name}{isa}; tiles {tiles}\n"
 
 
 def render(kernel: Kernel, only_sent: bool) -> str:

@@ -20,6 +20,13 @@ def note(text: str) -> str:
     return "  # " + text
 
 
+def said(line: str, text: str) -> str:
+    """A generated line with `text` beside it: after its GNU mnemonic as an assembler comment
+    (`@`), or as its comment."""
+    code = line.rstrip("\n")
+    return code + ("  @ " if "  # " in code else note("")) + text + "\n"
+
+
 def sent(listing: str) -> str:
     """The listing without its comments: what is sent to the board."""
     return _AFTER_CODE.sub("", _OWN_LINE.sub("", listing))

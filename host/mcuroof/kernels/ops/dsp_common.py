@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
 
 LR = 14
@@ -122,7 +123,7 @@ def gather(c: int, kh: int, kw: int, boff: int) -> str:
         """)
         + t.mul(10, 6, 5)
         + t.ldr_imm(9, SP, 4)
-        + t.add_lsl(9, 9, 10, 0)  # X + y*V*C
+        + said(t.add_lsl(9, 9, 10, 0), "X + y*V*C")
         + whole_row(c, kw)
         + asm(f"""
             mov(r3,{kw})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.dsp_common import (
     FRAME_HEAD,
@@ -140,7 +141,7 @@ def _mac_pair(k: int, groups: int, qoff: int, single: bool = False) -> str:
         + bias  # biases of c, c+1
         + t.ldr_imm(1, SP, 8)
         + f" movw(r2,{k})\n"
-        + t.mla(1, 3, 2, 1)  # W + c*K
+        + said(t.mla(1, 3, 2, 1), "W + c*K")
         + t.addw(0, SP, qoff)
         + asm(f"""
             mov(r2,{groups // u})

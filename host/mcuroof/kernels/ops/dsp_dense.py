@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, requant, unroll
 
@@ -32,7 +33,7 @@ def _dense_pass(k: int, groups: int, n: int, m: int, s: int, lo: int, tag: str) 
         t.str_imm(7, SP, 12)
         + t.ldr_imm(1, SP, 4)
         + f" movw(r2,{k})\n"
-        + t.mla(1, 7, 2, 1)  # W + c*K
+        + said(t.mla(1, 7, 2, 1), "W + c*K")
         + t.ldr_imm(2, SP, 0)
         + t.add_lsl(2, 2, 7, 2)
         + "".join(t.ldr_imm(a, 2, 64 + 4 * j) for j, a in enumerate(accs))  # biases

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.contract import PARAMS, shape
 from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, rq, scaled, store_args, window
@@ -54,7 +55,7 @@ def depthwise_source(job) -> str:
     pixel = (
         t.ldr_imm(0, SP, 0)
         + window(0)
-        + t.str_imm(7, SP, 28)  # rows of taps
+        + said(t.str_imm(7, SP, 28), "rows of taps")
         + asm("""
             ldr(r5,[r0,P.KW])
             mul(r6,r5)
@@ -62,7 +63,7 @@ def depthwise_source(job) -> str:
         + t.str_imm(4, SP, 36)
         + t.str_imm(6, SP, 40)
         + window(1)
-        + t.str_imm(7, SP, 32)  # taps per row
+        + said(t.str_imm(7, SP, 32), "taps per row")
         + t.ldr_imm(5, SP, 36)
         + asm("""
             ldr(r1,[r0,P.V])
@@ -73,7 +74,7 @@ def depthwise_source(job) -> str:
         """)
         + t.ldr_imm(2, SP, 4)
         + " add(r5,r5,r2)\n"
-        + t.str_imm(5, SP, 36)  # X + (y*V+x)*C
+        + said(t.str_imm(5, SP, 36), "X + (y*V+x)*C")
         + t.ldr_imm(5, SP, 40)
         + asm("""
             add(r5,r5,r6)
@@ -81,19 +82,19 @@ def depthwise_source(job) -> str:
         """)
         + t.ldr_imm(2, SP, 8)
         + " add(r5,r5,r2)\n"
-        + t.str_imm(5, SP, 40)  # W + (ky*KW+kx)*C
+        + said(t.str_imm(5, SP, 40), "W + (ky*KW+kx)*C")
         + asm("""
             ldr(r5,[r0,P.V])
             sub(r5,r5,r7)
             mul(r5,r1)
         """)
-        + t.str_imm(5, SP, 44)  # (V - n)*C
+        + said(t.str_imm(5, SP, 44), "(V - n)*C")
         + asm("""
             ldr(r5,[r0,P.KW])
             sub(r5,r5,r7)
             mul(r5,r1)
         """)
-        + t.str_imm(5, SP, 48)  # (KW - n)*C
+        + said(t.str_imm(5, SP, 48), "(KW - n)*C")
         + asm("""
             mov(r9,r1)
             movw(r8,0)
@@ -150,7 +151,7 @@ def depthwise_source(job) -> str:
             mov(r5,r9)
             add(r4,r4,r5)
         """)
-        + t.str_imm(4, SP, 24)  # next pixel's output
+        + said(t.str_imm(4, SP, 24), "next pixel's output")
         + t.ldr_imm(0, SP, 0)
         + t.ldr_imm(4, SP, 20)
         + asm("""

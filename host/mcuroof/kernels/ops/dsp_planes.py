@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.contract import shape
 from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, add_imm, constants, head, leave, scaled, store_args
@@ -153,7 +154,7 @@ def depthwise_planes_source(job, ps, name: str) -> str:
         """)
         + t.ldr_imm(1, SP, 4)
         + t.ldr_imm(5, SP, 16)
-        + t.add_lsl(1, 1, 5, 0)  # X + c
+        + said(t.add_lsl(1, 1, 5, 0), "X + c")
         + t.addw(3, SP, 64 + 2 * (pt * lp + pl))
         + " label(WR)\n"
         + "".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * x) for x in range(cols))

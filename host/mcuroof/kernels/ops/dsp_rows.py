@@ -4,6 +4,7 @@ row is widened once per call into a row slot, every tap is then two LDRD and fou
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, constants, head, rq, store_args
 
@@ -78,7 +79,7 @@ def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: 
             add(r2,r2,r5)
         """)
         + t.ldr_imm(5, SP, D_G0)
-        + t.add_lsl(9, 2, 5, 2)  # X + y*V*C + 4*g0
+        + said(t.add_lsl(9, 2, 5, 2), "X + y*V*C + 4*g0")
         + t.ldr_imm(11, SP, D_PAD)
         + asm(f"""
             movw(r8,0)
@@ -286,7 +287,7 @@ def depthwise_rows_source(job) -> str:
         + t.ldr_imm(6, SP, D_G0)
         + t.add_lsl(4, 4, 6, 2)
         + t.ldr_imm(6, SP, D_OUT)
-        + t.add_lsl(9, 4, 6, 0)  # O + pixel*C + 4*g0
+        + said(t.add_lsl(9, 4, 6, 0), "O + pixel*C + 4*g0")
         + t.ldr_imm(0, SP, D_GN)
         + t.ldr_imm(5, SP, D_COL)
         + "".join(t.ldr_imm(r, SP, D_RB + 4 * i) + f" add(r{r},r{r},r5)\n" for i, r in enumerate(rb))

@@ -5,6 +5,7 @@ docs/kernels.md."""
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops import dsp_common
 from mcuroof.kernels.ops.asm_text import lines as asm
 
@@ -71,7 +72,7 @@ def source(job) -> str:
             ldr(r5,[r3,P.OW])
             mul(r4,r5)
         """)
-        + t.str_imm(4, SP, 16)  # N = OH*OW
+        + said(t.str_imm(4, SP, 16), "N = OH*OW")
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, 20)
         + pad
@@ -334,7 +335,7 @@ def depthwise_source(job, ps, name: str) -> str:
         )  # gather: 4 input rows
         + "".join(f" movw(r4,{i * owc})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
         + t.addw(4, SP, 32)
-        + t.vldr_q(4, 4, 32)  # scatter: 4 output rows
+        + said(t.vldr_q(4, 4, 32), "scatter: 4 output rows")
         # the widening's last block back-up: 4 - rows % 4 rows, rows = min(H, ST*OH + 3 - ST - PT) >= 4
         + asm("""
             ldr(r2,[r3,P.H])
@@ -411,12 +412,12 @@ def depthwise_source(job, ps, name: str) -> str:
     """) + (t.addw(0, 0, c)).join(t.vldrb_s32_gather(0, 0, 3) + t.vstrh_32_post(0, 5, 2 * lp) for _ in range(xs))
     widen = (
         t.addw(4, SP, DW_GATHER)
-        + t.vldr_q(3, 4, 32)  # q3: the gather offsets (an accumulator of _dw_step3)
+        + said(t.vldr_q(3, 4, 32), "q3: the gather offsets (an accumulator of _dw_step3)")
         + t.ldr_imm(2, SP, 40)
         + " lsr(r2,r2,2)\n"  # blocks of 4 input rows
         + t.ldr_imm(1, SP, 4)
         + t.ldr_imm(5, SP, 16)
-        + t.add_lsl(1, 1, 5, 0)  # X + c
+        + said(t.add_lsl(1, 1, 5, 0), "X + c")
         + t.addw(3, SP, DW_FRAME_HEAD + 2 * (pl * lp + pt))
         + " label(WR)\n"
         + block

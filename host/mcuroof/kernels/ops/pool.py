@@ -4,6 +4,7 @@ on the Cortex-M55, MVE. docs/kernels.md."""
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops import dsp_common, m0
 from mcuroof.kernels.ops.asm_text import lines as asm
 
@@ -60,7 +61,7 @@ def _window() -> str:
             sub(r5,r5,r7)
             mul(r5,r6)
         """)
-        + t.str_imm(5, SP, F_SKIP)  # (V - w) * C
+        + said(t.str_imm(5, SP, F_SKIP), "(V - w) * C")
         + t.ldr_imm(5, SP, F_H)
         + asm("""
             mul(r5,r7)  # n
