@@ -6,6 +6,7 @@ from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
 from mcuroof.kernels.memory import ASM_LOAD, PTR
 from mcuroof.kernels.ops import viper
 from mcuroof.kernels.ops.asm_text import lines as asm
+from mcuroof.kernels.ops.asm_text import routine
 
 # An empty function of each compiled emitter, timed as the harness's own cost (compute.peak):
 # an asm_thumb call costs about 0.4 us less than the bytecode _nop on the micro:bit.
@@ -50,11 +51,20 @@ def _mac_body(em: str, tc: str, u: int) -> str | None:
         # int8: the layer kernels sign-extend with Armv6-M's register-offset LDRSB, which costs
         # what LDRB does (one instruction under -icount), so the LDRB body's rate is theirs too
         macs = "".join(
-            f" {ld}(r4,[r0,{j * z}])\n {ld}(r5,[r1,{j * z}])\n mul(r4,r5)\n add(r2,r2,r4)\n" for j in range(u)
+            asm(f"""
+                {ld}(r4,[r0,{j * z}])
+                {ld}(r5,[r1,{j * z}])
+                mul(r4,r5)
+                add(r2,r2,r4)
+            """)
+            for j in range(u)
         )
         return (
-            f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n mov(r2,0)\n label(L)\n{macs}"
-            f" sub(r3,1)\n{_loop_back(macs.count(chr(10)))} mov(r0,r2)\n"
+            routine("k", "mov(r2,0)\nlabel(L)")
+            + macs
+            + asm("sub(r3,1)")
+            + _loop_back(macs.count("\n"))
+            + asm("mov(r0,r2)")
         )
     return None
 
@@ -67,10 +77,10 @@ def _loop_back(n_instr: int) -> str:
         " bgt(L)\n"
         if n_instr < 120
         else asm("""
-        ble(E)
-        b(L)
-        label(E)
-    """)
+            ble(E)
+            b(L)
+            label(E)
+        """)
     )
 
 
@@ -102,6 +112,17 @@ def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
 ISA_REP = 16
 
 
+def _two_pairs(tc: str) -> str:
+    """x[0], x[1] to r4, r5 and w[0], w[1] to r6, r7 (elements of type code tc)."""
+    ld, _, z = ASM_LOAD[tc]
+    return asm(f"""
+        {ld}(r4,[r0,0])
+        {ld}(r5,[r0,{z}])
+        {ld}(r6,[r1,0])
+        {ld}(r7,[r1,{z}])
+    """)
+
+
 def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
     """(u, dot products per loop iteration, setup, loop body, tail) of an ISA peak kernel for
     type code tc (asm_thumb source; the sum ends in r2), None if it has none."""
@@ -110,13 +131,15 @@ def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
     if name == "muls" and tc in ASM_LOAD:
         # Armv6-M: MULS Rdm, Rn (Rdm = Rn * Rdm) then ADDS, 2 instructions a MAC; x = [1] * u keeps
         # w[j] in r6 and r7 through every product, so the operands stay in registers
-        ld, _, z = ASM_LOAD[tc]
-        setup = f" {ld}(r4,[r0,0])\n {ld}(r5,[r0,{z}])\n {ld}(r6,[r1,0])\n {ld}(r7,[r1,{z}])\n"
-        return 2, rep, setup, " mul(r6,r4)\n add(r2,r2,r6)\n mul(r7,r5)\n add(r2,r2,r7)\n" * rep, ""
+        macs = asm("""
+            mul(r6,r4)
+            add(r2,r2,r6)
+            mul(r7,r5)
+            add(r2,r2,r7)
+        """)
+        return 2, rep, _two_pairs(tc), macs * rep, ""
     if name == "mla" and tc in ASM_LOAD:
-        ld, _, z = ASM_LOAD[tc]
-        setup = f" {ld}(r4,[r0,0])\n {ld}(r5,[r0,{z}])\n {ld}(r6,[r1,0])\n {ld}(r7,[r1,{z}])\n"
-        return 2, rep, setup, (t.mla(2, 4, 6, 2) + t.mla(2, 5, 7, 2)) * rep, ""
+        return 2, rep, _two_pairs(tc), (t.mla(2, 4, 6, 2) + t.mla(2, 5, 7, 2)) * rep, ""
     if name == "smlad" and tc in ("h", "b"):
         if tc == "h":  # two halfwords per register
             setup = asm("""
@@ -152,9 +175,9 @@ def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
             setup,
             (t.vfma_f32(0, 2, 4) + t.vfma_f32(0, 3, 5)) * rep,
             asm("""
-            vcvt_s32_f32(s0,s0)
-            vmov(r2,s0)
-        """),
+                vcvt_s32_f32(s0,s0)
+                vmov(r2,s0)
+            """),
         )
     bits = {"b": 8, "h": 16, "i": 32}.get(tc)
     if name == "vmladava" and bits:
@@ -176,9 +199,9 @@ def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
         group = lambda q: "".join(t.vmla_s32(q, 1, 4 + j) for j in range(4))
         lanes = "".join(
             asm(f"""
-            vmov(r4,s{j})
-            add(r2,r2,r4)
-        """)
+                vmov(r4,s{j})
+                add(r2,r2,r4)
+            """)
             for j in (0, 1, 2, 3, 8, 9, 10, 11)
         )
         return 4, 4 * (rep // 2), setup, "".join(group(2 * (g % 2)) for g in range(rep // 2)), lanes
@@ -188,10 +211,10 @@ def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
         )
         lanes = "".join(
             asm(f"""
-            vcvt_s32_f32(s{j},s{j})
-            vmov(r4,s{j})
-            add(r2,r2,r4)
-        """)
+                vcvt_s32_f32(s{j},s{j})
+                vmov(r4,s{j})
+                add(r2,r2,r4)
+            """)
             for j in range(4)
         )
         return 4, 2 * rep, setup, t.vfma_q_f32(0, 1, 2) * (2 * rep), lanes
@@ -217,8 +240,19 @@ def isa_kernels(names, types, n: int) -> list[Kernel]:
                 continue
             u, reps, setup, loop, tail = found
             body = (
-                f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n{setup} mov(r2,0)\n label(L)\n{loop}"
-                f" sub(r3,1)\n bgt(L)\n{tail} mov(r0,r2)\n"
+                routine("k", "")
+                + setup
+                + asm("""
+                    mov(r2,0)
+                    label(L)
+                """)
+                + loop
+                + asm("""
+                    sub(r3,1)
+                    bgt(L)
+                """)
+                + tail
+                + asm("mov(r0,r2)")
             )
             call = f"peak(k,'asm_thumb','{TYPE_NAMES[tc]}','{tc}',{u},{n},'{name}',{reps})\n"
             out.append(Kernel.listed(unit_key("compute", "asm_thumb", TYPE_NAMES[tc], name), body + call))

@@ -78,17 +78,17 @@ ASM_COPY_LDM = (
     .replace(" lsr(r3,r3,2)\n", " lsr(r3,r3,4)\n")
     .replace(
         asm("""
-        ldr(r4,[r0,0])
-        ldr(r5,[r0,4])
-        ldr(r6,[r0,8])
-        ldr(r7,[r0,12])
-        str(r4,[r1,0])
-        str(r5,[r1,4])
-        str(r6,[r1,8])
-        str(r7,[r1,12])
-        add(r0,16)
-        add(r1,16)
-    """),
+            ldr(r4,[r0,0])
+            ldr(r5,[r0,4])
+            ldr(r6,[r0,8])
+            ldr(r7,[r0,12])
+            str(r4,[r1,0])
+            str(r5,[r1,4])
+            str(r6,[r1,8])
+            str(r7,[r1,12])
+            add(r0,16)
+            add(r1,16)
+        """),
         "".join(f" # {line}\n" for _, line in _ldm_stm().listing())
         + f" data(2,{','.join(str(hw) for hw in _ldm_stm().words())})\n",
     )
@@ -152,12 +152,45 @@ def _simd8_body(name: str, dst: int, mve: bool) -> str:
     if not mve:
         arrays = sorted({int(op[1]) for op in _SIMD8_OPS[name] if op[0] == "l"} | {dst})
         step = "".join(f" add(r{i},{4 * u})\n" for i in arrays)
-        return f"{head} lsr(r3,r3,4)\n label(L)\n{body}{step} sub(r3,1)\n bgt(L)\n"
+        return (
+            head
+            + asm("""
+                lsr(r3,r3,4)  # 16-byte groups
+                label(L)
+            """)
+            + body
+            + step
+            + asm("""
+                sub(r3,1)
+                bgt(L)
+            """)
+        )
     # r3: iterations of u vectors, r4 the vectors left over (VLDRB and VSTRB step the pointers)
     return (
-        f"{head} lsr(r3,r3,4)\n mov(r4,{u - 1})\n and_(r4,r3)\n lsr(r3,r3,{u.bit_length() - 1})\n beq(R)\n"
-        f" label(L)\n{body} sub(r3,1)\n bgt_w(L)\n label(R)\n cmp(r4,0)\n beq(E)\n"
-        f" label(S)\n{_simd8_group(name, dst, True, 0)} sub(r4,1)\n bgt(S)\n label(E)\n"
+        head
+        + asm(f"""
+            lsr(r3,r3,4)  # vectors
+            mov(r4,{u - 1})
+            and_(r4,r3)  # vectors left over
+            lsr(r3,r3,{u.bit_length() - 1})  # iterations of {u}
+            beq(R)
+            label(L)
+        """)
+        + body
+        + asm("""
+            sub(r3,1)
+            bgt_w(L)
+            label(R)
+            cmp(r4,0)
+            beq(E)
+            label(S)
+        """)
+        + _simd8_group(name, dst, True, 0)
+        + asm("""
+            sub(r4,1)
+            bgt(S)
+            label(E)
+        """)
     )
 
 
@@ -175,14 +208,14 @@ def _stream_body(em: str, tc: str, op: tuple, simd8: str = "") -> str | None:
         return _simd8_body(name, op[3], simd8 == "mve")
     if em == "asm_thumb" and tc in ASM_LOAD:
         ld, st, z = ASM_LOAD[tc]
-        body = "\n ".join(ASM_STREAM[name]).replace("L(", ld + "(").replace("S(", st + "(")
-        return f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n mov(r7,3)\n label(L)\n {body}\n" + asm(f"""
-                add(r0,{z})
-                add(r1,{z})
-                add(r2,{z})
-                sub(r3,1)
-                bgt(L)
-            """)
+        body = "\n".join(ASM_STREAM[name]).replace("L(", ld + "(").replace("S(", st + "(")
+        return routine("k", "mov(r7,3)\nlabel(L)\n" + body) + asm(f"""
+            add(r0,{z})
+            add(r1,{z})
+            add(r2,{z})
+            sub(r3,1)
+            bgt(L)
+        """)
     if em == "c" and tc == "b" and name == "copy":
         return C_COPY
     return None

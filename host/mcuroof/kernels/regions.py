@@ -25,11 +25,11 @@ ASM_READ8 = (
         f" ldr(r{4 + j % 4},[r0,{4 * j}])\n"
         + (
             asm("""
-            add(r2,r2,r4)
-            add(r2,r2,r5)
-            add(r2,r2,r6)
-            add(r2,r2,r7)
-        """)
+                add(r2,r2,r4)
+                add(r2,r2,r5)
+                add(r2,r2,r6)
+                add(r2,r2,r7)
+            """)
             if j % 4 == 3
             else ""
         )

@@ -57,14 +57,14 @@ def copy_row(c: int, zero: bool) -> str:
     name = "GCZ" if zero else "GCX"
     return (
         asm(f"""
-        movw(r5,{c})
-        label({name})
-    """)
+            movw(r5,{c})
+            label({name})
+        """)
         + body
         + asm(f"""
-        sub(r5,1)
-        bne_w({name})
-    """)
+            sub(r5,1)
+            bne_w({name})
+        """)
     )
 
 

@@ -50,13 +50,13 @@ def _pixel(
     code = t.ldr_imm(4, SP, 20)
     if j:
         code += t.ldr_imm(5, SP, 16) + asm(f"""
-                add(r4,{j})
-                cmp(r4,r5)
-                blt(PL{j})
-                mov(r4,r5)
-                sub(r4,1)
-                label(PL{j})
-            """)
+            add(r4,{j})
+            cmp(r4,r5)
+            blt(PL{j})
+            mov(r4,r5)
+            sub(r4,1)
+            label(PL{j})
+        """)
     code += (
         t.ldr_imm(5, SP, OC_SLOT)
         + t.mul(6, 4, 5)

@@ -118,9 +118,9 @@ def depthwise_planes_source(job, ps, name: str) -> str:
         asm("ldr(r4,[r3,P.OH])")
         + (
             asm("""
-            add(r4,r4,r4)
-            add(r4,1)
-        """)
+                add(r4,r4,r4)
+                add(r4,1)
+            """)
             if st == 2
             else " add(r4,2)\n"
         )

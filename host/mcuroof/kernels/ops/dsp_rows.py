@@ -249,14 +249,14 @@ def depthwise_rows_source(job) -> str:
         """)
         + t.ldr_imm(5, SP, D_P)
         + asm(f"""
-             ldr(r7,[r5,P.V])
-             sub(r7,r7,r4)
-             movw(r5,{kw})
-             cmp(r7,r5)
-             ble(DB)
-             mov(r7,r5)
-             label(DB)  # kx1
-         """)
+            ldr(r7,[r5,P.V])
+            sub(r7,r7,r4)
+            movw(r5,{kw})
+            cmp(r7,r5)
+            ble(DB)
+            mov(r7,r5)
+            label(DB)  # kx1
+        """)
         + "".join(
             asm(f"""
                 cmp(r6,{a})

@@ -367,9 +367,9 @@ def depthwise_source(job, ps, name: str) -> str:
             " movw(r4,0)\n"
             if lo == 0
             else asm("""
-            movw(r4,128)
-            neg(r4,r4)
-        """)
+                movw(r4,128)
+                neg(r4,r4)
+            """)
         )
         + t.vdup_32(6, 4)
         + " movw(r4,127)\n"

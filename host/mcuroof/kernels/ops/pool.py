@@ -72,12 +72,12 @@ def _window() -> str:
         """)
         + t.str_imm(6, SP, F_M)
         + asm("""
-             mul(r5,r6)
-             lsl(r5,r5,7)
-             movw(r7,0)
-             movt(r7,0x8000)
-             add(r5,r5,r7)
-         """)
+            mul(r5,r6)
+            lsl(r5,r5,7)
+            movw(r7,0)
+            movt(r7,0x8000)
+            add(r5,r5,r7)
+        """)
         + t.str_imm(5, SP, F_B)
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, F_C)
