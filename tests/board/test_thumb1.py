@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+from mcuroof.kernels.listing import sent
 from mcuroof.kernels.ops import m0
 
 SHAPES = [(3, 3), (3, 2), (1, 1), (5, 3), (2, 3)]
@@ -32,10 +33,22 @@ def test_depthwise_routines_match_the_assembler(tmp_path, routine, kh, kw):
 
 def test_source_is_data_lines_of_the_words():
     a = m0.dw_pixel(3, 3)
-    src = a.source("dwpix")
+    src = sent(a.source("dwpix"))
     assert src.startswith("@micropython.asm_thumb\ndef dwpix(r0,r1,r2,r3):\n data(2,")
     words = [int(v) for line in src.splitlines()[2:] for v in line[len(" data(2,") : -1].split(",")]
     assert words == a.words()
+
+
+def test_the_listing_above_the_data_line_assembles_to_its_words(tmp_path):
+    """Each comment line of the source is an instruction (offset, halfword, GNU text) or a
+    label; the GNU text assembled gives the halfwords shown and the words sent."""
+    a = m0.dw_row(3, 3, 2, 1)
+    notes = [line[3:] for line in a.source("dwrun").splitlines() if line.startswith(" # ")]
+    shown = [re.match(r" *([0-9a-f]+): ([0-9a-f]{4})  (.*)", n) for n in notes]
+    gnu = "".join(m.group(3) + "\n" if m else n + "\n" for m, n in zip(shown, notes))
+    words = [int(m.group(2), 16) for m in shown if m]
+    assert [int(m.group(1), 16) for m in shown if m] == list(range(0, 2 * len(words), 2))
+    assert words == a.words() == assemble(tmp_path, gnu)
 
 
 def test_the_ldm_copy_moves_what_the_assembler_encodes(tmp_path):
@@ -47,3 +60,14 @@ def test_the_ldm_copy_moves_what_the_assembler_encodes(tmp_path):
     a.stm(1, range(4, 8))
     assert a.words() == assemble(tmp_path, a.gnu()) == [0xC8F0, 0xC1F0]
     assert f" data(2,{','.join(['51440,49648'] * 4)})\n" in memory.ASM_COPY_LDM
+
+
+def test_the_data_words_of_the_m0_routines_are_the_instructions_their_comments_name(tmp_path):
+    """LDRSB with a register offset and BLX, which the inline assembler lacks, as data() words:
+    the comment beside each (stripped before sending) assembles to that halfword."""
+    from mcuroof.kernels.ops import m0_routines
+
+    text = "".join(v for k, v in vars(m0_routines).items() if k.startswith("ASM_"))
+    found = sorted(set(re.findall(r"data\(2,(0x[0-9A-F]{4})\)  # ([^\n]*)", text)))
+    assert len(found) == 8  # five LDRSB, BLX r0, r3 and r8
+    assert [int(hw, 16) for hw, _ in found] == assemble(tmp_path, "".join(src + "\n" for _, src in found))

@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from mcuroof.kernels import thumb2
+from mcuroof.kernels.listing import sent
 
 CASES = [  # (encoder output, assembler source)
     (thumb2.mla(2, 4, 6, 2), "mla r2, r4, r6, r2"),
@@ -125,5 +126,41 @@ def assembled(tmp_path_factory):
 def test_every_encoder_matches_the_assembler(assembled):
     assert len(assembled) == len(CASES)
     for (line, src), words in zip(CASES, assembled):
-        got = tuple(int(x, 16) for x in re.findall(r"0x[0-9a-f]+", line))
+        got = tuple(int(x, 16) for x in re.findall(r"0x[0-9a-f]+", sent(line)))
         assert got == words, src
+
+
+def test_every_data_word_names_its_instruction():
+    """The comment beside each data() word (stripped before sending) is the instruction in GNU
+    syntax: the one the assembler encodes to those halfwords (the test above)."""
+    for line, src in CASES:
+        assert line.endswith("  # " + src + "\n"), line
+
+
+def test_the_mnemonics_in_generated_kernels_assemble_to_their_words(tmp_path):
+    """Every data() word of the DSP and MVE layer kernels of the built-in networks (and of the
+    ISA ceilings) carries a comment that GNU as encodes to exactly those halfwords."""
+    if not shutil.which("arm-none-eabi-as"):
+        pytest.skip("arm-none-eabi-as not installed (apt-get install gcc-arm-none-eabi)")
+    import dataclasses
+
+    from mcuroof.kernels import compute
+    from mcuroof.kernels.ops import dispatch, layer_plan
+    from mcuroof.model import builtins
+
+    texts = [k.listing for k in compute.isa_kernels(["mla", "smlad", "vfma", "vmladava", "vmla", "vfma-q"], "bhif", 9)]
+    for name in builtins.BUILTINS:
+        jobs, _ = layer_plan.plan(builtins.builtin_network(name), ["int8"], ["asm_thumb"], 400_000, None)
+        for job in jobs:
+            for isa in ({"dsp"}, {"dsp", "mve"}):
+                texts.append(dispatch.listing(dataclasses.replace(job, isa=frozenset(isa))))
+    found = set(re.findall(r"data\(2,(0x[0-9a-f]{4}),(0x[0-9a-f]{4})\)  # ([^\n]*)", "".join(texts)))
+    lines = sorted(found, key=lambda f: f[2])
+    assert len({src for _, _, src in lines}) == len(lines), "one text, two encodings"
+    (tmp_path / "k.s").write_text(".syntax unified\n.thumb\n" + "".join(src + "\n" for _, _, src in lines))
+    obj = tmp_path / "k.o"
+    subprocess.run(["arm-none-eabi-as", "-march=armv8.1-m.main+mve.fp+fp.dp", "-o", obj, tmp_path / "k.s"], check=True)
+    dump = subprocess.run(["arm-none-eabi-objdump", "-d", obj], capture_output=True, text=True, check=True).stdout
+    words = re.findall(r"^\s+[0-9a-f]+:\s+([0-9a-f]{4}) ([0-9a-f]{4})\s", dump, re.M)
+    assert len(lines) > 300
+    assert [(int(a, 16), int(b, 16)) for a, b in words] == [(int(a, 16), int(b, 16)) for a, b, _ in lines]

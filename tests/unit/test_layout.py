@@ -14,6 +14,8 @@ GENERATORS = {
     "python",
     "viper",
     "m0",
+    "m0_routines",
+    "asm_text",
     "dsp_common",
     "dsp_conv",
     "dsp_dense",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
 from mcuroof.kernels.memory import ASM_LOAD, PTR
 from mcuroof.kernels.ops import viper
+from mcuroof.kernels.ops.asm_text import lines as asm
+from mcuroof.kernels.ops.asm_text import routine
 
 # An empty function of each compiled emitter, timed as the harness's own cost (compute.peak):
 # an asm_thumb call costs about 0.4 us less than the bytecode _nop on the micro:bit.
@@ -49,11 +51,20 @@ def _mac_body(em: str, tc: str, u: int) -> str | None:
         # int8: the layer kernels sign-extend with Armv6-M's register-offset LDRSB, which costs
         # what LDRB does (one instruction under -icount), so the LDRB body's rate is theirs too
         macs = "".join(
-            f" {ld}(r4,[r0,{j * z}])\n {ld}(r5,[r1,{j * z}])\n mul(r4,r5)\n add(r2,r2,r4)\n" for j in range(u)
+            asm(f"""
+                {ld}(r4,[r0,{j * z}])
+                {ld}(r5,[r1,{j * z}])
+                mul(r4,r5)
+                add(r2,r2,r4)
+            """)
+            for j in range(u)
         )
         return (
-            f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n mov(r2,0)\n label(L)\n{macs}"
-            f" sub(r3,1)\n{_loop_back(macs.count(chr(10)))} mov(r0,r2)\n"
+            routine("k", "mov(r2,0)\nlabel(L)")
+            + macs
+            + asm("sub(r3,1)")
+            + _loop_back(macs.count("\n"))
+            + asm("mov(r0,r2)")
         )
     return None
 
@@ -62,7 +73,15 @@ def _loop_back(n_instr: int) -> str:
     """Branch back to label L while the SUB before it left a positive count. A conditional
     branch reaches 256 bytes back (128 16-bit instructions; its wide form is Armv7-M only),
     an unconditional one 2 KB: longer bodies (int8 unrolled 16x) take the second."""
-    return " bgt(L)\n" if n_instr < 120 else " ble(E)\n b(L)\n label(E)\n"
+    return (
+        " bgt(L)\n"
+        if n_instr < 120
+        else asm("""
+            ble(E)
+            b(L)
+            label(E)
+        """)
+    )
 
 
 def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
@@ -78,7 +97,7 @@ def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
                 kn = f",'{again}'" if again else ""
                 call = f"peak(k,'{em}','{TYPE_NAMES[tc]}','{tc}',{u},{n}{kn})\n"
                 key = unit_key("compute", em, TYPE_NAMES[tc], *([again] if again else []))
-                out.append(Kernel(key, with_empty(em, body, call)))
+                out.append(Kernel.listed(key, with_empty(em, body, call)))
     if again:
         return out
     if "asm_thumb" in cfg["emitters"]:
@@ -93,6 +112,17 @@ def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
 ISA_REP = 16
 
 
+def _two_pairs(tc: str) -> str:
+    """x[0], x[1] to r4, r5 and w[0], w[1] to r6, r7 (elements of type code tc)."""
+    ld, _, z = ASM_LOAD[tc]
+    return asm(f"""
+        {ld}(r4,[r0,0])
+        {ld}(r5,[r0,{z}])
+        {ld}(r6,[r1,0])
+        {ld}(r7,[r1,{z}])
+    """)
+
+
 def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
     """(u, dot products per loop iteration, setup, loop body, tail) of an ISA peak kernel for
     type code tc (asm_thumb source; the sum ends in r2), None if it has none."""
@@ -101,19 +131,29 @@ def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
     if name == "muls" and tc in ASM_LOAD:
         # Armv6-M: MULS Rdm, Rn (Rdm = Rn * Rdm) then ADDS, 2 instructions a MAC; x = [1] * u keeps
         # w[j] in r6 and r7 through every product, so the operands stay in registers
-        ld, _, z = ASM_LOAD[tc]
-        setup = f" {ld}(r4,[r0,0])\n {ld}(r5,[r0,{z}])\n {ld}(r6,[r1,0])\n {ld}(r7,[r1,{z}])\n"
-        return 2, rep, setup, " mul(r6,r4)\n add(r2,r2,r6)\n mul(r7,r5)\n add(r2,r2,r7)\n" * rep, ""
+        macs = asm("""
+            mul(r6,r4)
+            add(r2,r2,r6)
+            mul(r7,r5)
+            add(r2,r2,r7)
+        """)
+        return 2, rep, _two_pairs(tc), macs * rep, ""
     if name == "mla" and tc in ASM_LOAD:
-        ld, _, z = ASM_LOAD[tc]
-        setup = f" {ld}(r4,[r0,0])\n {ld}(r5,[r0,{z}])\n {ld}(r6,[r1,0])\n {ld}(r7,[r1,{z}])\n"
-        return 2, rep, setup, (t.mla(2, 4, 6, 2) + t.mla(2, 5, 7, 2)) * rep, ""
+        return 2, rep, _two_pairs(tc), (t.mla(2, 4, 6, 2) + t.mla(2, 5, 7, 2)) * rep, ""
     if name == "smlad" and tc in ("h", "b"):
         if tc == "h":  # two halfwords per register
-            setup = " ldr(r4,[r0,0])\n ldr(r5,[r0,4])\n ldr(r6,[r1,0])\n ldr(r7,[r1,4])\n"
+            setup = asm("""
+                ldr(r4,[r0,0])
+                ldr(r5,[r0,4])
+                ldr(r6,[r1,0])
+                ldr(r7,[r1,4])
+            """)
         else:  # four int8 per word, widened by SXTB16 into even and odd halfword pairs
             setup = (
-                " ldr(r6,[r0,0])\n ldr(r7,[r1,0])\n"
+                asm("""
+                    ldr(r6,[r0,0])
+                    ldr(r7,[r1,0])
+                """)
                 + t.sxtb16(4, 6)
                 + t.sxtb16(5, 6, 8)
                 + t.sxtb16(6, 7)
@@ -121,8 +161,24 @@ def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
             )
         return 4, rep, setup, (t.smlad(2, 4, 6, 2) + t.smlad(2, 5, 7, 2)) * rep, ""
     if name == "vfma" and tc == "f":
-        setup = " vldr(s2,[r0,0])\n vldr(s3,[r0,4])\n vldr(s4,[r1,0])\n vldr(s5,[r1,4])\n mov(r2,0)\n vmov(s0,r2)\n"
-        return 2, rep, setup, (t.vfma_f32(0, 2, 4) + t.vfma_f32(0, 3, 5)) * rep, " vcvt_s32_f32(s0,s0)\n vmov(r2,s0)\n"
+        setup = asm("""
+            vldr(s2,[r0,0])
+            vldr(s3,[r0,4])
+            vldr(s4,[r1,0])
+            vldr(s5,[r1,4])
+            mov(r2,0)
+            vmov(s0,r2)
+        """)
+        return (
+            2,
+            rep,
+            setup,
+            (t.vfma_f32(0, 2, 4) + t.vfma_f32(0, 3, 5)) * rep,
+            asm("""
+                vcvt_s32_f32(s0,s0)
+                vmov(r2,s0)
+            """),
+        )
     bits = {"b": 8, "h": 16, "i": 32}.get(tc)
     if name == "vmladava" and bits:
         setup = t.vldr_q(0, 0, bits) + t.vldr_q(1, 1, bits)
@@ -141,13 +197,26 @@ def _isa_body(name: str, tc: str, rep: int) -> tuple | None:
             + t.vdup_32(2, 2)
         )
         group = lambda q: "".join(t.vmla_s32(q, 1, 4 + j) for j in range(4))
-        lanes = "".join(f" vmov(r4,s{j})\n add(r2,r2,r4)\n" for j in (0, 1, 2, 3, 8, 9, 10, 11))
+        lanes = "".join(
+            asm(f"""
+                vmov(r4,s{j})
+                add(r2,r2,r4)
+            """)
+            for j in (0, 1, 2, 3, 8, 9, 10, 11)
+        )
         return 4, 4 * (rep // 2), setup, "".join(group(2 * (g % 2)) for g in range(rep // 2)), lanes
     if name == "vfma-q" and tc == "f":
         setup = (
             t.vldr_q(1, 0, 32) + t.vldr_q(2, 1, 32) + " mov(r2,0)\n" + "".join(f" vmov(s{j},r2)\n" for j in range(4))
         )
-        lanes = "".join(f" vcvt_s32_f32(s{j},s{j})\n vmov(r4,s{j})\n add(r2,r2,r4)\n" for j in range(4))
+        lanes = "".join(
+            asm(f"""
+                vcvt_s32_f32(s{j},s{j})
+                vmov(r4,s{j})
+                add(r2,r2,r4)
+            """)
+            for j in range(4)
+        )
         return 4, 2 * rep, setup, t.vfma_q_f32(0, 1, 2) * (2 * rep), lanes
     return None
 
@@ -171,9 +240,20 @@ def isa_kernels(names, types, n: int) -> list[Kernel]:
                 continue
             u, reps, setup, loop, tail = found
             body = (
-                f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n{setup} mov(r2,0)\n label(L)\n{loop}"
-                f" sub(r3,1)\n bgt(L)\n{tail} mov(r0,r2)\n"
+                routine("k", "")
+                + setup
+                + asm("""
+                    mov(r2,0)
+                    label(L)
+                """)
+                + loop
+                + asm("""
+                    sub(r3,1)
+                    bgt(L)
+                """)
+                + tail
+                + asm("mov(r0,r2)")
             )
             call = f"peak(k,'asm_thumb','{TYPE_NAMES[tc]}','{tc}',{u},{n},'{name}',{reps})\n"
-            out.append(Kernel(unit_key("compute", "asm_thumb", TYPE_NAMES[tc], name), body + call))
+            out.append(Kernel.listed(unit_key("compute", "asm_thumb", TYPE_NAMES[tc], name), body + call))
     return out

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcuroof.kernels.listing import sent
+
 TYPE_NAMES = {"b": "int8", "h": "int16", "i": "int32", "f": "float32"}
 # The fastest movers, from which the memory roof is taken. copy4x copies A to B in passes until
 # COPY4_ELEMENTS elements are copied, so a small buffer's call outweighs the harness's own cost
@@ -40,6 +42,12 @@ def unit_parts(key: str) -> list[str]:
 class Kernel:
     key: str  # unique within a run: suite/emitter/type/name
     source: str  # what is sent to the board: one script, or several split at `#--` lines
+    listing: str = ""  # the source with its reader's comments (kernels.listing), where generated
+
+    @classmethod
+    def listed(cls, key: str, listing: str) -> Kernel:
+        """A generated kernel: its listing kept, its comments stripped from what is sent."""
+        return cls(key, sent(listing), listing)
 
     def scripts(self, tail: str = "") -> list[str]:
         """The scripts in order, `tail` appended to the last. A kernel too big to compile in

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from mcuroof.kernels import thumb1, thumb2
 from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
+from mcuroof.kernels.listing import sent
+from mcuroof.kernels.ops.asm_text import lines as asm
+from mcuroof.kernels.ops.asm_text import routine
 
 PTR = {"b": "ptr8", "h": "ptr16", "i": "ptr32"}
 ASM_LOAD = {"b": ("ldrb", "strb", 1), "h": ("ldrh", "strh", 2), "i": ("ldr", "str", 4)}
@@ -21,32 +24,74 @@ ASM_STREAM = {
     "add": ["L(r4,[r0,0])", "L(r5,[r1,0])", "add(r4,r4,r5)", "S(r4,[r2,0])"],
     "triad": ["L(r4,[r0,0])", "L(r5,[r1,0])", "mul(r5,r7)", "add(r4,r4,r5)", "S(r4,[r2,0])"],
 }
-ASM_COPY4 = (
-    "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n mov(r4,128)\n add(r4,r4,r4)\n add(r4,r4,r4)\n"
-    " add(r4,r4,r4)\n add(r4,r4,r4)\n str(r4,[r2,12])\n str(r0,[r2,0])\n str(r1,[r2,4])\n"
-    " str(r3,[r2,8])\n label(C)\n ldr(r0,[r2,0])\n ldr(r1,[r2,4])\n lsr(r3,r3,2)\n label(L)\n"
-    " ldr(r4,[r0,0])\n ldr(r5,[r0,4])\n ldr(r6,[r0,8])\n ldr(r7,[r0,12])\n"
-    " str(r4,[r1,0])\n str(r5,[r1,4])\n str(r6,[r1,8])\n str(r7,[r1,12])\n"
-    " add(r0,16)\n add(r1,16)\n sub(r3,1)\n bgt(L)\n ldr(r3,[r2,8])\n ldr(r4,[r2,12])\n"
-    " sub(r4,r4,r3)\n str(r4,[r2,12])\n bgt(C)\n"
+ASM_COPY4 = routine(
+    "k",
+    """
+    mov(r4,128)
+    add(r4,r4,r4)
+    add(r4,r4,r4)
+    add(r4,r4,r4)
+    add(r4,r4,r4)  # 2048: COPY4_ELEMENTS words to move
+    str(r4,[r2,12])  # C holds the pointers and counts
+    str(r0,[r2,0])
+    str(r1,[r2,4])
+    str(r3,[r2,8])
+    label(C)
+    ldr(r0,[r2,0])
+    ldr(r1,[r2,4])
+    lsr(r3,r3,2)  # n words, 4 a step
+    label(L)
+    ldr(r4,[r0,0])
+    ldr(r5,[r0,4])
+    ldr(r6,[r0,8])
+    ldr(r7,[r0,12])
+    str(r4,[r1,0])
+    str(r5,[r1,4])
+    str(r6,[r1,8])
+    str(r7,[r1,12])
+    add(r0,16)
+    add(r1,16)
+    sub(r3,1)
+    bgt(L)
+    ldr(r3,[r2,8])
+    ldr(r4,[r2,12])
+    sub(r4,r4,r3)
+    str(r4,[r2,12])
+    bgt(C)  # another pass until 2048 are moved
+    """,
 )
 
 
 # Armv6-M's fastest mover: ASM_COPY4 with LDMIA r0!,{r4-r7} and STMIA r1!,{r4-r7} (data():
 # MicroPython's inline assembler has no LDM/STM), 4 pairs a loop: 16 words in 4 x (5 + 5) + 3
 # cycles on a Cortex-M0+ (LDM/STM 1+N, SUBS 1, BGT 2). n is a multiple of 16 (min_n 16, doubled).
-def _ldm_stm() -> list[int]:
+def _ldm_stm() -> thumb1.Asm:
     a = thumb1.Asm()
-    a.ldm(0, range(4, 8))
-    a.stm(1, range(4, 8))
-    return a.words()
+    for _ in range(4):
+        a.ldm(0, range(4, 8))
+        a.stm(1, range(4, 8))
+    return a
 
 
-ASM_COPY_LDM = ASM_COPY4.replace(" lsr(r3,r3,2)\n", " lsr(r3,r3,4)\n").replace(
-    " ldr(r4,[r0,0])\n ldr(r5,[r0,4])\n ldr(r6,[r0,8])\n ldr(r7,[r0,12])\n"
-    " str(r4,[r1,0])\n str(r5,[r1,4])\n str(r6,[r1,8])\n str(r7,[r1,12])\n"
-    " add(r0,16)\n add(r1,16)\n",
-    f" data(2,{','.join(str(hw) for hw in _ldm_stm() * 4)})\n",
+ASM_COPY_LDM = (
+    sent(ASM_COPY4)
+    .replace(" lsr(r3,r3,2)\n", " lsr(r3,r3,4)\n")
+    .replace(
+        asm("""
+            ldr(r4,[r0,0])
+            ldr(r5,[r0,4])
+            ldr(r6,[r0,8])
+            ldr(r7,[r0,12])
+            str(r4,[r1,0])
+            str(r5,[r1,4])
+            str(r6,[r1,8])
+            str(r7,[r1,12])
+            add(r0,16)
+            add(r1,16)
+        """),
+        "".join(f" # {line}\n" for _, line in _ldm_stm().listing())
+        + f" data(2,{','.join(str(hw) for hw in _ldm_stm().words())})\n",
+    )
 )
 
 
@@ -107,12 +152,45 @@ def _simd8_body(name: str, dst: int, mve: bool) -> str:
     if not mve:
         arrays = sorted({int(op[1]) for op in _SIMD8_OPS[name] if op[0] == "l"} | {dst})
         step = "".join(f" add(r{i},{4 * u})\n" for i in arrays)
-        return f"{head} lsr(r3,r3,4)\n label(L)\n{body}{step} sub(r3,1)\n bgt(L)\n"
+        return (
+            head
+            + asm("""
+                lsr(r3,r3,4)  # 16-byte groups
+                label(L)
+            """)
+            + body
+            + step
+            + asm("""
+                sub(r3,1)
+                bgt(L)
+            """)
+        )
     # r3: iterations of u vectors, r4 the vectors left over (VLDRB and VSTRB step the pointers)
     return (
-        f"{head} lsr(r3,r3,4)\n mov(r4,{u - 1})\n and_(r4,r3)\n lsr(r3,r3,{u.bit_length() - 1})\n beq(R)\n"
-        f" label(L)\n{body} sub(r3,1)\n bgt_w(L)\n label(R)\n cmp(r4,0)\n beq(E)\n"
-        f" label(S)\n{_simd8_group(name, dst, True, 0)} sub(r4,1)\n bgt(S)\n label(E)\n"
+        head
+        + asm(f"""
+            lsr(r3,r3,4)  # vectors
+            mov(r4,{u - 1})
+            and_(r4,r3)  # vectors left over
+            lsr(r3,r3,{u.bit_length() - 1})  # iterations of {u}
+            beq(R)
+            label(L)
+        """)
+        + body
+        + asm("""
+            sub(r3,1)
+            bgt_w(L)
+            label(R)
+            cmp(r4,0)
+            beq(E)
+            label(S)
+        """)
+        + _simd8_group(name, dst, True, 0)
+        + asm("""
+            sub(r4,1)
+            bgt(S)
+            label(E)
+        """)
     )
 
 
@@ -130,11 +208,14 @@ def _stream_body(em: str, tc: str, op: tuple, simd8: str = "") -> str | None:
         return _simd8_body(name, op[3], simd8 == "mve")
     if em == "asm_thumb" and tc in ASM_LOAD:
         ld, st, z = ASM_LOAD[tc]
-        body = "\n ".join(ASM_STREAM[name]).replace("L(", ld + "(").replace("S(", st + "(")
-        return (
-            f"@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n mov(r7,3)\n label(L)\n {body}\n"
-            f" add(r0,{z})\n add(r1,{z})\n add(r2,{z})\n sub(r3,1)\n bgt(L)\n"
-        )
+        body = "\n".join(ASM_STREAM[name]).replace("L(", ld + "(").replace("S(", st + "(")
+        return routine("k", "mov(r7,3)\nlabel(L)\n" + body) + asm(f"""
+            add(r0,{z})
+            add(r1,{z})
+            add(r2,{z})
+            sub(r3,1)
+            bgt(L)
+        """)
     if em == "c" and tc == "b" and name == "copy":
         return C_COPY
     return None
@@ -159,5 +240,5 @@ def memory_kernels(cfg: dict) -> list[Kernel]:
             for (name, na, _, dst, f), body in ops:
                 if body:
                     call = f"sweep(k,'{name}','{em}','{TYPE_NAMES[tc]}','{tc}',{na},{dst},{f},{maxws},{'views' if em == 'c' else 0})\n"
-                    out.append(Kernel(unit_key("memory", em, TYPE_NAMES[tc], name), body + call))
+                    out.append(Kernel.listed(unit_key("memory", em, TYPE_NAMES[tc], name), body + call))
     return out

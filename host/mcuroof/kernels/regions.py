@@ -3,20 +3,47 @@
 from __future__ import annotations
 
 from mcuroof.kernels.contract import Kernel, unit_key
+from mcuroof.kernels.ops.asm_text import lines as asm
+from mcuroof.kernels.ops.asm_text import routine
 
 # Region readers (firmware/regions.py): k(wa, p, 0, n) sums n x 32 bytes of words from word
 # address wa (address // 4: a small int for any 32-bit address), p times over (so that a call
 # reads enough for its call cost not to matter), and returns one pass's sum; w(buf) is a
 # buffer's word address.
 ASM_READ8 = (
-    "@micropython.asm_thumb\ndef k(r0,r1,r2,r3):\n lsl(r0,r0,2)\n label(P)\n push({r0,r3})\n"
-    " mov(r2,0)\n label(L)\n"
+    routine(
+        "k",
+        """
+        lsl(r0,r0,2)  # the word address, as an address
+        label(P)
+        push({r0,r3})
+        mov(r2,0)
+        label(L)
+        """,
+    )
     + "".join(
         f" ldr(r{4 + j % 4},[r0,{4 * j}])\n"
-        + (" add(r2,r2,r4)\n add(r2,r2,r5)\n add(r2,r2,r6)\n add(r2,r2,r7)\n" if j % 4 == 3 else "")
+        + (
+            asm("""
+                add(r2,r2,r4)
+                add(r2,r2,r5)
+                add(r2,r2,r6)
+                add(r2,r2,r7)
+            """)
+            if j % 4 == 3
+            else ""
+        )
         for j in range(8)
     )
-    + " add(r0,32)\n sub(r3,1)\n bgt(L)\n pop({r0,r3})\n sub(r1,1)\n bgt(P)\n mov(r0,r2)\n"
+    + asm("""
+        add(r0,32)
+        sub(r3,1)
+        bgt(L)
+        pop({r0,r3})
+        sub(r1,1)
+        bgt(P)
+        mov(r0,r2)
+    """)
 )
 ASM_WADDR = "@micropython.asm_thumb\ndef w(r0):\n lsr(r0,r0,2)\n"
 VIPER_READ8 = (
@@ -43,5 +70,5 @@ def regions_kernels(cfg: dict) -> list[Kernel]:
     out = []
     for rg in cfg["regions"]:
         call = f"region(k,w,'{em}','{rg['name']}',{rg['wa']!r},{rg['top']},{rg['rng']!r})\n"
-        out.append(Kernel(unit_key("regions", em, rg["name"]), reader + waddr + call))
+        out.append(Kernel.listed(unit_key("regions", em, rg["name"]), reader + waddr + call))
     return out

@@ -4,8 +4,9 @@ The micro:bit's MicroPython 1.9.2 cannot compile an asm_thumb routine of more th
 statements (MemoryError), but one `data(2, ...)` statement may hold a hundred halfwords. So a
 routine too long for the parser is written here, instruction by instruction, and sent as a few
 data() lines: `Asm` encodes the 16-bit Thumb instructions (ARM DDI 0419, Armv6-M), resolves
-its labels and keeps each instruction's GNU syntax, against which tests/test_thumb1.py checks
-every routine it makes (arm-none-eabi-as). Pure computation.
+its labels and keeps each instruction's GNU syntax, against which tests/board/test_thumb1.py
+checks every routine it makes (arm-none-eabi-as); the source lists that syntax, one instruction
+a comment line, above the data() line. Pure computation.
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ _NAMES = {SP: "sp", LR: "lr", PC: "pc"}
 PER_LINE = 1000  # halfwords per data() line
 
 
-def _r(n: int) -> str:
+def reg(n: int) -> str:
+    """A core register's name in GNU syntax: r0-r12, sp, lr, pc."""
     return _NAMES.get(n, f"r{n}")
+
+
+_r = reg
 
 
 def _regs(regs) -> str:
@@ -34,6 +39,11 @@ class Asm:
     def __init__(self):
         self.items = []  # (halfword or branch tuple, GNU text)
         self.labels = {}
+        self.notes = {}  # item index -> what the listing says beside it
+
+    def note(self, text: str):
+        """Say `text` beside the last instruction in the listing (never in gnu())."""
+        self.notes[len(self.items) - 1] = text
 
     def _op(self, hw: int, text: str):
         self.items.append((hw, text))
@@ -92,13 +102,23 @@ class Asm:
         self._op(0x46C0, "nop")  # mov r8, r8, as GNU as encodes it for the M0
 
     # memory
-    def ldr(self, rt, rn, imm=0):
+    def ldr(self, rt, rn, imm=0, note=""):
+        self._ldr(rt, rn, imm)
+        if note:
+            self.note(note)
+
+    def str(self, rt, rn, imm=0, note=""):
+        self._str(rt, rn, imm)
+        if note:
+            self.note(note)
+
+    def _ldr(self, rt, rn, imm):
         if rn == SP:
             self._op(0x9800 | rt << 8 | imm >> 2, f"ldr {_r(rt)}, [sp, #{imm}]")
         else:
             self._op(0x6800 | (imm >> 2) << 6 | rn << 3 | rt, f"ldr {_r(rt)}, [{_r(rn)}, #{imm}]")
 
-    def str(self, rt, rn, imm=0):
+    def _str(self, rt, rn, imm):
         if rn == SP:
             self._op(0x9000 | rt << 8 | imm >> 2, f"str {_r(rt)}, [sp, #{imm}]")
         else:
@@ -172,8 +192,29 @@ class Asm:
         """The routine in GNU assembler syntax (tests assemble it and compare)."""
         return "\n".join(t if t.endswith(":") else "  " + t for _, t in self.items) + "\n"
 
+    def listing(self) -> list[tuple[int | None, str]]:
+        """(halfword index, line) per item: an instruction as `offset: halfword  GNU text`, a
+        label as `name:` (index None), as objdump shows a routine."""
+        w, out, pos = self.words(), [], 0
+        for i, (hw, text) in enumerate(self.items):
+            if hw is None:
+                out.append((None, text))
+                continue
+            said = f"  @ {self.notes[i]}" if i in self.notes else ""
+            out.append((pos, f"{2 * pos:4x}: {w[pos]:04x}  {text}{said}"))
+            pos += 1
+        return out
+
     def source(self, name: str) -> str:
-        """An asm_thumb function of four arguments whose body is these instructions."""
-        w = self.words()
-        lines = [" data(2," + ",".join(str(v) for v in w[i : i + PER_LINE]) + ")\n" for i in range(0, len(w), PER_LINE)]
+        """An asm_thumb function of four arguments whose body is these instructions, as few
+        data() lines; each preceded by its instructions, one a comment line (kernels.listing
+        strips them before sending)."""
+        w, lines = self.words(), []
+        notes = iter(self.listing())
+        pending = next(notes, None)
+        for i in range(0, len(w), PER_LINE):
+            while pending and (pending[0] is None or pending[0] < i + PER_LINE):
+                lines.append(" # " + pending[1] + "\n")
+                pending = next(notes, None)
+            lines.append(" data(2," + ",".join(str(v) for v in w[i : i + PER_LINE]) + ")\n")
         return f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n" + "".join(lines)

@@ -223,12 +223,12 @@ def kernels(cfg: dict) -> list[Kernel]:
     compute ceilings of cfg["peaks"] measured again in the same interpreter (see peaks_config)."""
     peaks = cfg.get("peaks")
     if not peaks:
-        return [Kernel(job.key, dispatch.script(job)) for job in cfg.get("jobs", [])]
+        return [Kernel.listed(job.key, dispatch.listing(job)) for job in cfg.get("jobs", [])]
     # The host's speed moves by 2x within minutes on a shared machine: a layer's ceiling is
     # measured again right after it, so the ceiling (the best seen) samples the same moments.
     out = []
     for i, job in enumerate(cfg["jobs"]):
-        out.append(Kernel(job.key, dispatch.script(job)))
+        out.append(Kernel.listed(job.key, dispatch.listing(job)))
         one = {**peaks, "emitters": [job.emitter], "types": [dtype_code(job.dtype)]}
         if job.emitter in peaks["emitters"]:
             out += compute_kernels(one, again=f"@{i}")

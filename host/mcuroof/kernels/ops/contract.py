@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from mcuroof.kernels.contract import unit_key
 from mcuroof.model.network import Layer
 
 DTYPES = {"int8": ("b", 1, 1), "float32": ("f", 4, 0.125)}  # typecode, bytes, value scale
 PARAMS = ("H", "V", "C", "OH", "OW", "OC", "KH", "KW", "SH", "SW", "PT", "PL", "M", "S", "LO", "N")
+# a tile's P[0..15] by name (tile.params.C); the same fields as the byte offsets an asm routine
+# reads them at (P.C == 8: ldr(r4,[r3,P.C]) loads C where r3 holds P), the biases after them
+Params = NamedTuple("Params", [(name, int) for name in PARAMS])
+P = Params(*(4 * i for i in range(len(PARAMS))))
+BIASES = 4 * len(PARAMS)
+
+
+def shape(params: Params) -> Params:
+    """A tile's shape: its params less the requantization and count (M, S, LO, N zeroed)."""
+    return params._replace(M=0, S=0, LO=0, N=0)
+
+
 # the kernel's first line: the tile's shape from P (PARAMS)
 HEAD = " H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5];KH=P[6];KW=P[7];SH=P[8];SW=P[9];PT=P[10];PL=P[11]\n"
 MAC_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
@@ -43,7 +56,10 @@ class Tile:
     nw: int
     no: int
     nb: int
-    params: tuple[int, ...]  # P[0..15], see kernels.ops.contract.PARAMS
+    params: Params  # P[0..15] (PARAMS); a tuple given is named here
+
+    def __post_init__(self):
+        object.__setattr__(self, "params", Params(*self.params))
 
     def data_bytes(self, isz: int) -> int:
         """Bytes of X, W, O and of P (16 parameters and the biases)."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from mcuroof.kernels.listing import sent
 from mcuroof.kernels.ops import dsp_conv, dsp_depthwise, m0, mve, pool
 from mcuroof.kernels.ops.contract import DTYPES, Job
-from mcuroof.kernels.ops.m0 import ASM_DENSE, ASM_POINTWISE, ASM_PRUN, ASM_ROWS
+from mcuroof.kernels.ops.m0 import ASM_DENSE, ASM_POINTWISE
+from mcuroof.kernels.ops.m0_routines import ASM_PRUN, ASM_ROWS
 from mcuroof.kernels.ops.python import python_source
 from mcuroof.kernels.ops.tiles import companion_shape
 from mcuroof.kernels.ops.viper import viper_source
@@ -85,8 +87,14 @@ def runs(op: str, em: str, ty: str) -> bool:
 
 
 def script(job: Job) -> str:
+    """What is sent to run a Job's kernel: its listing without the comments."""
+    return sent(listing(job))
+
+
+def listing(job: Job) -> str:
     """The scripts that define a Job's kernel and run it (firmware/layers.py layer()):
-    a collection first, then the def, then the call, each compiled on its own (8 KB heap)."""
+    a collection first, then the def, then the call, each compiled on its own (8 KB heap);
+    with the reader's comments (kernels.listing)."""
     tc, _, q = DTYPES[job.dtype]
     cands = _tile_list(job.candidates)
     src = generator(job).source(job)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
+from mcuroof.kernels.ops.asm_text import lines as asm
 
 LR = 14
 SP = 13
@@ -36,7 +38,7 @@ def constants(job):
     """(K, M, S, LO) shared by every tile of the job (K: inputs per output of a convolution or
     dense layer, 0 for depthwise), or None where they differ or do not fit."""
     depthwise = job.layer.op == "DEPTHWISE_CONV_2D"
-    seen = {(0 if depthwise else p[6] * p[7] * p[2], p[12], p[13], p[14]) for p in (tl.params for tl in job.tiles)}
+    seen = {(0 if depthwise else p.KH * p.KW * p.C, p.M, p.S, p.LO) for p in (tl.params for tl in job.tiles)}
     if len(seen) != 1:
         return None
     k, m, s, lo = seen.pop()
@@ -53,7 +55,17 @@ def copy_row(c: int, zero: bool) -> str:
         )
     body = t.strb_post(11, 1, 1) if zero else t.ldrb_post(12, 10, 1) + t.strb_post(12, 1, 1)
     name = "GCZ" if zero else "GCX"
-    return f" movw(r5,{c})\n label({name})\n" + body + f" sub(r5,1)\n bne_w({name})\n"
+    return (
+        asm(f"""
+            movw(r5,{c})
+            label({name})
+        """)
+        + body
+        + asm(f"""
+            sub(r5,1)
+            bne_w({name})
+        """)
+    )
 
 
 def whole_row(c: int, kw: int) -> str:
@@ -63,12 +75,23 @@ def whole_row(c: int, kw: int) -> str:
     if n > 64:
         return ""
     return (
-        f" cmp(r7,0)\n blt_w(GS)\n ldr(r5,[r0,4])\n sub(r5,{kw})\n cmp(r7,r5)\n bgt_w(GS)\n"
-        + f" movw(r5,{c})\n mul(r5,r7)\n"
+        asm(f"""
+            cmp(r7,0)
+            blt_w(GS)
+            ldr(r5,[r0,P.V])
+            sub(r5,{kw})
+            cmp(r7,r5)
+            bgt_w(GS)
+            movw(r5,{c})
+            mul(r5,r7)
+        """)
         + t.add_lsl(10, 9, 5, 0)
         + "".join(t.ldr_imm(12, 10, 4 * i) + t.str_post(12, 1, 4) for i in range(n // 4))
         + "".join(t.ldrb_imm(12, 10, i) + t.strb_post(12, 1, 1) for i in range(n // 4 * 4, n))
-        + " b(GR)\n label(GS)\n"
+        + asm("""
+            b(GR)
+            label(GS)
+        """)
     )
 
 
@@ -76,28 +99,68 @@ def gather(c: int, kh: int, kw: int, boff: int) -> str:
     """One pixel's window (KH x KW x C bytes) into the byte row at sp+boff; r0 = P, r6 = oy,
     r7 = ox. Taps outside the input are zeros. r9: the input row's first byte."""
     return (
-        " ldr(r5,[r0,32])\n mul(r6,r5)\n ldr(r5,[r0,40])\n sub(r6,r6,r5)\n"  # y = oy*SH - PT
-        " ldr(r5,[r0,36])\n mul(r7,r5)\n ldr(r5,[r0,44])\n sub(r7,r7,r5)\n"  # x0 = ox*SW - PL
+        asm("""
+            ldr(r5,[r0,P.SH])
+            mul(r6,r5)
+            ldr(r5,[r0,P.PT])
+            sub(r6,r6,r5)  # y = oy*SH - PT
+            ldr(r5,[r0,P.SW])
+            mul(r7,r5)
+            ldr(r5,[r0,P.PL])
+            sub(r7,r7,r5)  # x0 = ox*SW - PL
+        """)
         + t.addw(1, SP, boff)
-        + " movw(r11,0)\n"
-        + f" mov(r2,{kh})\n"
-        " label(GY)\n ldr(r5,[r0,0])\n cmp(r6,r5)\n bcs_w(GZ)\n"  # row outside: zeros
-        " ldr(r5,[r0,4])\n"
-        + f" movw(r4,{c})\n mul(r5,r4)\n"
+        + asm(f"""
+            movw(r11,0)
+            mov(r2,{kh})
+            label(GY)
+            ldr(r5,[r0,P.H])
+            cmp(r6,r5)
+            bcs_w(GZ)  # row outside: zeros
+            ldr(r5,[r0,P.V])
+            movw(r4,{c})
+            mul(r5,r4)
+        """)
         + t.mul(10, 6, 5)
         + t.ldr_imm(9, SP, 4)
-        + t.add_lsl(9, 9, 10, 0)  # X + y*V*C
+        + said(t.add_lsl(9, 9, 10, 0), "X + y*V*C")
         + whole_row(c, kw)
-        + f" mov(r3,{kw})\n mov(r4,r7)\n"
-        " label(GX)\n ldr(r5,[r0,4])\n cmp(r4,r5)\n bcs_w(GO)\n"
-        + f" movw(r5,{c})\n mul(r5,r4)\n"
+        + asm(f"""
+            mov(r3,{kw})
+            mov(r4,r7)
+            label(GX)
+            ldr(r5,[r0,P.V])
+            cmp(r4,r5)
+            bcs_w(GO)
+            movw(r5,{c})
+            mul(r5,r4)
+        """)
         + t.add_lsl(10, 9, 5, 0)
         + copy_row(c, False)
-        + " b(GN)\n label(GO)\n"
+        + asm("""
+            b(GN)
+            label(GO)
+        """)
         + copy_row(c, True)
-        + " label(GN)\n add(r4,1)\n sub(r3,1)\n bne_w(GX)\n b(GR)\n"
-        " label(GZ)\n" + f" movw(r3,{kw * c})\n label(GW)\n" + t.strb_post(11, 1, 1) + " sub(r3,1)\n bne_w(GW)\n"
-        " label(GR)\n add(r6,1)\n sub(r2,1)\n bne_w(GY)\n"
+        + asm(f"""
+            label(GN)
+            add(r4,1)
+            sub(r3,1)
+            bne_w(GX)
+            b(GR)
+            label(GZ)
+            movw(r3,{kw * c})
+            label(GW)
+        """)
+        + t.strb_post(11, 1, 1)
+        + asm("""
+            sub(r3,1)
+            bne_w(GW)
+            label(GR)
+            add(r6,1)
+            sub(r2,1)
+            bne_w(GY)
+        """)
     )
 
 
@@ -113,15 +176,29 @@ def window(axis: int) -> str:
     """The clipped window along one axis of the output position in the frame (axis 0: rows,
     frame 16, P's H, SH, PT, KH; 1: columns, frame 20, V, SW, PL, KW): r4 = first input row
     (column), r6 = first tap, r7 = taps. r0 = P."""
-    size, stride, pad, ker = (0, 32, 40, 24) if axis == 0 else (4, 36, 44, 28)
+    size, stride, pad, ker = ("H", "SH", "PT", "KH") if axis == 0 else ("V", "SW", "PL", "KW")
     lab = "YX"[axis]
-    return (
-        t.ldr_imm(4, SP, 16 + 4 * axis) + f" ldr(r5,[r0,{stride}])\n mul(r4,r5)\n ldr(r5,[r0,{pad}])\n"
-        " sub(r4,r4,r5)\n mov(r6,0)\n sub(r6,r6,r4)\n cmp(r6,0)\n"  # first tap max(0, -start)
-        f" bge(A{lab})\n mov(r6,0)\n label(A{lab})\n ldr(r7,[r0,{size}])\n sub(r7,r7,r4)\n"
-        f" ldr(r5,[r0,{ker}])\n cmp(r7,r5)\n ble(B{lab})\n mov(r7,r5)\n label(B{lab})\n"  # end min(K, size - start)
-        " sub(r7,r7,r6)\n add(r4,r4,r6)\n"
-    )
+    return t.ldr_imm(4, SP, 16 + 4 * axis) + asm(f"""
+            ldr(r5,[r0,P.{stride}])
+            mul(r4,r5)
+            ldr(r5,[r0,P.{pad}])
+            sub(r4,r4,r5)
+            mov(r6,0)
+            sub(r6,r6,r4)
+            cmp(r6,0)  # first tap max(0, -start)
+            bge(A{lab})
+            mov(r6,0)
+            label(A{lab})
+            ldr(r7,[r0,P.{size}])
+            sub(r7,r7,r4)
+            ldr(r5,[r0,P.{ker}])
+            cmp(r7,r5)
+            ble(B{lab})
+            mov(r7,r5)
+            label(B{lab})  # end min(K, size - start)
+            sub(r7,r7,r6)
+            add(r4,r4,r6)
+        """)
 
 
 MAX_FRAME = 6144

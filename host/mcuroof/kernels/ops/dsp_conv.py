@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
+from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.dsp_common import (
     FRAME_HEAD,
     LR,
@@ -47,9 +49,14 @@ def _pixel(
     dest = t.ldr_imm(2, SP, B_TB) + t.addw(2, 2, 16 + 8 * j) if block else t.addw(2, SP, qoff + 8 * j)
     code = t.ldr_imm(4, SP, 20)
     if j:
-        code += (
-            t.ldr_imm(5, SP, 16) + f" add(r4,{j})\n cmp(r4,r5)\n blt(PL{j})\n mov(r4,r5)\n sub(r4,1)\n label(PL{j})\n"
-        )
+        code += t.ldr_imm(5, SP, 16) + asm(f"""
+            add(r4,{j})
+            cmp(r4,r5)
+            blt(PL{j})
+            mov(r4,r5)
+            sub(r4,1)
+            label(PL{j})
+        """)
     code += (
         t.ldr_imm(5, SP, OC_SLOT)
         + t.mul(6, 4, 5)
@@ -57,15 +64,26 @@ def _pixel(
         + " add(r6,r6,r7)\n"
         + out  # O + p*OC
         + t.ldr_imm(0, SP, 0)
-        + " ldr(r5,[r0,16])\n udiv(r6,r4,r5)\n"
+        + asm("""
+            ldr(r5,[r0,P.OW])
+            udiv(r6,r4,r5)
+        """)
         + t.mul(7, 6, 5)
         + " sub(r7,r4,r7)\n"
     )  # oy, ox
     if direct:  # 1x1 convolution or dense layer: the pixel's C inputs in place
         code += (
-            " ldr(r5,[r0,32])\n mul(r6,r5)\n ldr(r5,[r0,4])\n mul(r6,r5)\n"
-            " ldr(r5,[r0,36])\n mul(r7,r5)\n add(r6,r6,r7)\n"
-            + f" movw(r5,{c})\n mul(r6,r5)\n"
+            asm(f"""
+                ldr(r5,[r0,P.SH])
+                mul(r6,r5)
+                ldr(r5,[r0,P.V])
+                mul(r6,r5)
+                ldr(r5,[r0,P.SW])
+                mul(r7,r5)
+                add(r6,r6,r7)
+                movw(r5,{c})
+                mul(r6,r5)
+            """)
             + t.ldr_imm(7, SP, 4)
             + " add(r1,r6,r7)\n"
         )
@@ -74,12 +92,18 @@ def _pixel(
     return (
         code
         + dest
-        + f" movw(r3,{groups})\n label(WD{j})\n"
+        + asm(f"""
+            movw(r3,{groups})
+            label(WD{j})
+        """)
         + t.ldr_post(8, 1, 4)
         + t.sxtb16(9, 8)
         + t.sxtb16(8, 8, 8)
         + t.strd_post(9, 8, 2, 8 * px)
-        + f" sub(r3,1)\n bne_w(WD{j})\n"
+        + asm(f"""
+            sub(r3,1)
+            bne_w(WD{j})
+        """)
     )
 
 
@@ -104,7 +128,11 @@ def _mac_pair(k: int, groups: int, qoff: int, single: bool = False) -> str:
     bias = (
         t.ldr_imm(10, 8, 64) + " mov(r12,r10)\n"
         if single
-        else t.ldrd_imm(10, 11, 8, 64) + " mov(r12,r10)\n mov(lr,r11)\n"
+        else t.ldrd_imm(10, 11, 8, 64)
+        + asm("""
+            mov(r12,r10)
+            mov(lr,r11)
+        """)
     )
     loop = "K1" if single else "KL"
     return (
@@ -113,11 +141,19 @@ def _mac_pair(k: int, groups: int, qoff: int, single: bool = False) -> str:
         + bias  # biases of c, c+1
         + t.ldr_imm(1, SP, 8)
         + f" movw(r2,{k})\n"
-        + t.mla(1, 3, 2, 1)  # W + c*K
+        + said(t.mla(1, 3, 2, 1), "W + c*K")
         + t.addw(0, SP, qoff)
-        + f" mov(r2,{groups // u})\n label({loop})\n"
+        + asm(f"""
+            mov(r2,{groups // u})
+            label({loop})
+        """)
         + body
-        + f" add(r0,{16 * u})\n add(r1,{4 * u})\n sub(r2,1)\n bne_w({loop})\n"
+        + asm(f"""
+            add(r0,{16 * u})
+            add(r1,{4 * u})
+            sub(r2,1)
+            bne_w({loop})
+        """)
     )
 
 
@@ -136,9 +172,19 @@ def _mac_rows(k: int, groups: int, qoff: int, px: int, single: bool = False) -> 
             if not single:
                 body += t.smlad(a1, 2, 4, a1) + t.smlad(a1, 3, 7, a1)
     bias = (
-        t.ldr_imm(10, 8, 64) + " mov(r12,r10)\n mov(r5,r10)\n"
+        t.ldr_imm(10, 8, 64)
+        + asm("""
+            mov(r12,r10)
+            mov(r5,r10)
+        """)
         if single
-        else t.ldrd_imm(10, 11, 8, 64) + " mov(r12,r10)\n mov(lr,r11)\n mov(r5,r10)\n mov(r6,r11)\n"
+        else t.ldrd_imm(10, 11, 8, 64)
+        + asm("""
+            mov(r12,r10)
+            mov(lr,r11)
+            mov(r5,r10)
+            mov(r6,r11)
+        """)
     )
     return (
         t.ldr_imm(8, SP, 0)
@@ -184,8 +230,16 @@ def _block_weights(k: int, groups: int, woff: int) -> str:
     the frame (per group of 4, c's [w0,w2] [w1,w3] at woff + 16g, c2's after them), biases to
     frame[B_BIAS]."""
     code = (
-        t.ldr_imm(0, SP, B_C) + t.ldr_imm(6, SP, OC_SLOT) + " sub(r6,1)\n add(r5,r0,1)\n cmp(r5,r6)\n"
-        " ble(C2)\n mov(r5,r6)\n label(C2)\n"
+        t.ldr_imm(0, SP, B_C)
+        + t.ldr_imm(6, SP, OC_SLOT)
+        + asm("""
+            sub(r6,1)
+            add(r5,r0,1)
+            cmp(r5,r6)
+            ble(C2)
+            mov(r5,r6)
+            label(C2)
+        """)
         + t.str_imm(5, SP, B_C2)
         + t.ldr_imm(1, SP, 8)
         + f" movw(r2,{k})\n"
@@ -224,7 +278,7 @@ def _block_store() -> str:
 
 def _block_applies(job, groups: int) -> bool:
     """The block kernel takes convolutions (not dense layers) with K unrolled in LDRD's reach."""
-    dense = all(tl.params[3] * tl.params[4] == 1 for tl in job.tiles)
+    dense = all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
     return not dense and 16 + 24 * groups <= 1020
 
 
@@ -235,9 +289,13 @@ def _entry(frame: int) -> str:
         head()
         + t.subw(SP, SP, frame)
         + store_args()
-        + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n"
+        + asm("""
+            ldr(r4,[r3,P.OH])
+            ldr(r5,[r3,P.OW])
+            mul(r4,r5)
+        """)
         + t.str_imm(4, SP, 16)
-        + " ldr(r4,[r3,20])\n"
+        + asm("ldr(r4,[r3,P.OC])")
         + t.str_imm(4, SP, OC_SLOT)
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, 20)
@@ -260,8 +318,20 @@ def conv_block_source(job) -> str:
     frame = boff + passes * tsize
     pad = "" if direct or kp == k else " mov(r4,0)\n" + t.str_imm(4, SP, goff + kp - 4)
     widen = (
-        " label(BLK)\n" + t.ldr_imm(4, SP, 16) + t.ldr_imm(5, SP, 20) + " sub(r4,r4,r5)\n add(r4,2)\n"
-        f" movw(r5,3)\n udiv(r4,r4,r5)\n movw(r5,{passes})\n cmp(r4,r5)\n ble(BA)\n mov(r4,r5)\n label(BA)\n"
+        " label(BLK)\n"
+        + t.ldr_imm(4, SP, 16)
+        + t.ldr_imm(5, SP, 20)
+        + asm(f"""
+            sub(r4,r4,r5)
+            add(r4,2)
+            movw(r5,3)
+            udiv(r4,r4,r5)
+            movw(r5,{passes})
+            cmp(r4,r5)
+            ble(BA)
+            mov(r4,r5)
+            label(BA)
+        """)
         + t.str_imm(4, SP, B_PASSES)
         + t.str_imm(4, SP, B_COUNT)
         + t.addw(4, SP, boff)
@@ -291,12 +361,18 @@ def conv_block_source(job) -> str:
         + requant(m, s, lo, [a for acc in PIXEL_ACCS for a in acc])
         + _block_store()
         + t.addw(1, 1, tsize)
-        + " sub(r0,1)\n bne_w(PASS)\n"
+        + asm("""
+            sub(r0,1)
+            bne_w(PASS)
+        """)
         + t.ldr_imm(0, SP, B_C)
         + " add(r0,2)\n"
         + t.str_imm(0, SP, B_C)
         + t.ldr_imm(4, SP, OC_SLOT)
-        + " cmp(r0,r4)\n blt_w(CH)\n"
+        + asm("""
+            cmp(r0,r4)
+            blt_w(CH)
+        """)
     )
     return (
         _entry(frame)
@@ -305,7 +381,10 @@ def conv_block_source(job) -> str:
         + pairs
         + t.ldr_imm(4, SP, 20)
         + t.ldr_imm(5, SP, 16)
-        + " cmp(r4,r5)\n blt_w(BLK)\n"
+        + asm("""
+            cmp(r4,r5)
+            blt_w(BLK)
+        """)
         + leave(frame)
     )
 
@@ -315,7 +394,7 @@ def _conv_shape(job):
     or dense job; direct: its inputs read in place (1x1, C a multiple of 4)."""
     k, m, s, lo = constants(job)
     p = job.tiles[0].params
-    c, kh, kw = p[2], p[6], p[7]
+    c, kh, kw = p.C, p.KH, p.KW
     kp = -(-k // 4) * 4
     return k, m, s, lo, c, kh, kw, kh == kw == 1 and c % 4 == 0, kp, kp // 4
 
@@ -327,7 +406,7 @@ def conv_source(job) -> str:
     if dense_applies(job, direct):
         return dense_source(job)
     # pixels a pass: three where their rows are within LDRD's reach of sp, one for dense layers
-    dense = all(tl.params[3] * tl.params[4] == 1 for tl in job.tiles)
+    dense = all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
     px = 1 if dense and FRAME_HEAD + 8 * groups <= 1020 else 3 if not dense and FRAME_HEAD + 24 * groups <= 1020 else 2
     qoff = FRAME_HEAD
     boff = qoff + 8 * px * groups
@@ -347,16 +426,26 @@ def conv_source(job) -> str:
         + "".join(_pixel(j, px, direct, c, kh, kw, groups, qoff, boff) for j in range(px))
         + f" mov(r{cr},0)\n"
         + t.ldr_imm(4, SP, OC_SLOT)
-        + " cmp(r4,1)\n beq_w(ONE)\n"
-        " label(CH)\n"
+        + asm("""
+            cmp(r4,1)
+            beq_w(ONE)
+            label(CH)
+        """)
         + mac()
         + requant(m, s, lo, [a for acc in pixels for a in acc])
         + _store(pixels, cr)
         + f" add(r{cr},2)\n"
         + t.ldr_imm(4, SP, OC_SLOT)
-        + f" sub(r4,1)\n cmp(r{cr},r4)\n blt_w(CH)\n bne_w(CE)\n"
-        f" sub(r{cr},1)\n bgt_w(CH)\n b(CE)\n"
-        " label(ONE)\n"
+        + asm(f"""
+            sub(r4,1)
+            cmp(r{cr},r4)
+            blt_w(CH)
+            bne_w(CE)
+            sub(r{cr},1)
+            bgt_w(CH)
+            b(CE)
+            label(ONE)
+        """)
         + mac(True)
         + requant(m, s, lo, [acc[0] for acc in pixels])
         + _store([acc[:1] for acc in pixels], cr)
@@ -365,6 +454,9 @@ def conv_source(job) -> str:
         + f" add(r4,{px})\n"
         + t.str_imm(4, SP, 20)
         + t.ldr_imm(5, SP, 16)
-        + " cmp(r4,r5)\n blt_w(PIX)\n"
+        + asm("""
+            cmp(r4,r5)
+            blt_w(PIX)
+        """)
         + leave(frame)
     )

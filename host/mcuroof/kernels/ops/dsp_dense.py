@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
+from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, requant, unroll
 
 DENSE_ACCS = (6, 7, 8, 9, 10, 11, 12)  # the accumulators of a dense pass's channels
@@ -31,7 +33,7 @@ def _dense_pass(k: int, groups: int, n: int, m: int, s: int, lo: int, tag: str) 
         t.str_imm(7, SP, 12)
         + t.ldr_imm(1, SP, 4)
         + f" movw(r2,{k})\n"
-        + t.mla(1, 7, 2, 1)  # W + c*K
+        + said(t.mla(1, 7, 2, 1), "W + c*K")
         + t.ldr_imm(2, SP, 0)
         + t.add_lsl(2, 2, 7, 2)
         + "".join(t.ldr_imm(a, 2, 64 + 4 * j) for j, a in enumerate(accs))  # biases
@@ -40,7 +42,10 @@ def _dense_pass(k: int, groups: int, n: int, m: int, s: int, lo: int, tag: str) 
         + t.add_lsl(LR, 0, 2, 0)
         + f" label(DL{tag})\n"
         + body
-        + f" add(r0,{4 * u})\n add(r1,{4 * u})\n"
+        + asm(f"""
+            add(r0,{4 * u})
+            add(r1,{4 * u})
+        """)
         + t.cmp_reg(0, LR)
         + f" bne_w(DL{tag})\n"
         + requant(m, s, lo, accs)
@@ -52,7 +57,7 @@ def _dense_pass(k: int, groups: int, n: int, m: int, s: int, lo: int, tag: str) 
 
 
 def dense_applies(job, direct: bool) -> bool:
-    return direct and all(tl.params[3] * tl.params[4] == 1 for tl in job.tiles)
+    return direct and all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
 
 
 def dense_source(job) -> str:
@@ -63,24 +68,48 @@ def dense_source(job) -> str:
     k, m, s, lo = constants(job)
     groups = k // 4
     reach = (4095 - 4 * unroll(groups, DENSE_UNROLL)) // k + 1  # channels whose weights LDR reaches from r1
-    n = max(1, min(len(DENSE_ACCS), reach, job.tiles[0].params[5]))
+    n = max(1, min(len(DENSE_ACCS), reach, job.tiles[0].params.OC))
     wide = (
-        " mov(r7,0)\n label(DW)\n" + t.ldr_imm(4, SP, 0) + " ldr(r4,[r4,20])\n" + f" sub(r4,{n})\n"
-        " cmp(r7,r4)\n ble(DA)\n mov(r7,r4)\n label(DA)\n"  # c = min(c, OC - n)
+        asm("""
+            mov(r7,0)
+            label(DW)
+        """)
+        + t.ldr_imm(4, SP, 0)
+        + asm(f"""
+            ldr(r4,[r4,P.OC])
+            sub(r4,{n})
+            cmp(r7,r4)
+            ble(DA)
+            mov(r7,r4)
+            label(DA)  # c = min(c, OC - n)
+        """)
         + _dense_pass(k, groups, n, m, s, lo, "N")
         + t.ldr_imm(7, SP, 12)
         + f" add(r7,{n})\n"
         + t.ldr_imm(4, SP, 0)
-        + " ldr(r4,[r4,20])\n cmp(r7,r4)\n blt_w(DW)\n b(DE)\n"
+        + asm("""
+            ldr(r4,[r4,P.OC])
+            cmp(r7,r4)
+            blt_w(DW)
+            b(DE)
+        """)
     )
     one = (
-        " label(DO)\n mov(r7,0)\n label(D1)\n"
+        asm("""
+            label(DO)
+            mov(r7,0)
+            label(D1)
+        """)
         + _dense_pass(k, groups, 1, m, s, lo, "1")
         + t.ldr_imm(7, SP, 12)
         + " add(r7,1)\n"
         + t.ldr_imm(4, SP, 0)
-        + " ldr(r4,[r4,20])\n cmp(r7,r4)\n"
-        " blt_w(D1)\n label(DE)\n"
+        + asm("""
+            ldr(r4,[r4,P.OC])
+            cmp(r7,r4)
+            blt_w(D1)
+            label(DE)
+        """)
     )
     return (
         head()
@@ -89,7 +118,11 @@ def dense_source(job) -> str:
         + t.str_imm(1, SP, 4)
         + t.str_imm(2, SP, 8)
         + t.str_imm(0, SP, 16)
-        + f" ldr(r4,[r3,20])\n cmp(r4,{n})\n blt_w(DO)\n"
+        + asm(f"""
+            ldr(r4,[r3,P.OC])
+            cmp(r4,{n})
+            blt_w(DO)
+        """)
         + wide
         + one
         + leave(24)

@@ -7,6 +7,9 @@ from __future__ import annotations
 import itertools
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
+from mcuroof.kernels.ops.asm_text import lines as asm
+from mcuroof.kernels.ops.contract import PARAMS, shape
 from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, rq, scaled, store_args, window
 from mcuroof.kernels.ops.dsp_planes import (
     FOLD_M,
@@ -52,28 +55,50 @@ def depthwise_source(job) -> str:
     pixel = (
         t.ldr_imm(0, SP, 0)
         + window(0)
-        + t.str_imm(7, SP, 28)  # rows of taps
-        + " ldr(r5,[r0,28])\n mul(r6,r5)\n"
+        + said(t.str_imm(7, SP, 28), "rows of taps")
+        + asm("""
+            ldr(r5,[r0,P.KW])
+            mul(r6,r5)
+        """)
         + t.str_imm(4, SP, 36)
         + t.str_imm(6, SP, 40)
         + window(1)
-        + t.str_imm(7, SP, 32)  # taps per row
+        + said(t.str_imm(7, SP, 32), "taps per row")
         + t.ldr_imm(5, SP, 36)
-        + " ldr(r1,[r0,4])\n mul(r5,r1)\n add(r5,r5,r4)\n ldr(r1,[r0,8])\n"
-        " mul(r5,r1)\n"
+        + asm("""
+            ldr(r1,[r0,P.V])
+            mul(r5,r1)
+            add(r5,r5,r4)
+            ldr(r1,[r0,P.C])
+            mul(r5,r1)
+        """)
         + t.ldr_imm(2, SP, 4)
         + " add(r5,r5,r2)\n"
-        + t.str_imm(5, SP, 36)  # X + (y*V+x)*C
+        + said(t.str_imm(5, SP, 36), "X + (y*V+x)*C")
         + t.ldr_imm(5, SP, 40)
-        + " add(r5,r5,r6)\n mul(r5,r1)\n"
+        + asm("""
+            add(r5,r5,r6)
+            mul(r5,r1)
+        """)
         + t.ldr_imm(2, SP, 8)
         + " add(r5,r5,r2)\n"
-        + t.str_imm(5, SP, 40)  # W + (ky*KW+kx)*C
-        + " ldr(r5,[r0,4])\n sub(r5,r5,r7)\n mul(r5,r1)\n"
-        + t.str_imm(5, SP, 44)  # (V - n)*C
-        + " ldr(r5,[r0,28])\n sub(r5,r5,r7)\n mul(r5,r1)\n"
-        + t.str_imm(5, SP, 48)  # (KW - n)*C
-        + " mov(r9,r1)\n movw(r8,0)\n"
+        + said(t.str_imm(5, SP, 40), "W + (ky*KW+kx)*C")
+        + asm("""
+            ldr(r5,[r0,P.V])
+            sub(r5,r5,r7)
+            mul(r5,r1)
+        """)
+        + said(t.str_imm(5, SP, 44), "(V - n)*C")
+        + asm("""
+            ldr(r5,[r0,P.KW])
+            sub(r5,r5,r7)
+            mul(r5,r1)
+        """)
+        + said(t.str_imm(5, SP, 48), "(KW - n)*C")
+        + asm("""
+            mov(r9,r1)
+            movw(r8,0)
+        """)
     )
     group = (
         t.ldr_imm(0, SP, 0)
@@ -89,36 +114,64 @@ def depthwise_source(job) -> str:
         + t.ldr_imm(3, SP, 32)
         + " label(T)\n"
         + tap
-        + " sub(r3,1)\n bne_w(T)\n"
+        + asm("""
+            sub(r3,1)
+            bne_w(T)
+        """)
         + t.ldr_imm(4, SP, 44)
         + t.ldr_imm(5, SP, 48)
-        + " add(r1,r1,r4)\n add(r2,r2,r5)\n sub(r0,1)\n bne_w(R)\n"
-        + f" movw(r4,{m})\n"
+        + asm(f"""
+            add(r1,r1,r4)
+            add(r2,r2,r5)
+            sub(r0,1)
+            bne_w(R)
+            movw(r4,{m})
+        """)
         + "".join(rq(a, s, lo) for a in (10, 11, 12, LR))
         + t.ldr_imm(5, SP, 24)
         + t.add_lsl(5, 5, 8, 0)
         + "".join(t.strb_imm(a, 5, i) for i, a in enumerate((10, 11, 12, LR)))
     )
-    nxt = (
-        t.addw(8, 8, 4) + " mov(r5,r8)\n mov(r4,r9)\n cmp(r5,r4)\n beq_w(GE)\n sub(r4,3)\n cmp(r5,r4)\n"
-        " blt_w(G)\n sub(r4,1)\n mov(r8,r4)\n bne_w(G)\n label(GE)\n"
-    )
+    nxt = t.addw(8, 8, 4) + asm("""
+        mov(r5,r8)
+        mov(r4,r9)
+        cmp(r5,r4)
+        beq_w(GE)
+        sub(r4,3)
+        cmp(r5,r4)
+        blt_w(G)
+        sub(r4,1)
+        mov(r8,r4)
+        bne_w(G)
+        label(GE)
+    """)
     step = (
         t.ldr_imm(4, SP, 24)
-        + " mov(r5,r9)\n add(r4,r4,r5)\n"
-        + t.str_imm(4, SP, 24)  # next pixel's output
+        + asm("""
+            mov(r5,r9)
+            add(r4,r4,r5)
+        """)
+        + said(t.str_imm(4, SP, 24), "next pixel's output")
         + t.ldr_imm(0, SP, 0)
         + t.ldr_imm(4, SP, 20)
-        + " add(r4,1)\n ldr(r5,[r0,16])\n cmp(r4,r5)\n"
-        " blt(NX)\n mov(r4,0)\n"
+        + asm("""
+            add(r4,1)
+            ldr(r5,[r0,P.OW])
+            cmp(r4,r5)
+            blt(NX)
+            mov(r4,0)
+        """)
         + t.ldr_imm(6, SP, 16)
         + " add(r6,1)\n"
         + t.str_imm(6, SP, 16)
         + " label(NX)\n"
         + t.str_imm(4, SP, 20)
         + t.ldr_imm(6, SP, 16)
-        + " ldr(r5,[r0,12])\n cmp(r6,r5)\n"
-        " blt_w(PIX)\n"
+        + asm("""
+            ldr(r5,[r0,P.OH])
+            cmp(r6,r5)
+            blt_w(PIX)
+        """)
     )
     # tiles of fewer than 4 channels: a channel at a time, LDRSB and MLA
     single = (
@@ -138,17 +191,31 @@ def depthwise_source(job) -> str:
         + t.add_lsl(1, 1, 9, 0)
         + t.add_lsl(2, 2, 9, 0)
         + t.mla(10, 4, 6, 10)
-        + " sub(r3,1)\n bne_w(T1)\n"
+        + asm("""
+            sub(r3,1)
+            bne_w(T1)
+        """)
         + t.ldr_imm(4, SP, 44)
         + t.ldr_imm(5, SP, 48)
-        + " add(r1,r1,r4)\n add(r2,r2,r5)\n sub(r0,1)\n bne_w(R1)\n"
-        + f" movw(r4,{m})\n"
+        + asm(f"""
+            add(r1,r1,r4)
+            add(r2,r2,r5)
+            sub(r0,1)
+            bne_w(R1)
+            movw(r4,{m})
+        """)
         + rq(10, s, lo)
         + t.ldr_imm(5, SP, 24)
         + t.add_lsl(5, 5, 8, 0)
         + t.strb_imm(10, 5, 0)
         + t.addw(8, 8, 1)
-        + " mov(r5,r8)\n mov(r4,r9)\n cmp(r5,r4)\n blt_w(G1)\n beq_w(GE)\n"
+        + asm("""
+            mov(r5,r8)
+            mov(r4,r9)
+            cmp(r5,r4)
+            blt_w(G1)
+            beq_w(GE)
+        """)
     )
     return (
         head()
@@ -159,11 +226,19 @@ def depthwise_source(job) -> str:
         + t.str_imm(4, SP, 20)
         + " label(PIX)\n"
         + pixel
-        + " mov(r4,r9)\n cmp(r4,4)\n blt_w(G1)\n label(G)\n"
+        + asm("""
+            mov(r4,r9)
+            cmp(r4,4)
+            blt_w(G1)
+            label(G)
+        """)
         + group
         + nxt
         + step
-        + " b(END)\n label(G1)\n"
+        + asm("""
+            b(END)
+            label(G1)
+        """)
         + single
         + " label(END)\n"
         + leave(frame)
@@ -174,7 +249,7 @@ def _depthwise_other(job) -> str:
     """The row-slot or per-tap depthwise kernel of the job, as k."""
     if not dw_rows_geometry(job):
         return depthwise_source(job)
-    if all(tl.params[2] % 4 == 0 for tl in job.tiles):
+    if all(tl.params.C % 4 == 0 for tl in job.tiles):
         return depthwise_rows_source(job).replace("def kr(", "def k(")
     # tiles whose channels are not a multiple of 4 run the other kernel
     return (
@@ -198,7 +273,7 @@ K3_FRAME = 40
 
 
 def _k3_applies(p) -> bool:
-    return tuple(p[:12]) == (3, 3, p[2], 3, 3, p[2], 3, 3, 1, 1, 1, 1) and 8 * p[2] <= 4095
+    return tuple(p[:12]) == (3, 3, p.C, 3, 3, p.C, 3, 3, 1, 1, 1, 1) and 8 * p.C <= 4095
 
 
 def _k3_outputs(c: int, s: int, lo: int, ys) -> str:
@@ -228,7 +303,7 @@ def _k3_outputs(c: int, s: int, lo: int, ys) -> str:
 
 def depthwise_3x3_source(job, p, name: str) -> str:
     _, m, s, lo = constants(job)
-    c = p[2]
+    c = p.C
 
     def row(r: int, tmp: int) -> str:
         pr, qr = 8 + r, (11, 12, LR)[r]
@@ -289,7 +364,10 @@ def depthwise_3x3_source(job, p, name: str) -> str:
         + " add(r1,1)\n"
         + t.str_imm(1, SP, 36)
         + t.ldr_imm(0, SP, 16)
-        + " cmp(r1,r0)\n blt_w(CH)\n"
+        + asm("""
+            cmp(r1,r0)
+            blt_w(CH)
+        """)
         + leave(K3_FRAME)
     )
 
@@ -298,9 +376,9 @@ def _test(p, ps) -> str:
     """The shortest test of P that tells tile shape p from the shapes ps of the other tiles
     (each comparison costs the interpreter a few hundred instructions per call)."""
     for n in range(1, 8):
-        for fields in itertools.combinations((2, 3, 0, 4, 1, 10, 11), n):
-            if not any(all(q[j] == p[j] for j in fields) for q in ps if q != p):
-                return " and ".join(f"P[{i}]=={p[i]}" for i in fields)
+        for fields in itertools.combinations(("C", "OH", "H", "OW", "V", "PT", "PL"), n):
+            if not any(all(getattr(q, f) == getattr(p, f) for f in fields) for q in ps if q != p):
+                return " and ".join(f"P[{PARAMS.index(f)}]=={getattr(p, f)}" for f in fields)
     return "True"
 
 
@@ -313,7 +391,7 @@ def _mve_groups(job) -> dict:
     return {
         key: ps
         for key, ps in layer_kernels_mve.depthwise_groups(job).items()
-        if not all(q[8] == 2 and q[3] % 4 and direct_applies(tuple(q[:12])) for q in ps if q[3] >= 4)
+        if not all(q.SH == 2 and q.OH % 4 and direct_applies(shape(q)) for q in ps if q.OH >= 4)
     }
 
 
@@ -324,20 +402,20 @@ def _depthwise_dispatch(job) -> str:
     from mcuroof.kernels.ops import mve as layer_kernels_mve
 
     mve = _mve_groups(job)
-    whole = {key for key, ps in mve.items() if min(q[3] for q in ps) >= 4}  # no tile left to the DSP
-    shapes = {tuple(tl.params[:12]) for tl in job.tiles}
+    whole = {key for key, ps in mve.items() if min(q.OH for q in ps) >= 4}  # no tile left to the DSP
+    shapes = {shape(tl.params) for tl in job.tiles}
     fold = constants(job)[1] < FOLD_M
-    direct = [p for p in direct_tiles(job) if (p[2], p[1], p[4]) not in whole] if fold else []
+    direct = [p for p in direct_tiles(job) if (p.C, p.V, p.OW) not in whole] if fold else []
     k3 = (
         [
             p
-            for p in dict.fromkeys(tuple(tl.params[:12]) for tl in job.tiles)
-            if _k3_applies(p) and (p[2], p[1], p[4]) not in whole
+            for p in dict.fromkeys(shape(tl.params) for tl in job.tiles)
+            if _k3_applies(p) and (p.C, p.V, p.OW) not in whole
         ]
         if fold
         else []
     )
-    planes = [p for p in planes_tiles(job) if (p[2], p[1], p[4]) not in whole and p not in direct + k3] if fold else []
+    planes = [p for p in planes_tiles(job) if (p.C, p.V, p.OW) not in whole and p not in direct + k3] if fold else []
     if not planes and not mve and not direct and not k3:
         return _depthwise_other(job)
     code = "".join(layer_kernels_mve.depthwise_source(job, ps, f"km{i}") + "#--\n" for i, ps in enumerate(mve.values()))
@@ -345,10 +423,10 @@ def _depthwise_dispatch(job) -> str:
     code += "".join(depthwise_3x3_source(job, p, f"k3{i}") + "#--\n" for i, p in enumerate(k3))
     code += "".join(depthwise_planes_source(job, [p], f"kp{i}") + "#--\n" for i, p in enumerate(planes))
     taken = set(direct) | set(planes) | set(k3)
-    rest = {p for p in shapes - taken if (p[2], p[1], p[4]) not in whole}
+    rest = {p for p in shapes - taken if (p.C, p.V, p.OW) not in whole}
     if rest:
         code += _depthwise_other(job).replace("def k(", "def kd(") + "#--\n"
-    order = list(dict.fromkeys(tuple(tl.params[:12]) for tl in job.tiles))  # the first tile's test first
+    order = list(dict.fromkeys(shape(tl.params) for tl in job.tiles))  # the first tile's test first
     named = sorted(
         [(p, f"kq{i}") for i, p in enumerate(direct)]
         + [(p, f"k3{i}") for i, p in enumerate(k3)]

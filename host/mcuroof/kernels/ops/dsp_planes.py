@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
+from mcuroof.kernels.ops.asm_text import lines as asm
+from mcuroof.kernels.ops.contract import shape
 from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, add_imm, constants, head, leave, scaled, store_args
 
 # Depthwise 3x3, stride 1, on channel planes. Frame: 64 bytes of state (P, X, W, O, c at 0..16,
@@ -28,11 +31,11 @@ def _planes_shape(ps):
     """(LP, frame) of the plane kernel of tiles that share C, V and OW, or None where it does
     not apply (not 3x3 stride 1, offsets out of reach, frame over MAX_FRAME)."""
     p = ps[0]
-    c, v, ow, st = p[2], p[1], p[4], p[8]
-    if any(q[6:10] != (3, 3, st, st) or q[10] > 1 or q[11] > 1 for q in ps) or st not in STRIDES:
+    c, v, ow, st = p.C, p.V, p.OW, p.SH
+    if any((q.KH, q.KW, q.SH, q.SW) != (3, 3, st, st) or q.PT > 1 or q.PL > 1 for q in ps) or st not in STRIDES:
         return None
     lp = -(-(st * ow + 2) // 4) * 4
-    frame = 64 + 2 * lp * (st * max(q[3] for q in ps) + 3 - st)
+    frame = 64 + 2 * lp * (st * max(q.OH for q in ps) + 3 - st)
     if frame > MAX_FRAME or 8 * c > 4095 or v * c > 4095 or ow * c > 4095 or 4 * lp + 4 * st * (ow // 2) + 8 > 1020:
         return None
     return lp, frame
@@ -106,36 +109,61 @@ def depthwise_planes_source(job, ps, name: str) -> str:
     _, m, s, lo = constants(job)
     lp, frame = _planes_shape(ps)
     p = ps[0]
-    c, v, ow, st, pt, pl = p[2], p[1], p[4], p[8], p[10], p[11]
-    h_rows, cols = min(p[0], st * p[3] + 3 - st - pt), min(v, st * (ow - 1) + 3 - pl)  # input rows, columns read
+    c, v, ow, st, pt, pl = p.C, p.V, p.OW, p.SH, p.PT, p.PL
+    h_rows, cols = min(p.H, st * p.OH + 3 - st - pt), min(v, st * (ow - 1) + 3 - pl)  # input rows, columns read
     big = frame > 4095
     grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
     shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
     zero = (
-        " ldr(r4,[r3,12])\n"
-        + (" add(r4,r4,r4)\n add(r4,1)\n" if st == 2 else " add(r4,2)\n")
+        asm("ldr(r4,[r3,P.OH])")
+        + (
+            asm("""
+                add(r4,r4,r4)
+                add(r4,1)
+            """)
+            if st == 2
+            else " add(r4,2)\n"
+        )
         + f" movw(r5,{lp // 4})\n"
         + t.mul(4, 4, 5)
         + t.addw(0, SP, 64)
-        + " movw(r6,0)\n movw(r7,0)\n label(Z)\n"
+        + asm("""
+            movw(r6,0)
+            movw(r7,0)
+            label(Z)
+        """)
         + t.strd_post(6, 7, 0, 8)
-        + " sub(r4,1)\n bne_w(Z)\n"
+        + asm("""
+            sub(r4,1)
+            bne_w(Z)
+        """)
     )
     widen = (
         t.ldr_imm(0, SP, 0)
-        + " ldr(r2,[r0,0])\n ldr(r5,[r0,12])\n"
+        + asm("""
+            ldr(r2,[r0,P.H])
+            ldr(r5,[r0,P.OH])
+        """)
         + (" add(r5,r5,r5)\n" if st == 2 else "")
-        + f" add(r5,{3 - st - pt})\n"
-        + " cmp(r2,r5)\n ble(WA)\n mov(r2,r5)\n label(WA)\n"  # rows: min(H, ST*OH + 3 - ST - PT)
+        + asm(f"""
+            add(r5,{3 - st - pt})
+            cmp(r2,r5)
+            ble(WA)
+            mov(r2,r5)
+            label(WA)  # rows: min(H, ST*OH + 3 - ST - PT)
+        """)
         + t.ldr_imm(1, SP, 4)
         + t.ldr_imm(5, SP, 16)
-        + t.add_lsl(1, 1, 5, 0)  # X + c
+        + said(t.add_lsl(1, 1, 5, 0), "X + c")
         + t.addw(3, SP, 64 + 2 * (pt * lp + pl))
         + " label(WR)\n"
         + "".join(t.ldrsb_imm(4, 1, x * c) + t.strh_imm(4, 3, 2 * x) for x in range(cols))
         + add_imm(1, v * c)
         + t.addw(3, 3, 2 * lp)
-        + " sub(r2,1)\n bne_w(WR)\n"
+        + asm("""
+            sub(r2,1)
+            bne_w(WR)
+        """)
     )
     if h_rows * cols <= 160:  # unrolled: no count, the plane's offsets rendered
         widen = (
@@ -202,14 +230,25 @@ def depthwise_planes_source(job, ps, name: str) -> str:
                     + f" label(LP{i})\n"
                     + rows2(a, b)
                     + t.ldr_imm(4, SP, P_END)
-                    + f" cmp(r1,r4)\n blt_w(LP{i})\n"
+                    + asm(f"""
+                        cmp(r1,r4)
+                        blt_w(LP{i})
+                    """)
                 )
     else:
         for i, (ja, jb, n) in enumerate(row_runs(p)):
             lines += (
                 row(ja, jb) * n
                 if n == 1 or n * ow <= 24
-                else f" movw(r2,{n})\n label(LN{i})\n" + row(ja, jb) + f" sub(r2,1)\n bne_w(LN{i})\n"
+                else asm(f"""
+                    movw(r2,{n})
+                    label(LN{i})
+                """)
+                + row(ja, jb)
+                + asm(f"""
+                    sub(r2,1)
+                    bne_w(LN{i})
+                """)
             )
     return (
         head(name)
@@ -225,7 +264,11 @@ def depthwise_planes_source(job, ps, name: str) -> str:
         + t.ldr_imm(4, SP, 16)
         + " add(r4,1)\n"
         + t.str_imm(4, SP, 16)
-        + f" movw(r5,{c})\n cmp(r4,r5)\n blt_w(CH)\n"
+        + asm(f"""
+            movw(r5,{c})
+            cmp(r4,r5)
+            blt_w(CH)
+        """)
         + shrink
         + " pop({r8,r9,r10,r11})\n"
     )
@@ -235,7 +278,7 @@ def planes_tiles(job):
     """The job's tile shapes that the plane kernel takes (params, first seen first)."""
     seen = []
     for tl in job.tiles:
-        p = tuple(tl.params[:12])
+        p = shape(tl.params)
         if p not in seen and _planes_shape([p]):
             seen.append(p)
     return seen
@@ -260,11 +303,11 @@ _VW = ((2, "b"), (3, "b"), (4, "b")), ((2, "t"), (3, "t"), (4, "t")), ((5, "b"),
 
 def direct_applies(p) -> bool:
     """Tile p (params) fits the in-place kernel: 3x3, stride 2, offsets in reach."""
-    h, v, c, oh, ow = p[:5]
+    v, c, ow = p.V, p.C, p.OW
     return (
-        p[6:10] == (3, 3, 2, 2)
-        and p[10] <= 1
-        and p[11] <= 1
+        (p.KH, p.KW, p.SH, p.SW) == (3, 3, 2, 2)
+        and p.PT <= 1
+        and p.PL <= 1
         and 3 * v * c <= 4095
         and 8 * c <= 4095
         and ow * c <= 4095
@@ -274,9 +317,9 @@ def direct_applies(p) -> bool:
 
 def row_runs(p):
     """[(ja, jb, n)]: runs of n output rows whose kernel rows ja <= j < jb fall inside the input."""
-    h, st, pt = p[0], p[8], p[10]
+    h, st, pt = p.H, p.SH, p.PT
     runs = []
-    for oy in range(p[3]):
+    for oy in range(p.OH):
         y0 = st * oy - pt
         span = (max(0, -y0), min(3, h - y0))
         if runs and tuple(runs[-1][:2]) == span:
@@ -299,7 +342,7 @@ def _tap(rd: int, j: int, i: int, rm: int, ra: int) -> str:
 
 def _direct_row(p, ja: int, jb: int, s: int, lo: int, out0: int, in0: int = 0) -> str:
     """One output row: its input row y0 (X + c + y0*V*C) at r0 + in0, outputs at r1 + out0."""
-    v, c, ow, pl = p[1], p[2], p[4], p[11]
+    v, c, ow, pl = p.V, p.C, p.OW, p.PL
     vc = v * c
     pair = ja == 0 and jb >= 2
     singles = [j for j in range(ja, jb) if not (pair and j < 2)]
@@ -348,7 +391,7 @@ def _direct_rows2(p, s: int, lo: int, out0: int, in0: int) -> str:
     vertical pairs (rows y0 + 2, y0 + 3, carried in r8), it is loaded once for both; row y0 + 4
     horizontally (x0 carried in r9). Accumulators r12, lr from the bias pair at sp + Q_BIAS;
     r7 carries the first row's pairs (the bias is reloaded after)."""
-    v, c, ow, pl = p[1], p[2], p[4], p[11]
+    v, c, ow, pl = p.V, p.C, p.OW, p.PL
     vc = v * c
 
     def at(j: int, x: int) -> int:
@@ -388,7 +431,7 @@ def _direct_rows2(p, s: int, lo: int, out0: int, in0: int) -> str:
 
 def depthwise_direct_source(job, p, name: str) -> str:
     _, m, s, lo = constants(job)
-    v, c, ow, pt = p[1], p[2], p[4], p[10]
+    v, c, ow, pt = p.V, p.C, p.OW, p.PT
     weights = lambda two_rows: (
         t.ldr_imm(12, SP, 20)
         + (f" movw(r8,{m})\n" if two_rows else "")  # r8: M, a carry there
@@ -511,7 +554,7 @@ def direct_tiles(job):
     """The job's tile shapes that the in-place stride-2 kernel takes (params, first seen first)."""
     seen = []
     for tl in job.tiles:
-        p = tuple(tl.params[:12])
+        p = shape(tl.params)
         if direct_applies(p) and p not in seen:
             seen.append(p)
     return seen

@@ -4,6 +4,8 @@ row is widened once per call into a row slot, every tap is then two LDRD and fou
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
+from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, constants, head, rq, store_args
 
 # Depthwise with widened, zero-padded input rows. Frame: 64 bytes of state, then per channel
@@ -21,16 +23,16 @@ def dw_rows_geometry(job):
     it does not apply (channels not a multiple of 4, windows over 3 rows, offsets out of reach).
     GB: channel groups a block (all of them where they fit, else 16, 8 or 4: the kernel runs
     the tile a block of channels at a time)."""
-    ps = [tl.params for tl in job.tiles if tl.params[2] % 4 == 0]
+    ps = [tl.params for tl in job.tiles if tl.params.C % 4 == 0]
     if not ps:
         return None
-    kh, kw = ps[0][6], ps[0][7]
-    if kh > 3 or len({p[6:12] for p in ps}) != 1:
+    kh, kw = ps[0].KH, ps[0].KW
+    if kh > 3 or len({(p.KH, p.KW, p.SH, p.SW, p.PT, p.PL) for p in ps}) != 1:
         return None
-    pwm = max((p[4] - 1) * p[9] + kw for p in ps)
+    pwm = max((p.OW - 1) * p.SW + kw for p in ps)
     taps = kh * kw
     wp = taps * 8 + 16
-    gm = max(p[2] for p in ps) // 4
+    gm = max(p.C for p in ps) // 4
     for gb in [gm] + [g for g in (16, 8, 4) if g < gm]:
         woff, roff = 64, 64 + gb * wp
         slot = pwm * gb * 8
@@ -49,43 +51,97 @@ def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: 
         t.ldr_imm(4, SP, D_Y0)
         + (f" add(r4,{ky})\n" if ky else "")
         + t.ldr_imm(5, SP, D_LAST)
-        + f" cmp(r4,r5)\n ble_w({lab}S)\n"
+        + asm(f"""
+            cmp(r4,r5)
+            ble_w({lab}S)
+        """)
         + t.str_imm(4, SP, D_LAST)
         + t.ldr_imm(0, SP, D_P)
-        + f" movw(r5,{4 * kh})\n add(r5,r5,r4)\n movw(r6,{kh})\n udiv(r7,r5,r6)\n"
-        " mul(r7,r6)\n sub(r5,r5,r7)\n"
-        + f" movw(r6,{slot})\n mul(r5,r6)\n"
+        + asm(f"""
+            movw(r5,{4 * kh})
+            add(r5,r5,r4)
+            movw(r6,{kh})
+            udiv(r7,r5,r6)
+            mul(r7,r6)
+            sub(r5,r5,r7)
+            movw(r6,{slot})
+            mul(r5,r6)
+        """)
         + t.addw(1, SP, roff)
         + " add(r1,r1,r5)\n"  # dst: slot (y % KH)
         + t.ldr_imm(2, SP, D_X)
-        + " ldr(r5,[r0,4])\n ldr(r6,[r0,8])\n mov(r10,r6)\n mul(r5,r6)\n"
-        " mul(r5,r4)\n add(r2,r2,r5)\n"
+        + asm("""
+            ldr(r5,[r0,P.V])
+            ldr(r6,[r0,P.C])
+            mov(r10,r6)
+            mul(r5,r6)
+            mul(r5,r4)
+            add(r2,r2,r5)
+        """)
         + t.ldr_imm(5, SP, D_G0)
-        + t.add_lsl(9, 2, 5, 2)  # X + y*V*C + 4*g0
+        + said(t.add_lsl(9, 2, 5, 2), "X + y*V*C + 4*g0")
         + t.ldr_imm(11, SP, D_PAD)
-        + " movw(r8,0)\n movw(r12,0)\n"
-        " ldr(r5,[r0,16])\n sub(r5,1)\n ldr(r6,[r0,36])\n mul(r5,r6)\n ldr(r6,[r0,28])\n add(r5,r5,r6)\n"
-        " mov(r4,r5)\n"  # columns
-         + f" movw(r5,{pl})\n neg(r5,r5)\n"  # x = -PL
-        f" label({lab}C)\n"
+        + asm(f"""
+            movw(r8,0)
+            movw(r12,0)
+            ldr(r5,[r0,P.OW])
+            sub(r5,1)
+            ldr(r6,[r0,P.SW])
+            mul(r5,r6)
+            ldr(r6,[r0,P.KW])
+            add(r5,r5,r6)
+            mov(r4,r5)  # columns
+            movw(r5,{pl})
+            neg(r5,r5)  # x = -PL
+            label({lab}C)
+        """)
         + t.ldr_imm(3, SP, D_GN)
         + (f" lsr(r3,r3,{unroll.bit_length() - 1})\n" if unroll > 1 else "")
         + t.ldr_imm(6, SP, D_Y0)
         + (f" add(r6,{ky})\n" if ky else "")
-        + " ldr(r7,[r0,0])\n cmp(r6,r7)\n"
-        f" bcs_w({lab}Z)\n ldr(r7,[r0,4])\n cmp(r5,r7)\n bcs_w({lab}Z)\n"
+        + asm(f"""
+            ldr(r7,[r0,P.H])
+            cmp(r6,r7)
+            bcs_w({lab}Z)
+            ldr(r7,[r0,P.V])
+            cmp(r5,r7)
+            bcs_w({lab}Z)
+        """)
         + t.mul(2, 5, 10)
         + t.add_lsl(2, 2, 9, 0)
         + f" label({lab}G)\n"
         + (t.ldr_post(6, 2, 4) + t.sxtb16(7, 6, 8) + t.sxtb16(6, 6) + t.strd_post(6, 7, 1, 8)) * unroll
-        + f" sub(r3,1)\n bne_w({lab}G)\n b({lab}N)\n"
-        f" label({lab}Z)\n" + t.strd_post(8, 12, 1, 8) * unroll + f" sub(r3,1)\n bne_w({lab}Z)\n"
-        f" label({lab}N)\n" + t.add_lsl(1, 1, 11, 0) + f" add(r5,1)\n sub(r4,1)\n bne_w({lab}C)\n"
-        f" label({lab}S)\n"
+        + asm(f"""
+            sub(r3,1)
+            bne_w({lab}G)
+            b({lab}N)
+            label({lab}Z)
+        """)
+        + t.strd_post(8, 12, 1, 8) * unroll
+        + asm(f"""
+            sub(r3,1)
+            bne_w({lab}Z)
+            label({lab}N)
+        """)
+        + t.add_lsl(1, 1, 11, 0)
+        + asm(f"""
+            add(r5,1)
+            sub(r4,1)
+            bne_w({lab}C)
+            label({lab}S)
+        """)
         + t.ldr_imm(4, SP, D_Y0)
         + (f" add(r4,{ky})\n" if ky else "")
-        + f" movw(r5,{4 * kh})\n add(r5,r5,r4)\n movw(r6,{kh})\n udiv(r7,r5,r6)\n mul(r7,r6)\n"
-        f" sub(r5,r5,r7)\n movw(r6,{slot})\n mul(r5,r6)\n"
+        + asm(f"""
+            movw(r5,{4 * kh})
+            add(r5,r5,r4)
+            movw(r6,{kh})
+            udiv(r7,r5,r6)
+            mul(r7,r6)
+            sub(r5,r5,r7)
+            movw(r6,{slot})
+            mul(r5,r6)
+        """)
         + t.addw(1, SP, roff)
         + " add(r1,r1,r5)\n"
         + t.str_imm(1, SP, D_RB + 4 * ky)
@@ -101,16 +157,16 @@ def depthwise_rows_source(job) -> str:
     _, m, s, lo = constants(job)
     gm, pwm, taps, wp, woff, roff, slot, frame = dw_rows_geometry(job)  # gm: groups a block
     p = job.tiles[0].params
-    kh, kw, sh, sw, pt, pl = p[6:12]
+    kh, kw, sh, sw, pt, pl = p.KH, p.KW, p.SH, p.SW, p.PT, p.PL
     rb = (1, 2, 3)[:kh]
-    groups = {tl.params[2] // 4 for tl in job.tiles if tl.params[2] % 4 == 0}
+    groups = {tl.params.C // 4 for tl in job.tiles if tl.params.C % 4 == 0}
     unroll = 4 if all(g % 4 == 0 for g in groups) else 2 if all(g % 2 == 0 for g in groups) else 1
     big = frame > 4095
     grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
     shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
     weights = (
         t.ldr_imm(4, SP, D_P)
-        + " ldr(r0,[r4,8])\n"
+        + asm("ldr(r0,[r4,P.C])")
         + t.ldr_imm(3, SP, D_GN)
         + t.addw(1, SP, woff)
         + t.ldr_imm(9, SP, D_P)
@@ -118,13 +174,19 @@ def depthwise_rows_source(job) -> str:
         + " label(WG)\n"
         + t.ldr_imm(2, SP, D_W)
         + t.add_lsl(2, 2, 8, 2)
-        + f" mov(r4,{taps})\n label(WT)\n"
+        + asm(f"""
+            mov(r4,{taps})
+            label(WT)
+        """)
         + t.ldr_imm(6, 2, 0)
         + t.add_lsl(2, 2, 0, 0)
         + t.sxtb16(7, 6, 8)
         + t.sxtb16(6, 6)
         + t.strd_post(6, 7, 1, 8)
-        + " sub(r4,1)\n bne_w(WT)\n"
+        + asm("""
+            sub(r4,1)
+            bne_w(WT)
+        """)
         + t.add_lsl(2, 9, 8, 4)
         + t.ldrd_imm(6, 7, 2, 64)
         + t.strd_imm(6, 7, 1, 0)
@@ -132,7 +194,10 @@ def depthwise_rows_source(job) -> str:
         + t.strd_imm(6, 7, 1, 8)
         + " add(r1,16)\n"
         + t.addw(8, 8, 1)
-        + " sub(r3,1)\n bne_w(WG)\n"
+        + asm("""
+            sub(r3,1)
+            bne_w(WG)
+        """)
     )
 
     def loop(v: int, kx0: int, kx1: int, last: bool) -> str:
@@ -159,19 +224,47 @@ def depthwise_rows_source(job) -> str:
             + t.addw(9, 9, 4)
             + "".join(f" add(r{r},8)\n" for r in rb)
             + t.addw(8, 8, wp)
-            + f" sub(r0,1)\n bne_w(GL{v})\n"
+            + asm(f"""
+                sub(r0,1)
+                bne_w(GL{v})
+            """)
             + ("" if last else " beq_w(GD)\n")
         )
 
-    cands = [tl.params for tl in job.tiles if tl.params[2] % 4 == 0]
-    spans = sorted({(max(0, pl - ox * sw), min(kw, q[1] + pl - ox * sw)) for q in cands for ox in range(q[4])})
+    cands = [tl.params for tl in job.tiles if tl.params.C % 4 == 0]
+    spans = sorted({(max(0, pl - ox * sw), min(kw, q.V + pl - ox * sw)) for q in cands for ox in range(q.OW)})
     dispatch = (
-        t.ldr_imm(4, SP, D_OX) + f" movw(r5,{sw})\n mul(r4,r5)\n movw(r5,{pl})\n sub(r4,r4,r5)\n"
-        " mov(r6,0)\n sub(r6,r6,r4)\n cmp(r6,0)\n bge(DA)\n mov(r6,0)\n label(DA)\n"  # kx0
-         + t.ldr_imm(5, SP, D_P) + " ldr(r7,[r5,4])\n sub(r7,r7,r4)\n" + f" movw(r5,{kw})\n"
-        " cmp(r7,r5)\n ble(DB)\n mov(r7,r5)\n label(DB)\n"  # kx1
+        t.ldr_imm(4, SP, D_OX)
+        + asm(f"""
+            movw(r5,{sw})
+            mul(r4,r5)
+            movw(r5,{pl})
+            sub(r4,r4,r5)
+            mov(r6,0)
+            sub(r6,r6,r4)
+            cmp(r6,0)
+            bge(DA)
+            mov(r6,0)
+            label(DA)  # kx0
+        """)
+        + t.ldr_imm(5, SP, D_P)
+        + asm(f"""
+            ldr(r7,[r5,P.V])
+            sub(r7,r7,r4)
+            movw(r5,{kw})
+            cmp(r7,r5)
+            ble(DB)
+            mov(r7,r5)
+            label(DB)  # kx1
+        """)
         + "".join(
-            f" cmp(r6,{a})\n bne(DN{v})\n cmp(r7,{b})\n beq_w(GL{v})\n label(DN{v})\n"
+            asm(f"""
+                cmp(r6,{a})
+                bne(DN{v})
+                cmp(r7,{b})
+                beq_w(GL{v})
+                label(DN{v})
+            """)
             for v, (a, b) in enumerate(spans[:-1])
         )
     )
@@ -181,13 +274,20 @@ def depthwise_rows_source(job) -> str:
         " label(PX)\n"
         + t.ldr_imm(5, SP, D_P)
         + t.ldr_imm(4, SP, D_OY)
-        + " ldr(r6,[r5,16])\n mul(r4,r6)\n"
+        + asm("""
+            ldr(r6,[r5,P.OW])
+            mul(r4,r6)
+        """)
         + t.ldr_imm(6, SP, D_OX)
-        + " add(r4,r4,r6)\n ldr(r6,[r5,8])\n mul(r4,r6)\n"
+        + asm("""
+            add(r4,r4,r6)
+            ldr(r6,[r5,P.C])
+            mul(r4,r6)
+        """)
         + t.ldr_imm(6, SP, D_G0)
         + t.add_lsl(4, 4, 6, 2)
         + t.ldr_imm(6, SP, D_OUT)
-        + t.add_lsl(9, 4, 6, 0)  # O + pixel*C + 4*g0
+        + said(t.add_lsl(9, 4, 6, 0), "O + pixel*C + 4*g0")
         + t.ldr_imm(0, SP, D_GN)
         + t.ldr_imm(5, SP, D_COL)
         + "".join(t.ldr_imm(r, SP, D_RB + 4 * i) + f" add(r{r},r{r},r5)\n" for i, r in enumerate(rb))
@@ -200,11 +300,21 @@ def depthwise_rows_source(job) -> str:
         + " add(r4,1)\n"
         + t.str_imm(4, SP, D_OX)
         + t.ldr_imm(0, SP, D_P)
-        + " ldr(r5,[r0,16])\n cmp(r4,r5)\n blt_w(PX)\n"
+        + asm("""
+            ldr(r5,[r0,P.OW])
+            cmp(r4,r5)
+            blt_w(PX)
+        """)
     )
     row = (
-        " label(ROW)\n" + t.ldr_imm(4, SP, D_OY) + f" movw(r5,{sh})\n mul(r4,r5)\n" + f" movw(r5,{pt})\n"
-        " sub(r4,r4,r5)\n"
+        " label(ROW)\n"
+        + t.ldr_imm(4, SP, D_OY)
+        + asm(f"""
+            movw(r5,{sh})
+            mul(r4,r5)
+            movw(r5,{pt})
+            sub(r4,r4,r5)
+        """)
         + t.str_imm(4, SP, D_Y0)
         + "".join(_dw_build(ky, kh, pl, gm, roff, slot, unroll) for ky in range(kh))
         + " mov(r4,0)\n"
@@ -215,7 +325,11 @@ def depthwise_rows_source(job) -> str:
         + " add(r4,1)\n"
         + t.str_imm(4, SP, D_OY)
         + t.ldr_imm(0, SP, D_P)
-        + " ldr(r5,[r0,12])\n cmp(r4,r5)\n blt_w(ROW)\n"
+        + asm("""
+            ldr(r5,[r0,P.OH])
+            cmp(r4,r5)
+            blt_w(ROW)
+        """)
     )
     return (
         head("kr")
@@ -225,23 +339,44 @@ def depthwise_rows_source(job) -> str:
         + t.str_imm(4, SP, D_G0)
         + " label(BLK)\n"
         + t.ldr_imm(0, SP, D_P)
-        + " ldr(r4,[r0,8])\n lsr(r4,r4,2)\n"
+        + asm("""
+            ldr(r4,[r0,P.C])
+            lsr(r4,r4,2)
+        """)
         + t.ldr_imm(5, SP, D_G0)
-        + f" sub(r4,r4,r5)\n movw(r6,{gm})\n cmp(r4,r6)\n ble(BA)\n mov(r4,r6)\n label(BA)\n"  # GN
+        + asm(f"""
+            sub(r4,r4,r5)
+            movw(r6,{gm})
+            cmp(r4,r6)
+            ble(BA)
+            mov(r4,r6)
+            label(BA)  # GN
+        """)
         + t.str_imm(4, SP, D_GN)
-        + " sub(r6,r6,r4)\n lsl(r6,r6,3)\n"
+        + asm("""
+            sub(r6,r6,r4)
+            lsl(r6,r6,3)
+        """)
         + t.str_imm(6, SP, D_PAD)
         + weights
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, D_OY)
-        + " movw(r4,0x8000)\n neg(r4,r4)\n"
+        + asm("""
+            movw(r4,0x8000)
+            neg(r4,r4)
+        """)
         + t.str_imm(4, SP, D_LAST)
         + row
         + t.ldr_imm(4, SP, D_G0)
         + f" add(r4,{gm})\n"
         + t.str_imm(4, SP, D_G0)
         + t.ldr_imm(0, SP, D_P)
-        + " ldr(r5,[r0,8])\n lsr(r5,r5,2)\n cmp(r4,r5)\n blt_w(BLK)\n"
+        + asm("""
+            ldr(r5,[r0,P.C])
+            lsr(r5,r5,2)
+            cmp(r4,r5)
+            blt_w(BLK)
+        """)
         + shrink
         + " pop({r8,r9,r10,r11})\n"
     )

@@ -67,7 +67,7 @@ def _tile_work(layer: Layer, t: Tile) -> float:
 
 def _fits_asm(t: Tile) -> bool:
     lim = m0.ASM_PACK_LIMIT
-    return t.nx < lim and t.nw < lim and t.params[2] * max(t.params[7], 1) < 4096
+    return t.nx < lim and t.nw < lim and t.params.C * max(t.params.KW, 1) < 4096
 
 
 def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: float | None) -> Job | None:

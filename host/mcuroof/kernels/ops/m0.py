@@ -1,57 +1,26 @@
-"""Layer ops in asm_thumb for any Arm core (Armv6-M, the Cortex-M0's Thumb): the routines
-and the Python around them. What each does: docs/kernels.md."""
+"""Layer ops in asm_thumb for any Arm core (Armv6-M, the Cortex-M0's Thumb): the Python around
+the routines of kernels.ops.m0_routines, and the depthwise routines assembled here (thumb1.Asm).
+What each does: docs/kernels.md."""
 
 from __future__ import annotations
 
-from mcuroof.kernels.ops.contract import HEAD, MAC_OPS
+from mcuroof.kernels.ops.contract import BIASES, HEAD, MAC_OPS, P
+from mcuroof.kernels.ops.m0_routines import (
+    ASM_DOT,
+    ASM_DWPIX,
+    ASM_DWRUN,
+    ASM_POOL,
+    ASM_RQ,
+    ASM_SROW,
+    ASM_SRUN,
+)
 from mcuroof.kernels.ops.python import python_source
 from mcuroof.kernels.thumb1 import LR, PC, SP, Asm
 
 ASM_PACK_LIMIT = 1 << 15  # asm dot takes both offsets packed in one 30-bit small int
 
-ASM_DOT = (
-    "@micropython.asm_thumb\ndef dot(r0,r1,r2,r3):\n"
-    " lsr(r4,r3,15)\n add(r0,r0,r4)\n lsl(r3,r3,17)\n lsr(r3,r3,17)\n add(r1,r1,r3)\n"
-    " lsr(r3,r2,12)\n lsl(r2,r2,20)\n lsr(r2,r2,20)\n mov(r7,0)\n label(L)\n"
-    " ldrb(r4,[r0,0])\n lsl(r4,r4,24)\n asr(r4,r4,24)\n ldrb(r5,[r1,0])\n lsl(r5,r5,24)\n"
-    " asr(r5,r5,24)\n mul(r4,r5)\n add(r7,r7,r4)\n add(r0,r0,r3)\n add(r1,r1,r3)\n"
-    " sub(r2,1)\n bgt(L)\n mov(r0,r7)\n"
-)
 
-
-# asm_thumb rows(X, W, O, P): every output channel of one pixel in assembler, for dense layers
-# and unpadded 1x1 convolutions, where a pixel's C inputs are contiguous and each channel's C
-# weights follow the last: acc = bias + sum x[j] * w[j]; (acc * M) >> S clamped to [LO, 127];
-# stored as a byte. Python sets P[10] = input offset and P[11] = output offset (PT and PL are 0
-# in these layers); P[6] and P[7] (KH and KW, 1 here) are its scratch: the channel count-down and
-# the bias pointer. The two data() words are LDRSB r5,[r0,r7] and LDRSB r6,[r1,r7] (Thumb-1
-# encoding 0101011 Rm Rn Rt), which the inline assembler lacks; the micro:bit's parser cannot
-# hold a routine much longer than this one (56 lines raised MemoryError, 48 compiled).
-ASM_ROWS = (
-    "@micropython.asm_thumb\ndef rows(r0,r1,r2,r3):\n"
-    " ldr(r4,[r3,40])\n add(r0,r0,r4)\n ldr(r4,[r3,44])\n add(r2,r2,r4)\n ldr(r4,[r3,20])\n"
-    " str(r4,[r3,24])\n mov(r4,r3)\n add(r4,64)\n str(r4,[r3,28])\n label(OC)\n"
-    " ldr(r6,[r3,28])\n ldr(r4,[r6,0])\n add(r6,4)\n str(r6,[r3,28])\n ldr(r7,[r3,8])\n sub(r7,1)\n"
-    " label(J)\n data(2,0x57C5)\n data(2,0x57CE)\n mul(r5,r6)\n add(r4,r4,r5)\n sub(r7,1)\n bge(J)\n"
-    " ldr(r5,[r3,8])\n add(r1,r1,r5)\n ldr(r5,[r3,48])\n mul(r4,r5)\n ldr(r5,[r3,52])\n asr(r4,r5)\n"
-    " mov(r5,127)\n cmp(r4,r5)\n ble(A)\n mov(r4,r5)\n label(A)\n ldr(r5,[r3,56])\n cmp(r4,r5)\n"
-    " bge(B)\n mov(r4,r5)\n label(B)\n strb(r4,[r2,0])\n add(r2,1)\n"
-    " ldr(r5,[r3,24])\n sub(r5,1)\n str(r5,[r3,24])\n bgt(OC)\n"
-)
 ASM_DENSE = "def k(X,W,O,P):\n P[10]=0\n P[11]=0\n rows(X,W,O,P)\n"
-# prun(X, W, O, P): rows for the P[15] pixels of an output row, from assembler: P[10] steps by
-# P[9] (SW*C, set by k, which puts SW back at its end) and P[11] by OC. It calls rows through
-# its function object (P[0] = id(rows)) with BLX r8 (a data() word), every low register being
-# an argument; r8 is the caller's, so it is kept on the stack.
-ASM_PRUN = (
-    "@micropython.asm_thumb\ndef prun(r0,r1,r2,r3):\n"
-    " mov(r4,r0)\n mov(r5,r1)\n mov(r6,r2)\n mov(r7,r3)\n mov(r0,r8)\n push({r0})\n label(PX)\n"
-    " ldr(r0,[r7,0])\n ldr(r0,[r0,8])\n add(r0,1)\n mov(r8,r0)\n"
-    " mov(r0,r4)\n mov(r1,r5)\n mov(r2,r6)\n mov(r3,r7)\n data(2,0x47C0)\n"
-    " ldr(r0,[r7,40])\n ldr(r1,[r7,36])\n add(r0,r0,r1)\n str(r0,[r7,40])\n"
-    " ldr(r0,[r7,44])\n ldr(r1,[r7,20])\n add(r0,r0,r1)\n str(r0,[r7,44])\n"
-    " ldr(r0,[r7,60])\n sub(r0,1)\n str(r0,[r7,60])\n bgt(PX)\n pop({r0})\n mov(r8,r0)\n"
-)
 ASM_POINTWISE = (
     "def k(X,W,O,P):\n V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5];SH=P[8];SW=P[9]\n o=0\n"
     " P[0]=id(rows);P[9]=SW*C\n for oy in range(OH):\n"
@@ -59,57 +28,11 @@ ASM_POINTWISE = (
 )
 
 
-# LDRSB with a register offset, which the inline assembler lacks, is a data() word (Thumb-1
-# 0101011 Rm Rn Rt): it saves the two-shift sign extension of LDRB.
-# asm_thumb depthwise: per output pixel, dwpix adds x * w over the window's taps and channels
-# into an int32 accumulator row ACC, and rq then adds the biases, requantizes, stores the
-# pixel's OC bytes at output offset o and clears ACC for the next one. ACC is
-# P[16+OC : 16+2*OC], after the biases (each routine finds it from P[5]). Convolutions other than
-# 1x1 do the same with srow, a kernel row per call.
-ASM_RQ = (
-    "@micropython.asm_thumb\ndef rq(r0,r1,r2,r3):\n"
-    " ldr(r4,[r2,20])\n lsl(r4,r4,2)\n add(r0,r2,r4)\n add(r0,64)\n add(r1,r1,r3)\n mov(r3,r2)\n add(r3,64)\n ldr(r7,[r2,20])\n label(L)\n ldr(r4,[r0,0])\n"
-    " ldr(r5,[r3,0])\n add(r4,r4,r5)\n mov(r5,0)\n str(r5,[r0,0])\n ldr(r5,[r2,48])\n mul(r4,r5)\n"
-    " ldr(r5,[r2,52])\n asr(r4,r5)\n mov(r5,127)\n cmp(r4,r5)\n ble(A)\n mov(r4,r5)\n label(A)\n"
-    " ldr(r5,[r2,56])\n cmp(r4,r5)\n bge(B)\n mov(r4,r5)\n label(B)\n strb(r4,[r1,0])\n"
-    " add(r0,4)\n add(r1,1)\n add(r3,4)\n sub(r7,1)\n bgt(L)\n"
-)
 # the window clipped at the borders, rows once per output row, without max() and min() (a
 # builtin call costs the micro:bit more than the comparisons); xb, wb: the row's first input
 # and weight offsets, h: its row count
 _ROW = "  y0=oy*SH-PT;ky0=0;ky1=KH\n  if y0<0:ky0=-y0\n  if H-y0<KH:ky1=H-y0\n  xb=(y0+ky0)*V*C;wb=ky0*KW*C;h=ky1-ky0\n"
 _COLS = "   x0=ox*SW-PL;kx0=0;kx1=KW\n   if x0<0:kx0=-x0\n   if V-x0<KW:kx1=V-x0\n"
-# dwpix: a whole pixel's window, every tap and channel, into ACC: P[8] = rows | columns << 8 of
-# the (clipped) window, P[15] = input offset << 15 | weight offset of its first tap, P[10] and
-# P[11] the input and weight row strides (V*C, KW*C).
-ASM_DWPIX = (
-    "@micropython.asm_thumb\ndef dwpix(r0,r1,r2,r3):\n"
-    " ldr(r4,[r0,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
-    " ldr(r3,[r0,32])\n label(R)\n push({r1,r2,r3})\n lsl(r3,r3,16)\n lsr(r3,r3,24)\n label(K)\n push({r3})\n"
-    " ldr(r6,[r0,20])\n lsl(r6,r6,2)\n add(r6,r6,r0)\n add(r6,64)\n ldr(r7,[r0,8])\n mov(r3,0)\n"
-    " label(L)\n data(2,0x56CC)\n data(2,0x56D5)\n mul(r4,r5)\n ldr(r5,[r6,0])\n add(r5,r5,r4)\n"
-    " str(r5,[r6,0])\n add(r1,1)\n add(r2,1)\n add(r6,4)\n sub(r7,1)\n bgt(L)\n"
-    " pop({r3})\n sub(r3,1)\n bgt(K)\n pop({r1,r2,r3})\n"
-    " ldr(r4,[r0,40])\n add(r1,r1,r4)\n ldr(r4,[r0,44])\n add(r2,r2,r4)\n"
-    " sub(r3,1)\n lsl(r4,r3,24)\n bne(R)\n"
-)
-# dwrun(P, X, W, O): the P[9] pixels of one output row, each dwpix then rq into O at offset
-# P[15] (on entry), without returning to Python (a bytecode statement costs the M0 hundreds of
-# instructions, an assembler call a thousand). A pixel's window comes from the row's part (P[0]
-# = input offset << 15 | weight offset, P[7] = rows) plus its column's, from a table of two
-# words per output column (offsets packed alike, columns << 8) at byte offset P[6] of P, which
-# dwrun steps. It calls dwpix and rq through their function objects (P[3], P[4] = id(dwpix),
-# id(rq): the code address is the third word; data() words are BLX r3 and BLX r0).
-ASM_DWRUN = (
-    "@micropython.asm_thumb\ndef dwrun(r0,r1,r2,r3):\n"
-    " mov(r4,r0)\n mov(r5,r1)\n mov(r6,r2)\n ldr(r7,[r4,60])\n add(r7,r7,r3)\n label(PX)\n"
-    " ldr(r1,[r4,24])\n add(r1,r1,r4)\n ldr(r0,[r1,0])\n ldr(r2,[r4,0])\n add(r0,r0,r2)\n str(r0,[r4,60])\n"
-    " ldr(r0,[r1,4])\n ldr(r2,[r4,28])\n orr(r0,r2)\n str(r0,[r4,32])\n"
-    " ldr(r0,[r4,24])\n add(r0,8)\n str(r0,[r4,24])\n"
-    " mov(r0,r4)\n mov(r1,r5)\n mov(r2,r6)\n ldr(r3,[r4,12])\n ldr(r3,[r3,8])\n add(r3,1)\n data(2,0x4798)\n"
-    " ldr(r0,[r4,16])\n ldr(r0,[r0,8])\n add(r0,1)\n mov(r1,r7)\n mov(r2,r4)\n mov(r3,0)\n data(2,0x4780)\n"
-    " ldr(r0,[r4,8])\n add(r7,r7,r0)\n ldr(r0,[r4,36])\n sub(r0,1)\n str(r0,[r4,36])\n bgt(PX)\n"
-)
 # The column table follows ACC in P (the tiles carry it: scratch_words), then a word that marks
 # it made: like the weights' layout, it depends on the layer's shape only, so it is made at the
 # first call, not at every inference. That call also clears ACC (the biases' fill left values
@@ -170,6 +93,11 @@ DW_ROW_FRAME = dict(ROWOFF=0, ENTRY=4, CODE=8, Y0=12, ROWS=16, TABLE=20, END=24)
 DW_MAX_KW = 3
 
 
+def _p(field: str, what: str = "") -> tuple[int, str]:
+    """(byte offset, listing note) of a field of P (contract.PARAMS), for Asm.ldr and Asm.str."""
+    return getattr(P, field), f"P.{field}" + (f": {what}" if what else "")
+
+
 def _dw_block_bytes(kw: int) -> int:
     """Bytes of one kernel row's block: its column branch, KW taps, two row steps."""
     return 2 * (3 + 4 * kw)
@@ -179,25 +107,29 @@ def dw_pixel(kh: int, kw: int) -> Asm:
     """The routine for one output pixel of a KH x KW depthwise kernel (KW <= DW_MAX_KW)."""
     f = DW_FRAME
     a = Asm()
-    a.ldr(4, 0, 28)
+    a.ldr(4, 0, *_p("KW", "the row entry"))
     a.mov(LR, 4)
-    a.ldr(4, 0, 32)
+    a.ldr(4, 0, *_p("SH", "the column entry"))
     a.mov(10, 4)
-    a.ldr(1, 0, 60)
-    a.ldr(2, 0, 20)
-    a.ldr(7, 0, 8)
-    a.adds(4, 2, 7)  # the last channel's end
+    a.ldr(1, 0, *_p("N", "the window in X, less C"))
+    a.ldr(2, 0, *_p("OC", "the window in W, less C"))
+    a.ldr(7, 0, *_p("C"))
+    a.adds(4, 2, 7)
+    a.note("the last channel's end")
     a.subs(3, 3, 2)
-    a.subi(3, 1)  # output address less the next W address
+    a.subi(3, 1)
+    a.note("output address less the next W address")
     a.push([3, 4])
-    a.ldr(4, 0, 48)
-    a.ldr(5, 0, 52)
-    a.ldr(6, 0, 56)
-    a.push([4, 5, 6])  # M, S, LO
+    a.ldr(4, 0, *_p("M"))
+    a.ldr(5, 0, *_p("S"))
+    a.ldr(6, 0, *_p("LO"))
+    a.push([4, 5, 6])
+    a.note("M, S, LO")
     a.mov(4, 0)
-    a.addi(4, 64)
+    a.addi(4, BIASES)
     a.ldm(4, [6])
-    a.push([4])  # acc = first bias
+    a.push([4])
+    a.note("acc = first bias")
     a.mov(3, 7)
     a.adds(7, 3, 3)
     a.adds(0, 7, 3)
@@ -214,25 +146,25 @@ def dw_pixel(kh: int, kw: int) -> Asm:
         a.add(2, 9)
     a.add(1, 11)
     a.add(2, 12)
-    a.ldr(4, SP, f["M"])
+    a.ldr(4, SP, f["M"], "frame M")
     a.muls(6, 4)
-    a.ldr(4, SP, f["S"])
+    a.ldr(4, SP, f["S"], "frame S")
     a.asrs(6, 4)
     a.cmpi(6, 127)
     a.b("le", "A")
     a.movs(6, 127)
     a.label("A")
-    a.ldr(4, SP, f["LO"])
+    a.ldr(4, SP, f["LO"], "frame LO")
     a.cmp(6, 4)
     a.b("ge", "B")
     a.mov(6, 4)
     a.label("B")
-    a.ldr(4, SP, f["OUT"])
+    a.ldr(4, SP, f["OUT"], "frame OUT")
     a.strb_reg(6, 2, 4)
-    a.ldr(4, SP, f["BIAS"])
+    a.ldr(4, SP, f["BIAS"], "frame BIAS")
     a.ldm(4, [6])
-    a.str(4, SP, f["BIAS"])
-    a.ldr(4, SP, f["WEND"])
+    a.str(4, SP, f["BIAS"], "frame BIAS")
+    a.ldr(4, SP, f["WEND"], "frame WEND")
     a.cmp(2, 4)
     a.b("ne", "CH")
     a.add_sp(4 * len(f))
@@ -247,42 +179,49 @@ def dw_row(kh: int, kw: int, sh: int, pt: int) -> Asm:
     for i, h in enumerate((8, 9, 10, 11)):
         a.mov(4 + i, h)
     a.push([4, 5, 6, 7])
-    a.ldr(4, 0, 40)
+    a.ldr(4, 0, *_p("PT", "V*C"))
     a.mov(8, 4)
-    a.ldr(4, 0, 44)
-    a.mov(9, 4)  # V*C, KW*C
+    a.ldr(4, 0, *_p("PL", "KW*C"))
+    a.mov(9, 4)
+    a.note("V*C, KW*C")
     a.mov(4, 0)
     a.mov(7, 3)
-    a.ldr(3, 4, 8)
+    a.ldr(3, 4, *_p("C"))
     a.subs(5, 1, 3)
-    a.subs(6, 2, 3)  # X - C, W - C
-    a.ldr(2, 4, 24)
-    a.adds(2, 2, 4)  # column table
-    a.ldr(3, 4, 16)
+    a.subs(6, 2, 3)
+    a.note("X - C, W - C")
+    a.ldr(2, 4, *_p("KH", "the column table's offset in P"))
+    a.adds(2, 2, 4)
+    a.note("column table")
+    a.ldr(3, 4, *_p("OW"))
     a.lsls(3, 3, 3)
-    a.adds(3, 3, 2)  # ... its end
-    a.ldr(1, 4, 12)
+    a.adds(3, 3, 2)
+    a.note("... its end")
+    a.ldr(1, 4, *_p("OH"))
     a.movs(0, pt)
-    a.negs(0, 0)  # output rows, y0
+    a.negs(0, 0)
+    a.note("output rows, y0")
     a.push([0, 1, 2, 3])
-    a.ldr(0, 4, 36)
-    a.ldr(0, 0, 8)
+    a.ldr(0, 4, *_p("SW", "id(dwpix)"))
+    a.ldr(0, 0, 8, "its code: the function object's third word")
     a.addi(0, 1)
-    a.push([0])  # dw_pixel's code
+    a.push([0])
+    a.note("dw_pixel's code")
     a.sub_sp(8)
     a.label("ROW")
-    a.ldr(0, SP, f["Y0"])
+    a.ldr(0, SP, f["Y0"], "frame Y0")
     a.negs(1, 0)
     a.b("pl", "T")
     a.movs(1, 0)
     a.label("T")  # r1 = ky0
-    a.ldr(2, 4, 0)
+    a.ldr(2, 4, *_p("H"))
     a.subs(2, 2, 0)
     a.cmpi(2, kh)
     a.b("le", "U")
     a.movs(2, kh)
     a.label("U")
-    a.subs(2, 2, 1)  # r2 = rows
+    a.subs(2, 2, 1)
+    a.note("r2 = rows")
     a.adds(0, 0, 1)
     a.mov(3, 8)
     a.muls(0, 3)
@@ -290,7 +229,7 @@ def dw_row(kh: int, kw: int, sh: int, pt: int) -> Asm:
     a.mov(3, 9)
     a.muls(3, 1)
     a.adds(0, 0, 3)
-    a.str(0, SP, f["ROWOFF"])
+    a.str(0, SP, f["ROWOFF"], "frame ROWOFF")
     a.mov(3, 8)
     a.muls(3, 2)
     a.mov(1, 9)
@@ -304,41 +243,41 @@ def dw_row(kh: int, kw: int, sh: int, pt: int) -> Asm:
     a.muls(1, 2)
     a.movs(3, kh * rb - 2)
     a.subs(3, 3, 1)
-    a.str(3, 4, 28)  # row entry
-    a.ldr(0, SP, f["TABLE"])
-    a.str(0, SP, f["ENTRY"])
+    a.str(3, 4, *_p("KW", "the row entry"))
+    a.ldr(0, SP, f["TABLE"], "frame TABLE")
+    a.str(0, SP, f["ENTRY"], "frame ENTRY")
     a.label("PX")
-    a.ldr(1, SP, f["ENTRY"])
+    a.ldr(1, SP, f["ENTRY"], "frame ENTRY")
     a.ldm(1, [0, 2])
-    a.str(1, SP, f["ENTRY"])
+    a.str(1, SP, f["ENTRY"], "frame ENTRY")
     a.addi(2, 8 * kw - 2)
-    a.str(2, 4, 32)  # column entry
-    a.ldr(1, SP, f["ROWOFF"])
+    a.str(2, 4, *_p("SH", "the column entry"))
+    a.ldr(1, SP, f["ROWOFF"], "frame ROWOFF")
     a.adds(0, 0, 1)
     a.lsrs(2, 0, 15)
     a.lsls(0, 0, 17)
     a.lsrs(0, 0, 17)
     a.adds(2, 2, 5)
     a.adds(0, 0, 6)
-    a.str(2, 4, 60)
-    a.str(0, 4, 20)
-    a.ldr(0, SP, f["CODE"])
+    a.str(2, 4, *_p("N", "the window in X, less C"))
+    a.str(0, 4, *_p("OC", "the window in W, less C"))
+    a.ldr(0, SP, f["CODE"], "frame CODE")
     a.mov(10, 0)
     a.mov(0, 4)
     a.mov(3, 7)
     a.blx(10)
-    a.ldr(0, 4, 8)
+    a.ldr(0, 4, *_p("C"))
     a.adds(7, 7, 0)
-    a.ldr(1, SP, f["ENTRY"])
-    a.ldr(0, SP, f["END"])
+    a.ldr(1, SP, f["ENTRY"], "frame ENTRY")
+    a.ldr(0, SP, f["END"], "frame END")
     a.cmp(1, 0)
     a.b("ne", "PX")
-    a.ldr(0, SP, f["Y0"])
+    a.ldr(0, SP, f["Y0"], "frame Y0")
     a.addi(0, sh)
-    a.str(0, SP, f["Y0"])
-    a.ldr(0, SP, f["ROWS"])
+    a.str(0, SP, f["Y0"], "frame Y0")
+    a.ldr(0, SP, f["ROWS"], "frame ROWS")
     a.subi(0, 1)
-    a.str(0, SP, f["ROWS"])
+    a.str(0, SP, f["ROWS"], "frame ROWS")
     a.b("gt", "ROW")
     a.add_sp(4 * len(f))
     a.pop([4, 5, 6, 7])
@@ -363,36 +302,6 @@ def dw_row_applies(layer) -> bool:
     return True
 
 
-# srow: one kernel row of a (not 1x1) convolution, P[11] inputs from P[15]'s offsets: each
-# input value times the OC weights of its tap (P[10] = KH*KW*C apart) into ACC; then P[15]
-# steps to the next kernel row (P[8] = V*C << 15 | KW*C). 0x5699 = LDRSB r1,[r3,r2] with r2 = 0
-# (data(): the inline assembler lacks it); P and the loop state are pushed around the channel
-# loop, which needs every low register.
-ASM_SROW = (
-    "@micropython.asm_thumb\ndef srow(r0,r1,r2,r3):\n"
-    " ldr(r3,[r0,44])\n ldr(r4,[r0,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n"
-    " add(r2,r2,r4)\n label(V)\n ldr(r6,[r0,20])\n mov(r7,r6)\n lsl(r6,r6,2)\n add(r6,r6,r0)\n add(r6,64)\n"
-    " ldr(r4,[r0,40])\n"
-    " ldrb(r5,[r1,0])\n lsl(r5,r5,24)\n asr(r5,r5,24)\n push({r0,r1,r2,r3})\n mov(r3,r2)\n mov(r2,0)\n"
-    " label(L)\n data(2,0x5699)\n mul(r1,r5)\n ldr(r0,[r6,0])\n add(r0,r0,r1)\n str(r0,[r6,0])\n"
-    " add(r6,4)\n add(r3,r3,r4)\n sub(r7,1)\n bgt(L)\n pop({r0,r1,r2,r3})\n"
-    " add(r1,1)\n add(r2,1)\n sub(r3,1)\n bgt(V)\n"
-    " ldr(r4,[r0,60])\n ldr(r5,[r0,32])\n add(r4,r4,r5)\n str(r4,[r0,60])\n"
-)
-# srun(P, X, W, O): like dwrun, the P[9] pixels of an output row, each its window's rows
-# (P[7] of them: srow called that many times, counted in P[1]) then rq; the column table's
-# second word is the pixel's input count per kernel row.
-ASM_SRUN = (
-    "@micropython.asm_thumb\ndef srun(r0,r1,r2,r3):\n"
-    " mov(r4,r0)\n mov(r5,r1)\n mov(r6,r2)\n ldr(r7,[r4,60])\n add(r7,r7,r3)\n label(PX)\n"
-    " ldr(r1,[r4,24])\n mov(r0,r1)\n add(r0,8)\n str(r0,[r4,24])\n add(r1,r1,r4)\n"
-    " ldr(r0,[r1,0])\n ldr(r2,[r4,0])\n add(r0,r0,r2)\n str(r0,[r4,60])\n"
-    " ldr(r0,[r1,4])\n str(r0,[r4,44])\n ldr(r0,[r4,28])\n str(r0,[r4,4])\n label(KY)\n"
-    " mov(r0,r4)\n mov(r1,r5)\n mov(r2,r6)\n ldr(r3,[r4,12])\n ldr(r3,[r3,8])\n add(r3,1)\n data(2,0x4798)\n"
-    " ldr(r0,[r4,4])\n sub(r0,1)\n str(r0,[r4,4])\n bgt(KY)\n"
-    " ldr(r0,[r4,16])\n ldr(r0,[r0,8])\n add(r0,1)\n mov(r1,r7)\n mov(r2,r4)\n mov(r3,0)\n data(2,0x4780)\n"
-    " ldr(r0,[r4,20])\n add(r7,r7,r0)\n ldr(r0,[r4,36])\n sub(r0,1)\n str(r0,[r4,36])\n bgt(PX)\n"
-)
 ASM_SROW_CONV = (
     "def k(X,W,O,P):\n H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4];i=16+2*P[5]\n"
     " if P[i+2*OW]!=65536+OW:cols(P,V,C,OW,i,C);rq(P,O,P,0)\n P[3]=id(srow);P[4]=id(rq);P[8]=V*C<<15|{KW}*C;P[10]={KH}*{KW}*C\n o=0\n"
@@ -411,16 +320,6 @@ ASM_SROW_CONV = (
 # r3 = columns << 8 | rows of the window; P[15] = input offset << 15 | output offset; Python
 # sets P[12] = ceil(2**24 / n), P[13] = 128 * n and P[14] = V * C (a pool uses no M, S, LO).
 POOL_MAX_WINDOW = 256
-ASM_POOL = (
-    "@micropython.asm_thumb\ndef apool(r0,r1,r2,r3):\n"
-    " ldr(r4,[r0,60])\n lsr(r5,r4,15)\n add(r1,r1,r5)\n lsl(r4,r4,17)\n lsr(r4,r4,17)\n add(r2,r2,r4)\n"
-    " ldr(r7,[r0,8])\n label(CH)\n ldr(r4,[r0,52])\n push({r1,r3})\n label(R)\n lsr(r6,r3,8)\n push({r1})\n"
-    " label(K)\n ldrb(r5,[r1,0])\n lsl(r5,r5,24)\n asr(r5,r5,24)\n add(r4,r4,r5)\n"
-    " ldr(r5,[r0,8])\n add(r1,r1,r5)\n sub(r6,1)\n bgt(K)\n pop({r1})\n ldr(r5,[r0,56])\n add(r1,r1,r5)\n"
-    " sub(r3,1)\n lsl(r5,r3,24)\n bne(R)\n pop({r1,r3})\n"
-    " ldr(r5,[r0,48])\n mul(r4,r5)\n lsr(r4,r4,24)\n sub(r4,128)\n strb(r4,[r2,0])\n"
-    " add(r1,1)\n add(r2,1)\n sub(r7,1)\n bgt(CH)\n"
-)
 ASM_AVGPOOL = (
     "def k(X,W,O,P):\n"
     + HEAD
@@ -458,7 +357,7 @@ def uses_accumulators(layer, emitter: str, dtype: str) -> bool:
 def _layer_constants(job) -> dict:
     """The layer's kernel size, strides and padding, written into the source (see ASM_COLS)."""
     (kh, kw), (sh, sw) = job.layer.kernel, job.layer.stride or (1, 1)
-    pt, pl = job.tiles[0].params[10:12]
+    pt, pl = job.tiles[0].params.PT, job.tiles[0].params.PL
     return dict(KH=kh, KW=kw, SH=sh, SW=sw, PT=pt, PL=pl)
 
 
@@ -497,7 +396,7 @@ def rows_apply(job) -> bool:
         job.emitter == "asm_thumb"
         and job.dtype == "int8"
         and (layer.op == "FULLY_CONNECTED" or pointwise)
-        and all(t.params[10] == t.params[11] == 0 for t in job.tiles)
+        and all(t.params.PT == t.params.PL == 0 for t in job.tiles)
     )
 
 

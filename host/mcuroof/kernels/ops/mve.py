@@ -5,7 +5,9 @@ docs/kernels.md."""
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops import dsp_common
+from mcuroof.kernels.ops.asm_text import lines as asm
 
 SP = 13
 LR = 14
@@ -24,15 +26,23 @@ def applies(job) -> bool:
 def source(job) -> str:
     k, m, s, lo = dsp_common.constants(job)
     p = job.tiles[0].params
-    c, kh, kw = p[2], p[6], p[7]
+    c, kh, kw = p.C, p.KH, p.KW
     nq = -(-k // 16)
     direct = kh == kw == 1 and k % 16 == 0
     boff, frame = 32, 32 + (0 if direct else 16 * nq)
     if direct:  # the pixel's K inputs in place
         inputs = (
-            " ldr(r5,[r0,32])\n mul(r6,r5)\n ldr(r5,[r0,4])\n mul(r6,r5)\n"
-            " ldr(r5,[r0,36])\n mul(r7,r5)\n add(r6,r6,r7)\n"
-            + f" movw(r5,{k})\n mul(r6,r5)\n"
+            asm(f"""
+                ldr(r5,[r0,P.SH])
+                mul(r6,r5)
+                ldr(r5,[r0,P.V])
+                mul(r6,r5)
+                ldr(r5,[r0,P.SW])
+                mul(r7,r5)
+                add(r6,r6,r7)
+                movw(r5,{k})
+                mul(r6,r5)
+            """)
             + t.ldr_imm(7, SP, 4)
             + " add(r1,r6,r7)\n"
         )
@@ -57,15 +67,22 @@ def source(job) -> str:
         dsp_common.head()
         + t.subw(SP, SP, frame)
         + dsp_common.store_args()
-        + " ldr(r4,[r3,12])\n ldr(r5,[r3,16])\n mul(r4,r5)\n"
-        + t.str_imm(4, SP, 16)  # N = OH*OW
+        + asm("""
+            ldr(r4,[r3,P.OH])
+            ldr(r5,[r3,P.OW])
+            mul(r4,r5)
+        """)
+        + said(t.str_imm(4, SP, 16), "N = OH*OW")
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, 20)
         + pad
         + " label(PIX)\n"
         + t.ldr_imm(4, SP, 20)
         + t.ldr_imm(0, SP, 0)
-        + " ldr(r5,[r0,16])\n udiv(r6,r4,r5)\n"
+        + asm("""
+            ldr(r5,[r0,P.OW])
+            udiv(r6,r4,r5)
+        """)
         + t.mul(7, 6, 5)
         + " sub(r7,r4,r7)\n"  # oy, ox
         + inputs
@@ -73,11 +90,19 @@ def source(job) -> str:
         + t.ldr_imm(0, SP, 0)
         + t.ldr_imm(4, SP, 20)
         + t.ldr_imm(1, SP, 8)
-        + " mov(r3,r0)\n add(r3,64)\n"  # weights, biases
-        + " ldr(r6,[r0,20])\n mov(r5,r4)\n mul(r5,r6)\n"
+        + asm("""
+            mov(r3,r0)
+            add(r3,P.BIASES)  # weights, biases
+            ldr(r6,[r0,P.OC])
+            mov(r5,r4)
+            mul(r5,r6)
+        """)
         + t.ldr_imm(7, SP, 12)
-        + " add(r5,r5,r7)\n"
-        + f" movw(r7,{m})\n label(CH)\n"
+        + asm(f"""
+            add(r5,r5,r7)
+            movw(r7,{m})
+            label(CH)
+        """)
         + t.ldr_post(8, 3, 4)
         + (" mov(r4,r2)\n" if nq > 4 else "")
         + weights
@@ -85,12 +110,18 @@ def source(job) -> str:
         + t.mul(8, 8, 7)
         + (t.usat(8, 7, 8, s) if lo == 0 else t.ssat(8, 8, 8, s))
         + t.strb_post(8, 5, 1)
-        + " sub(r6,1)\n bne_w(CH)\n"
+        + asm("""
+            sub(r6,1)
+            bne_w(CH)
+        """)
         + t.ldr_imm(4, SP, 20)
         + " add(r4,1)\n"
         + t.str_imm(4, SP, 20)
         + t.ldr_imm(5, SP, 16)
-        + " cmp(r4,r5)\n blt_w(PIX)\n"
+        + asm("""
+            cmp(r4,r5)
+            blt_w(PIX)
+        """)
         + dsp_common.leave(frame)
     )
 
@@ -120,10 +151,10 @@ DW_GATHER = 64
 def _dw_shape(ps):
     """(LP, frame) of the MVE depthwise kernel of tiles sharing C, V and OW, or None."""
     p = ps[0]
-    c, v, ow, st = p[2], p[1], p[4], p[8]
-    if st not in (1, 2) or any(q[6:10] != (3, 3, st, st) or q[10] > 1 or q[11] > 1 for q in ps):
+    c, v, ow, st = p.C, p.V, p.OW, p.SH
+    if st not in (1, 2) or any((q.KH, q.KW, q.SH, q.SW) != (3, 3, st, st) or q.PT > 1 or q.PL > 1 for q in ps):
         return None
-    lp = -(-(st * max(q[3] for q in ps) + 3 - st) // 4) * 4
+    lp = -(-(st * max(q.OH for q in ps) + 3 - st) // 4) * 4
     frame = DW_FRAME_HEAD + 2 * lp * (st * ow + 3 - st)
     if lp > 60 or frame > dsp_common.MAX_FRAME or 8 * c > 4095 or 4 * v * c > 4095 or 3 * ow * c > 65535:
         return None
@@ -138,8 +169,8 @@ def depthwise_groups(job) -> dict:
     groups = {}
     for tl in job.tiles:
         p = tl.params
-        groups.setdefault((p[2], p[1], p[4]), []).append(p)
-    return {key: ps for key, ps in groups.items() if _dw_shape(ps) and max(q[3] for q in ps) >= 4}
+        groups.setdefault((p.C, p.V, p.OW), []).append(p)
+    return {key: ps for key, ps in groups.items() if _dw_shape(ps) and max(q.OH for q in ps) >= 4}
 
 
 def _dw_step(lp: int, s: int) -> str:
@@ -236,14 +267,24 @@ def _dw_columns(step: str, lab: str, owc: int, back: int, st: int) -> str:
         t.ldr_imm(0, SP, 24)
         + t.ldr_imm(1, SP, 28)
         + t.ldr_imm(2, SP, 0)
-        + " ldr(r2,[r2,12])\n lsr(r2,r2,2)\n"
-        + f" label({lab}K)\n"
+        + asm(f"""
+            ldr(r2,[r2,P.OH])
+            lsr(r2,r2,2)
+            label({lab}K)
+        """)
         + step
         + f" add(r0,{8 * st})\n"
         + dsp_common.add_imm(1, 4 * owc - back)
-        + f" sub(r2,1)\n bne_w({lab}K)\n"
+        + asm(f"""
+            sub(r2,1)
+            bne_w({lab}K)
+        """)
         + t.ldr_imm(2, SP, 48)
-        + f" cmp(r2,0)\n beq_w({lab}N)\n sub(r0,r0,r2)\n"
+        + asm(f"""
+            cmp(r2,0)
+            beq_w({lab}N)
+            sub(r0,r0,r2)
+        """)
         + t.ldr_imm(2, SP, 52)
         + " sub(r1,r1,r2)\n"
         + step
@@ -276,7 +317,7 @@ def depthwise_source(job, ps, name: str) -> str:
     _, m, s, lo = dsp_common.constants(job)
     lp, frame = _dw_shape(ps)
     p = ps[0]
-    c, v, ow, st, pt, pl = p[2], p[1], p[4], p[8], p[10], p[11]
+    c, v, ow, st, pt, pl = p.C, p.V, p.OW, p.SH, p.PT, p.PL
     owc = ow * c
     big = frame > 4095
     grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
@@ -294,26 +335,56 @@ def depthwise_source(job, ps, name: str) -> str:
         )  # gather: 4 input rows
         + "".join(f" movw(r4,{i * owc})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
         + t.addw(4, SP, 32)
-        + t.vldr_q(4, 4, 32)  # scatter: 4 output rows
+        + said(t.vldr_q(4, 4, 32), "scatter: 4 output rows")
         # the widening's last block back-up: 4 - rows % 4 rows, rows = min(H, ST*OH + 3 - ST - PT) >= 4
-        + " ldr(r2,[r3,0])\n ldr(r5,[r3,12])\n"
+        + asm("""
+            ldr(r2,[r3,P.H])
+            ldr(r5,[r3,P.OH])
+        """)
         + (" add(r5,r5,r5)\n" if st == 2 else "")
-        + f" add(r5,{3 - st - pt})\n"
-        + " cmp(r2,r5)\n ble(RA)\n mov(r2,r5)\n label(RA)\n"
+        + asm(f"""
+            add(r5,{3 - st - pt})
+            cmp(r2,r5)
+            ble(RA)
+            mov(r2,r5)
+            label(RA)
+        """)
         + t.str_imm(2, SP, 40)
-        + " lsl(r4,r2,30)\n lsr(r4,r4,30)\n beq(RZ)\n neg(r4,r4)\n add(r4,4)\n label(RZ)\n"
-        + " add(r5,r4,r4)\n"
+        + asm("""
+            lsl(r4,r2,30)
+            lsr(r4,r4,30)
+            beq(RZ)
+            neg(r4,r4)
+            add(r4,4)
+            label(RZ)
+            add(r5,r4,r4)
+        """)
         + t.str_imm(5, SP, 56)
         + f" movw(r5,{v * c})\n"
         + t.mul(4, 4, 5)
         + t.str_imm(4, SP, 60)
-        + (" movw(r4,0)\n" if lo == 0 else " movw(r4,128)\n neg(r4,r4)\n")
+        + (
+            " movw(r4,0)\n"
+            if lo == 0
+            else asm("""
+                movw(r4,128)
+                neg(r4,r4)
+            """)
+        )
         + t.vdup_32(6, 4)
         + " movw(r4,127)\n"
         + t.vdup_32(7, 4)
         # the last step's back-up: 4 - OH % 4 rows (none where OH % 4 == 0)
-        + " ldr(r4,[r3,12])\n lsl(r4,r4,30)\n lsr(r4,r4,30)\n beq(BZ)\n neg(r4,r4)\n add(r4,4)\n label(BZ)\n"
-        + " add(r5,r4,r4)\n"
+        + asm("""
+            ldr(r4,[r3,P.OH])
+            lsl(r4,r4,30)
+            lsr(r4,r4,30)
+            beq(BZ)
+            neg(r4,r4)
+            add(r4,4)
+            label(BZ)
+            add(r5,r4,r4)
+        """)
         + (" add(r5,r5,r5)\n" if st == 2 else "")
         + t.str_imm(5, SP, 48)
         + f" movw(r5,{owc})\n"
@@ -321,31 +392,47 @@ def depthwise_source(job, ps, name: str) -> str:
         + t.str_imm(4, SP, 52)
         + f" movw(r4,{(frame - DW_FRAME_HEAD) // 8})\n"
         + t.addw(0, SP, DW_FRAME_HEAD)
-        + " movw(r6,0)\n movw(r7,0)\n label(Z)\n"
+        + asm("""
+            movw(r6,0)
+            movw(r7,0)
+            label(Z)
+        """)
         + t.strd_post(6, 7, 0, 8)
-        + " sub(r4,1)\n bne_w(Z)\n"
-        + " mov(r4,0)\n"
+        + asm("""
+            sub(r4,1)
+            bne_w(Z)
+            mov(r4,0)
+        """)
         + t.str_imm(4, SP, 16)
     )
     xs = min(v, st * (ow - 1) + 3 - pl)
-    block = " mov(r0,r1)\n mov(r5,r3)\n" + (t.addw(0, 0, c)).join(
-        t.vldrb_s32_gather(0, 0, 3) + t.vstrh_32_post(0, 5, 2 * lp) for _ in range(xs)
-    )
+    block = asm("""
+        mov(r0,r1)
+        mov(r5,r3)
+    """) + (t.addw(0, 0, c)).join(t.vldrb_s32_gather(0, 0, 3) + t.vstrh_32_post(0, 5, 2 * lp) for _ in range(xs))
     widen = (
         t.addw(4, SP, DW_GATHER)
-        + t.vldr_q(3, 4, 32)  # q3: the gather offsets (an accumulator of _dw_step3)
+        + said(t.vldr_q(3, 4, 32), "q3: the gather offsets (an accumulator of _dw_step3)")
         + t.ldr_imm(2, SP, 40)
         + " lsr(r2,r2,2)\n"  # blocks of 4 input rows
         + t.ldr_imm(1, SP, 4)
         + t.ldr_imm(5, SP, 16)
-        + t.add_lsl(1, 1, 5, 0)  # X + c
+        + said(t.add_lsl(1, 1, 5, 0), "X + c")
         + t.addw(3, SP, DW_FRAME_HEAD + 2 * (pl * lp + pt))
         + " label(WR)\n"
         + block
         + dsp_common.add_imm(1, 4 * v * c)
-        + " add(r3,8)\n sub(r2,1)\n bne_w(WR)\n"
+        + asm("""
+            add(r3,8)
+            sub(r2,1)
+            bne_w(WR)
+        """)
         + t.ldr_imm(2, SP, 56)
-        + " cmp(r2,0)\n beq_w(WN)\n sub(r3,r3,r2)\n"
+        + asm("""
+            cmp(r2,0)
+            beq_w(WN)
+            sub(r3,r3,r2)
+        """)
         + t.ldr_imm(2, SP, 60)
         + " sub(r1,r1,r2)\n"
         + block
@@ -395,7 +482,11 @@ def depthwise_source(job, ps, name: str) -> str:
         + t.ldr_imm(4, SP, 16)
         + " add(r4,1)\n"
         + t.str_imm(4, SP, 16)
-        + f" movw(r5,{c})\n cmp(r4,r5)\n blt_w(CH)\n"
+        + asm(f"""
+            movw(r5,{c})
+            cmp(r4,r5)
+            blt_w(CH)
+        """)
         + shrink
         + t.VPOP_D8_D15
         + " pop({r8,r9,r10,r11})\n"

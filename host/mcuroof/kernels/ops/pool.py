@@ -4,7 +4,9 @@ on the Cortex-M55, MVE. docs/kernels.md."""
 from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
+from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops import dsp_common, m0
+from mcuroof.kernels.ops.asm_text import lines as asm
 
 SP, LR = dsp_common.SP, dsp_common.LR
 # frame: P, X, W, O as the other DSP kernels, oy and ox where dsp_common.window reads them
@@ -21,12 +23,15 @@ def applies(job) -> bool:
         job.emitter == "asm_thumb"
         and job.dtype == "int8"
         and layer.op == "AVERAGE_POOL_2D"
-        and all(tl.params[6] * tl.params[7] <= m0.POOL_MAX_WINDOW for tl in job.tiles)
+        and all(tl.params.KH * tl.params.KW <= m0.POOL_MAX_WINDOW for tl in job.tiles)
     )
 
 
 def _jump(label: str) -> str:
-    return f" cmp(r0,r0)\n beq_w({label})\n"
+    return asm(f"""
+        cmp(r0,r0)
+        beq_w({label})
+    """)
 
 
 def _window() -> str:
@@ -41,23 +46,46 @@ def _window() -> str:
         + dsp_common.window(1)
         + t.str_imm(7, SP, F_W)
         + t.ldr_imm(5, SP, F_START)
-        + " ldr(r6,[r0,4])\n mul(r5,r6)\n add(r5,r5,r4)\n ldr(r6,[r0,8])\n"
-        " mul(r5,r6)\n"
+        + asm("""
+            ldr(r6,[r0,P.V])
+            mul(r5,r6)
+            add(r5,r5,r4)
+            ldr(r6,[r0,P.C])
+            mul(r5,r6)
+        """)
         + t.ldr_imm(1, SP, F_X)
         + " add(r5,r5,r1)\n"
         + t.str_imm(5, SP, F_START)
-        + " ldr(r5,[r0,4])\n sub(r5,r5,r7)\n mul(r5,r6)\n"
-        + t.str_imm(5, SP, F_SKIP)  # (V - w) * C
+        + asm("""
+            ldr(r5,[r0,P.V])
+            sub(r5,r5,r7)
+            mul(r5,r6)
+        """)
+        + said(t.str_imm(5, SP, F_SKIP), "(V - w) * C")
         + t.ldr_imm(5, SP, F_H)
-        + " mul(r5,r7)\n"  # n
-        " movw(r6,0xffff)\n movt(r6,0xff)\n add(r6,r6,r5)\n udiv(r6,r6,r5)\n"  # m
-         + t.str_imm(6, SP, F_M) + " mul(r5,r6)\n lsl(r5,r5,7)\n movw(r7,0)\n movt(r7,0x8000)\n"
-        " add(r5,r5,r7)\n"
+        + asm("""
+            mul(r5,r7)  # n
+            movw(r6,0xffff)
+            movt(r6,0xff)
+            add(r6,r6,r5)
+            udiv(r6,r6,r5)  # m
+        """)
+        + t.str_imm(6, SP, F_M)
+        + asm("""
+            mul(r5,r6)
+            lsl(r5,r5,7)
+            movw(r7,0)
+            movt(r7,0x8000)
+            add(r5,r5,r7)
+        """)
         + t.str_imm(5, SP, F_B)
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, F_C)
         + t.ldr_imm(5, SP, F_SKIP)
-        + " cmp(r5,0)\n bne(FL)\n"
+        + asm("""
+            cmp(r5,0)
+            bne(FL)
+        """)
         + t.ldr_imm(5, SP, F_H)
         + t.ldr_imm(6, SP, F_W)
         + " mul(r5,r6)\n"
@@ -74,7 +102,7 @@ def _loops(name: str, zero: str, step: str) -> str:
     block's first output, r2 = m, r3 = B."""
     return (
         t.ldr_imm(0, SP, F_P)
-        + " ldr(r0,[r0,8])\n"
+        + asm("ldr(r0,[r0,P.C])")
         + t.ldr_imm(1, SP, F_START)
         + t.ldr_imm(12, SP, F_C)
         + t.add_lsl(1, 1, 12, 0)
@@ -85,9 +113,16 @@ def _loops(name: str, zero: str, step: str) -> str:
         + t.ldr_imm(2, SP, F_W)
         + f" label(C{name})\n"
         + step
-        + f" add(r1,r1,r0)\n sub(r2,1)\n bne_w(C{name})\n"
+        + asm(f"""
+            add(r1,r1,r0)
+            sub(r2,1)
+            bne_w(C{name})
+        """)
         + t.add_lsl(1, 1, LR, 0)
-        + f" sub(r3,1)\n bne_w(R{name})\n"
+        + asm(f"""
+            sub(r3,1)
+            bne_w(R{name})
+        """)
         + t.ldr_imm(2, SP, F_M)
         + t.ldr_imm(3, SP, F_B)
         + t.ldr_imm(1, SP, F_OUT)
@@ -167,18 +202,45 @@ def _vectors(g: int) -> str:
 # MVE: the next block by the channels left: 32 or more, 24, 16, 8; 1 to 7 left: the last 8
 # channels again (C >= 8), else on to the DSP blocks
 _VDISPATCH = (
-    " cmp(r6,32)\n bge_w(V4)\n cmp(r6,24)\n bge_w(V3)\n cmp(r6,16)\n bge_w(V2)\n cmp(r6,8)\n"
-    " bge_w(V1)\n cmp(r6,0)\n beq_w(PE)\n cmp(r5,8)\n blt_w(ND)\n mov(r4,r5)\n sub(r4,8)\n"
+    asm("""
+        cmp(r6,32)
+        bge_w(V4)
+        cmp(r6,24)
+        bge_w(V3)
+        cmp(r6,16)
+        bge_w(V2)
+        cmp(r6,8)
+        bge_w(V1)
+        cmp(r6,0)
+        beq_w(PE)
+        cmp(r5,8)
+        blt_w(ND)
+        mov(r4,r5)
+        sub(r4,8)
+    """)
     + t.str_imm(4, SP, F_C)
     + _jump("V1")
     + " label(ND)\n"
 )
 # the next block of the pixel by the channels left: 16 or more, 12, 8, 4; 1 to 3 left: the last
 # 4 channels again (C >= 4) or one channel at a time
-_HEAD = " label(NX)\n" + t.ldr_imm(0, SP, F_P) + " ldr(r5,[r0,8])\n" + t.ldr_imm(4, SP, F_C) + " sub(r6,r5,r4)\n"
+_HEAD = " label(NX)\n" + t.ldr_imm(0, SP, F_P) + asm("ldr(r5,[r0,P.C])") + t.ldr_imm(4, SP, F_C) + " sub(r6,r5,r4)\n"
 _DISPATCH = (
-    " cmp(r6,16)\n bge_w(Q4)\n cmp(r6,12)\n bge_w(Q3)\n cmp(r6,8)\n bge_w(Q2)\n"
-    " cmp(r6,4)\n bge_w(Q1)\n cmp(r6,0)\n beq_w(PE)\n cmp(r5,4)\n blt_w(Q0)\n sub(r4,r5,4)\n"
+    asm("""
+        cmp(r6,16)
+        bge_w(Q4)
+        cmp(r6,12)
+        bge_w(Q3)
+        cmp(r6,8)
+        bge_w(Q2)
+        cmp(r6,4)
+        bge_w(Q1)
+        cmp(r6,0)
+        beq_w(PE)
+        cmp(r5,4)
+        blt_w(Q0)
+        sub(r4,r5,4)
+    """)
     + t.str_imm(4, SP, F_C)
     + _jump("Q1")
 )
@@ -189,14 +251,25 @@ _NEXT = (
     + " add(r4,r4,r5)\n"
     + t.str_imm(4, SP, F_OUT)
     + t.ldr_imm(4, SP, F_OX)
-    + " add(r4,1)\n ldr(r5,[r0,16])\n cmp(r4,r5)\n blt(NC)\n mov(r4,0)\n"
+    + asm("""
+        add(r4,1)
+        ldr(r5,[r0,P.OW])
+        cmp(r4,r5)
+        blt(NC)
+        mov(r4,0)
+    """)
     + t.ldr_imm(6, SP, F_OY)
     + " add(r6,1)\n"
     + t.str_imm(6, SP, F_OY)
     + " label(NC)\n"
     + t.str_imm(4, SP, F_OX)
     + t.ldr_imm(6, SP, F_OY)
-    + " ldr(r5,[r0,12])\n cmp(r6,r5)\n blt_w(PIX)\n bge_w(END)\n"
+    + asm("""
+        ldr(r5,[r0,P.OH])
+        cmp(r6,r5)
+        blt_w(PIX)
+        bge_w(END)
+    """)
 )
 
 
