@@ -69,12 +69,12 @@ def test_the_probe_knows_risc_v_without_cpuid():
     assert probe["misa"] >> 30 == 1  # MXL: 32-bit
     core = identity.describe(probe)
     # QEMU's hart runs with f=false,d=false (links.qemu): the extensions the firmware is built for
-    assert core.name == "RISC-V RV32IMAC" and core.source == "misa" and core.peak_kernels == []
+    assert core.name == "RISC-V RV32IMAC" and core.source == "misa" and core.peak_kernels == ["mul"]
 
 
 def test_default_suites_end_to_end(tmp_path, capsys):
-    """memory, compute, regions and calibration with bytecode, native and viper; every record
-    checked (the host's references), the regions read by viper, the theory per instruction."""
+    """memory, compute, regions and calibration with bytecode, native, viper and asm_rv32; every
+    record checked (the host's references), the regions read by viper, the theory per instruction."""
     out = tmp_path / "out"
     assert main(["run", "--board", "qemu-rv32", "-o", str(out)]) == 0
     data = results.load(out / "results.json")
@@ -84,7 +84,13 @@ def test_default_suites_end_to_end(tmp_path, capsys):
     measured = [r for r in data["roofs"] if r["source"] == "measured"]
     for kind in ("compute", "memory"):
         ems = {r["emitter"] for r in measured if r["kind"] == kind}
-        assert {"bytecode", "native", "viper"} <= ems, (kind, ems)
+        assert {"bytecode", "native", "viper", "asm_rv32"} <= ems, (kind, ems)
+    # the asm_rv32 ceilings against their loops' bounds (kernels.rv32; -icount: instructions, exact)
+    instr_per_s = 1e9 / 2**6
+    mul = [r["macs_per_s"] / instr_per_s for r in measured if r.get("kernel") == "mul"]
+    assert len(mul) == 3 and all(0.45 <= m <= 32 / 66 * 1.01 for m in mul)  # 32 MACs in 66 instructions
+    (copy,) = [r["bytes_per_s"] / instr_per_s for r in measured if r.get("kernel") == "copy-lw"]
+    assert 0.9 * 32 / 12 <= copy <= 32 / 12 * 1.01  # 32 bytes moved in 12 instructions
     assert {r.get("region") for r in measured if r.get("region")} == {"code", "SRAM"}
     assert data["checks"]["failed"] == 0 and data["checks"]["verified"] > 200
     cal = data["calibration"]

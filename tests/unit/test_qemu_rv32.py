@@ -7,6 +7,7 @@ import pytest
 
 from mcuroof.board import profiles
 from mcuroof.errors import UserError
+from mcuroof.kernels import rv32
 from mcuroof.links import firmware_build, qemu
 from mcuroof.suites import registry
 
@@ -55,3 +56,46 @@ def test_regions_are_read_by_viper_where_there_is_no_asm_thumb():
     # a platform with no memory map and no asm_thumb has no reader
     other = registry.suite_config("regions", {**probe, "platform": "someboard", "tick_us": 1})
     assert other["skip"] == "no-reader"
+
+
+def _loop(src: str) -> list[str]:
+    """The instructions from label(L) to the loop's branch back, one a line."""
+    lines = [ln.strip() for ln in src.splitlines()]
+    return lines[lines.index("label(L)") + 1 : lines.index("bne(a3,zero,L)") + 1]
+
+
+def test_the_mul_add_peak_loop_by_hand():
+    """32 MACs (16 dot products of u = 2) in 4 x 16 + 2 = 66 instructions: 0.485 MAC/instr,
+    0.97 of the 0.5 bound (qemu-rv32 measured 0.485)."""
+    u, reps, src = rv32.peak_mul("i", 16)
+    loop = _loop(src)
+    assert (u, reps, len(loop)) == (2, 16, 66)
+    assert sum(ins.startswith("mul(") for ins in loop) == 32 == u * reps
+    assert not any(ins.startswith(("lw(", "lb(", "lh(")) for ins in loop)  # operands stay in registers
+    assert u * reps / len(loop) == pytest.approx(0.485, abs=0.001)
+
+
+def test_the_dot_product_and_the_copy_mover_by_hand():
+    # the dot product: 2 loads, MUL, ADD a MAC and the loop's ADDI + BNE: 16 MACs in 66 instructions
+    loop = _loop(rv32.dot("b", 16))
+    assert len(loop) == 66 and sum(ins.startswith("lb(") for ins in loop) == 32
+    # the LW/SW mover: 32 bytes (16 read, 16 written) in 12 instructions, 2.67 B/instr
+    loop = _loop(rv32.COPY_LW)
+    assert len(loop) == 12 and [ins[:3] for ins in loop[:8]] == ["lw("] * 4 + ["sw("] * 4
+    assert rv32.dot("f", 16) is None and rv32.peak_mul("f", 16) is None and rv32.stream("copy", "f") is None
+
+
+def test_the_suites_run_asm_rv32_on_a_core_with_m():
+    probe = {
+        "platform": "qemu-rv32",
+        "emitters": ["bytecode", "native", "viper", "asm_rv32"],
+        "free": 300_000,
+        "tick_us": 1,
+        "float": True,
+        "mpy": 11 << 10,
+    }
+    keys = [k.key for k in registry.for_suite("compute", registry.suite_config("compute", probe))]
+    assert {"compute/asm_rv32/int8", "compute/asm_rv32/int32/mul", "compute/asm_rv32/int16/mul"} <= set(keys)
+    assert not any("asm_thumb" in k for k in keys) and "compute/asm_rv32/float32" not in keys
+    mem = [k.key for k in registry.for_suite("memory", registry.suite_config("memory", probe))]
+    assert "memory/asm_rv32/int32/copy-lw" in mem and "memory/asm_rv32/int8/add" in mem

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# the compute suite's asm_thumb peak kernels (kernels.compute.isa_kernels), each with the
+# the compute suite's asm_thumb (and asm_rv32) peak kernels (kernels.compute.isa_kernels), each with the
 # instruction set it needs: an instruction the core lacks faults. None: MULS + ADDS, which every
 # core runs, is the peak only of a core known to lack MLA (a known Armv6-M core)
 PEAK_KERNELS = (
@@ -41,6 +41,7 @@ PEAK_KERNELS = (
     ("vmladava", "mve"),
     ("vmla", "mve"),
     ("vfma-q", "mve-fp"),
+    ("mul", "rv32m"),  # asm_rv32: MUL + ADD on registers (kernels.rv32.peak_mul)
 )
 # CPUID part number (bits 15:4; Arm's implementer code 0x41) -> core (Arm TRMs, CPUID register)
 PARTS = {
