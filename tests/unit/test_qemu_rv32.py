@@ -53,6 +53,8 @@ def test_regions_are_read_by_viper_where_there_is_no_asm_thumb():
     cfg = registry.suite_config("regions", {**probe, "tick_us": 1})
     assert cfg["emitter"] == "viper" and [r["name"] for r in cfg["regions"]] == ["code", "SRAM"]
     assert cfg["regions"][0]["wa"] == 0x80000000 >> 2
+    # firmware/port has no uctypes: the buffer's address comes from viper's ptr8 (ESP32 keeps uctypes)
+    assert all("ptr8(b)" in k.source and "uctypes" not in k.source for k in registry.for_suite("regions", cfg))
     # a platform with no memory map and no asm_thumb has no reader
     other = registry.suite_config("regions", {**probe, "platform": "someboard", "tick_us": 1})
     assert other["skip"] == "no-reader"

@@ -57,6 +57,7 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
         ram = 4096 if is_small(probe) else 64 * 1024  # halved on the board until it fits
         return {
             **cfg,
+            **({"waddr": "ptr8"} if reader == "viper" else {}),  # no uctypes in firmware/port
             "emitter": reader,
             "regions": [
                 {"name": CODE_REGION.get(plat, "flash"), "wa": base >> 2, "top": top, "rng": []},
