@@ -7,13 +7,16 @@ FIRMWARE_HEX := /usr/share/firmware-microbit-micropython/firmware.hex
 # the qemu-m3/m7/m55 boards build their firmware (cached in ~/.cache/mcuroof/firmware): tests only
 ARM_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi
 NEWLIB := /usr/lib/arm-none-eabi/newlib/libc_nano.a
+# the qemu-rv32 board (QEMU virt, RV32IMAC) builds its firmware with Debian's RISC-V toolchain and
+# picolibc, and runs in qemu-system-riscv32: tests only
+RISCV_PACKAGES := gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
 # the emulated Pico (rp2040js-pico): Node 18+ runs the npm package rp2040js, pinned by
 # firmware/rp2040js/package-lock.json and installed (npm ci) into ~/.cache/mcuroof/node
 NODE_PACKAGES := nodejs npm
 # the report.html tests load it in a real browser: tests only
 BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: setup sysdeps armdeps nodedeps browserdeps demo test lint mutate mutmut clean
+.PHONY: setup sysdeps armdeps rvdeps nodedeps browserdeps demo test lint mutate mutmut clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -39,6 +42,15 @@ armdeps:
 		echo "The qemu-m3/m7/m55 boards need: sudo apt-get install $(ARM_PACKAGES)"; exit 1; \
 	fi
 
+rvdeps:
+	@if command -v riscv64-unknown-elf-gcc >/dev/null && command -v qemu-system-riscv32 >/dev/null \
+		&& [ -f "$$(riscv64-unknown-elf-gcc -print-file-name=picolibc.specs)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(RISCV_PACKAGES) >/dev/null; \
+	else \
+		echo "The qemu-rv32 board needs: sudo apt-get install $(RISCV_PACKAGES)"; exit 1; \
+	fi
+
 nodedeps: $(VENV)/.installed
 	@if command -v node >/dev/null && command -v npm >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
@@ -60,7 +72,7 @@ demo: setup
 	$(VENV)/bin/mcuroof run --board qemu-microbit --model kws-dscnn -o out
 	@echo "plot: out/roofline.png, interactive report: out/report.html"
 
-test: setup armdeps nodedeps browserdeps lint
+test: setup armdeps rvdeps nodedeps browserdeps lint
 	$(PY) -m pytest -q
 
 # ruff: lint and format check (pyproject.toml [tool.ruff]); `$(VENV)/bin/ruff format host tests tools` fixes the format

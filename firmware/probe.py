@@ -27,7 +27,7 @@ def has(src):
 def emitters():
     found = ['bytecode']
     for em, body in (('native', 'def f():\n pass'), ('viper', 'def f():\n pass'),
-                     ('asm_thumb', 'def f(r0):\n add(r0, r0, 1)')):
+                     ('asm_thumb', 'def f(r0):\n add(r0, r0, 1)'), ('asm_rv32', 'def f(a0):\n addi(a0, a0, 1)')):
         if has('@micropython.' + em + '\n' + body):
             found.append(em)
     return found
@@ -55,6 +55,17 @@ if arm and 'asm_thumb' in EMS and sys.platform not in ('linux', 'darwin', 'win32
             CPU.append(machine.mem32[0xE000EF44])
     except Exception:
         CPU = None
+#--
+# RISC-V (sys.implementation._mpy's architecture 11, RV32IMC): misa, the extensions the hart
+# implements (a bit per letter), read by asm_rv32 (CSRRS from the machine mode MicroPython runs
+# in); never an Arm address. MISA: None where not read.
+MISA = None
+if getattr(sys.implementation, '_mpy', 0) >> 10 & 15 == 11 and 'asm_rv32' in EMS:
+    try:
+        exec('@micropython.asm_rv32\ndef misa():\n csrrs(a0, zero, 0x301)')
+        MISA = misa()
+    except Exception:
+        MISA = None
 #--
 # the DWT cycle counter (Armv7-M and later), touched only where CPUID names an M3 or later core:
 # the Cortex-M0/M0+ have none, and there a read of an absent address may fault. DEMCR.TRCENA on,
@@ -104,7 +115,7 @@ def probe():
     emit({'t': 'probe', 'schema': SCHEMA, 'platform': sys.platform,
           'version': list(sys.implementation.version), 'freq': freq,
           'tick_us': resolution(), 'loop_us': mn, 'loop_ovh': ov, 'loop_n': 64 * r,
-          'emitters': EMS, 'cpu': CPU, 'dwt': DWT, 'float': has('x = 1.5 * 2'),
+          'emitters': EMS, 'cpu': CPU, 'mpy': getattr(sys.implementation, '_mpy', None), 'misa': MISA, 'dwt': DWT, 'float': has('x = 1.5 * 2'),
           'memoryview': has('m = memoryview(bytearray(4))\nm[0:2] = m[2:4]'), 'free': gc.mem_free()})
 
 

@@ -1,10 +1,9 @@
-// CMSDK UART (interrupt-driven receive, so Ctrl-C reaches running code), SysTick time base, reset.
+// QEMU's MPS2/MPS3 boards: the CMSDK UART (interrupt-driven receive, so Ctrl-C reaches running
+// code), a SysTick time base, reset.
 #include "py/mphal.h"
 #include "py/runtime.h"
-#include "shared/runtime/interrupt_char.h"
 #include "hal.h"
 
-#define REG(addr) (*(volatile uint32_t *)(addr))
 #define UART_DATA REG(MCUROOF_UART_BASE + 0x00)
 #define UART_STATE REG(MCUROOF_UART_BASE + 0x04)
 #define UART_CTRL REG(MCUROOF_UART_BASE + 0x08)
@@ -16,9 +15,6 @@
 #define NVIC_ISER(n) REG(0xe000e100 + 4 * (n))
 #define AIRCR REG(0xe000ed0c)
 
-#define RX_SIZE 512  // a power of two
-static volatile uint8_t rx_buf[RX_SIZE];
-static volatile uint32_t rx_head, rx_tail;
 static volatile uint32_t ticks_ms;
 
 void hal_init(void) {
@@ -39,22 +35,12 @@ void SysTick_Handler(void) {
 void UART_IRQHandler(void) {
     UART_INT = 0x3;
     while (UART_STATE & 0x2) {
-        int c = UART_DATA & 0xff;
-        if (c == mp_interrupt_char) {
-            mp_sched_keyboard_interrupt();
-        } else if (rx_head - rx_tail < RX_SIZE) {
-            rx_buf[rx_head++ & (RX_SIZE - 1)] = c;
-        }
+        console_rx_put(UART_DATA & 0xff);
     }
 }
 
-int mp_hal_stdin_rx_chr(void) {
-    for (;;) {
-        if (rx_tail != rx_head) {
-            return rx_buf[rx_tail++ & (RX_SIZE - 1)];
-        }
-        mp_event_wait_indefinite();
-    }
+void hal_wait(int timeout_ms) {
+    __asm volatile ("wfi");  // SysTick wakes the core every millisecond
 }
 
 mp_uint_t mp_hal_stdout_tx_strn(const char *str, size_t len) {
@@ -64,10 +50,6 @@ mp_uint_t mp_hal_stdout_tx_strn(const char *str, size_t len) {
         UART_DATA = (uint8_t)str[i];
     }
     return len;
-}
-
-void hal_puts(const char *s) {
-    mp_hal_stdout_tx_strn(s, strlen(s));
 }
 
 void hal_reset(void) {

@@ -1,15 +1,22 @@
-// mcuroof's bare-metal MicroPython port for QEMU's Arm boards (mps2-an385, mps2-an500, mps3-an547)
-// and the rp2040js emulator's RP2040.
+// mcuroof's bare-metal MicroPython port for QEMU's Arm boards (mps2-an385, mps2-an500, mps3-an547),
+// the rp2040js emulator's RP2040 and QEMU's RISC-V virt machine (RV32IMAC).
 #include <stdint.h>
 #include <alloca.h>
 #include "mpconfigboard.h"
 
 #define MICROPY_CONFIG_ROM_LEVEL            (MICROPY_CONFIG_ROM_LEVEL_EXTRA_FEATURES)
 
-// code emitters: bytecode, native, viper and the inline Thumb assembler
+// code emitters: bytecode, native, viper and the core's inline assembler (Thumb or RV32)
+#if defined(__riscv)
+#define MICROPY_EMIT_RV32                   (1)
+#define MICROPY_EMIT_INLINE_RV32            (1)
+// sys.implementation._mpy carries the native architecture (RV32IMC): the probe's only sign of RISC-V
+#define MICROPY_PERSISTENT_CODE_LOAD        (1)
+#else
 #define MICROPY_EMIT_THUMB                  (1)
 #define MICROPY_EMIT_INLINE_THUMB           (1)
 #define MICROPY_MAKE_POINTER_CALLABLE(p)    ((void *)((mp_uint_t)(p) | 1))
+#endif
 
 #define MICROPY_FLOAT_IMPL                  (MICROPY_FLOAT_IMPL_FLOAT)
 #define MICROPY_LONGINT_IMPL                (MICROPY_LONGINT_IMPL_MPZ)
@@ -46,6 +53,16 @@ typedef long mp_off_t;
 
 #define MICROPY_BEGIN_ATOMIC_SECTION()      mcuroof_irq_off()
 #define MICROPY_END_ATOMIC_SECTION(state)   mcuroof_irq_restore(state)
+#if defined(__riscv)
+static inline uint32_t mcuroof_irq_off(void) {
+    uint32_t s;
+    __asm volatile ("csrrci %0, mstatus, 8" : "=r" (s));  // mstatus.MIE off, the old value kept
+    return s;
+}
+static inline void mcuroof_irq_restore(uint32_t s) {
+    __asm volatile ("csrs mstatus, %0" : : "r" (s & 8));
+}
+#else
 static inline uint32_t mcuroof_irq_off(void) {
     uint32_t s;
     __asm volatile ("mrs %0, primask\n cpsid i" : "=r" (s));
@@ -54,3 +71,4 @@ static inline uint32_t mcuroof_irq_off(void) {
 static inline void mcuroof_irq_restore(uint32_t s) {
     __asm volatile ("msr primask, %0" : : "r" (s));
 }
+#endif

@@ -15,6 +15,7 @@ from mcuroof.errors import UserError
 NAMES = boards.board_names()
 EXPECTED = {
     "qemu-microbit",
+    "qemu-rv32",
     "microbit",
     "unix",
     "pico",

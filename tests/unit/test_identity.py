@@ -56,3 +56,33 @@ def test_registers_without_a_profile_say_nothing_of_caches():
     feats = advice.board_features(board)
     assert feats.has("dsp") and feats.has("fpu64") and feats.has("mve") is False
     assert feats.has("cache") is None  # not in the registers: not known either way
+
+
+# what qemu-rv32's probe sent (tests/board/test_qemu_rv32.py): _mpy 0x2F06 (.mpy version 6, sub-version
+# 2... architecture 11 in bits 10-15), misa 0x40141185 (MXL 1; A, C, H, I, M, S, U)
+RV32_PROBE = {"platform": "qemu-rv32", "cpu": None, "mpy": 12038, "misa": 0x40141185}
+
+
+def test_risc_v_from_mpy_and_misa_never_cpuid():
+    assert identity.mpy_arch(RV32_PROBE) == identity.MPY_ARCH_RV32IMC == 11
+    core = identity.describe(RV32_PROBE)
+    # H, S and U are privilege modes, not instruction sets: left out of the name
+    assert (core.name, core.source) == ("RISC-V RV32IMAC", "misa")
+    assert core.isa == {"rv32imc", "rv32i", "rv32m", "rv32a", "rv32c"} and core.peak_kernels == ["mul"]
+    # Arm registers in the same record do not make it an Arm core (the probe reads none there)
+    assert identity.describe({**RV32_PROBE, "cpu": [0x410FC270]}).name == "RISC-V RV32IMAC"
+
+
+def test_risc_v_letters_by_hand():
+    # I (bit 8), M (12), F (5), C (2): an ESP32-C3-like RV32IMC has no F; misa may read 0
+    assert identity.riscv_letters((1 << 8) | (1 << 12) | (1 << 2)) == "IMC"
+    assert identity.riscv_letters((1 << 8) | (1 << 12) | (1 << 5) | (1 << 2) | (1 << 0)) == "IMAFC"
+    assert identity.riscv_letters(0) == identity.riscv_letters(None) == "IMC"
+    core = identity.describe({"platform": "esp32", "mpy": 11 << 10, "misa": None})
+    assert (core.name, core.source) == ("RISC-V RV32IMC", "mpy")
+
+
+def test_a_risc_v_board_without_a_profile_is_named_for_its_core():
+    assert identity.board_name(RV32_PROBE, "/dev/ttyACM0") == "RISC-V RV32IMAC (qemu-rv32) on /dev/ttyACM0"
+    # an Arm _mpy (ARMV7EMSP = 7) is not RISC-V
+    assert identity.describe({"mpy": 7 << 10 | 6}) == identity.Core(frozenset(), "none")

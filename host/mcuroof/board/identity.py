@@ -14,6 +14,12 @@ Where it comes from, first found wins:
 3. neither: only what every core has.
 No name the firmware gives sys.platform decides which instructions run.
 
+A RISC-V board has no CPUID: sys.implementation._mpy's architecture field (RV32IMC, py/persistentcode.h)
+says RISC-V, and misa, read by the probe with asm_rv32 where it runs, names the extensions
+("RISC-V RV32IMAC"); the probe reads no Arm address there. Its instruction sets: "rv32imc" (what
+MicroPython's RV32 emitters need) and "rv32" plus a lower-case letter per misa extension
+("rv32a", "rv32f", ...).
+
 Instruction sets are named beyond what every Arm M-profile core runs (Armv6-M Thumb, the
 Cortex-M0's): "armv7m" (MLA, Thumb-2 encodings), "dsp" (the DSP extension: SMLAD, SXTB16,
 SADD8), "fp32" (single-precision FPU: VFMA), "mve" (Helium integer: VMLADAVA) and "mve-fp"
@@ -24,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# the compute suite's asm_thumb peak kernels (kernels.compute.isa_kernels), each with the
+# the compute suite's asm_thumb (and asm_rv32) peak kernels (kernels.compute.isa_kernels), each with the
 # instruction set it needs: an instruction the core lacks faults. None: MULS + ADDS, which every
 # core runs, is the peak only of a core known to lack MLA (a known Armv6-M core)
 PEAK_KERNELS = (
@@ -35,6 +41,7 @@ PEAK_KERNELS = (
     ("vmladava", "mve"),
     ("vmla", "mve"),
     ("vfma-q", "mve-fp"),
+    ("mul", "rv32m"),  # asm_rv32: MUL + ADD on registers (kernels.rv32.peak_mul)
 )
 # CPUID part number (bits 15:4; Arm's implementer code 0x41) -> core (Arm TRMs, CPUID register)
 PARTS = {
@@ -47,6 +54,10 @@ PARTS = {
     0xD22: "Cortex-M55",
 }
 ARMV6M = ("Cortex-M0", "Cortex-M0+")
+MPY_ARCH_RV32IMC = 11  # sys.implementation._mpy bits 10-15 (py/persistentcode.h MP_NATIVE_ARCH_RV32IMC)
+# misa's extension letters in the order the ISA manual names them; S, U, H and N are privilege
+# modes, not instruction sets
+MISA_ORDER = "IEMAFDQLCBJTPVX"
 # the profile's feature names the registers decide (cache and other SIMD units they do not)
 READ_FEATURES = ("fpu", "fpu64", "dsp", "mve")
 # instruction sets from profile features
@@ -59,7 +70,7 @@ class Core:
     profile-style feature names the advice reads (None: not known either way)."""
 
     isa: frozenset[str]
-    source: str  # where that came from: "registers", "profile" or "none"
+    source: str  # where that came from: "registers", "misa", "mpy" (RISC-V), "profile" or "none"
     name: str | None = None  # "Cortex-M7"; None: not known
     features: frozenset[str] | None = None  # fpu, fpu64, dsp, mve, cache, simd; None: not known
     known: frozenset[str] | None = None  # the feature names `features` speaks for; None: all
@@ -110,11 +121,36 @@ def decode(regs: list[int]) -> tuple[str | None, frozenset[str], frozenset[str]]
     return name, frozenset(isa), frozenset(feats)
 
 
+def mpy_arch(probe: dict) -> int | None:
+    """The native architecture in the probe's sys.implementation._mpy (None: not reported)."""
+    mpy = probe.get("mpy")
+    return mpy >> 10 & 0x2F if isinstance(mpy, int) else None
+
+
+def riscv_letters(misa: int | None) -> str:
+    """The extension letters misa names, in the manual's order ("IMAC"); "IMC" where misa is not
+    read (or reads 0, as it may): what MicroPython's RV32 emitters need."""
+    if not misa:
+        return "IMC"
+    have = {chr(ord("A") + i) for i in range(26) if misa >> i & 1}
+    return "".join(c for c in MISA_ORDER if c in have)
+
+
+def describe_riscv(probe: dict, declared: frozenset | None) -> Core:
+    """A RISC-V core, from the probe's _mpy architecture and misa."""
+    misa = probe.get("misa") if isinstance(probe.get("misa"), int) else None
+    letters = riscv_letters(misa)
+    isa = {"rv32imc"} | {"rv32" + c.lower() for c in letters}
+    return Core(frozenset(isa), "misa" if misa else "mpy", "RISC-V RV32" + letters, declared)
+
+
 def describe(probe: dict, profile=None) -> Core:
     """The core of the board that sent this probe record; `profile` (board.profiles.Board or
     None) where the board has one."""
     declared = getattr(profile, "features", None)
     declared = frozenset(declared) if declared is not None else None
+    if mpy_arch(probe) == MPY_ARCH_RV32IMC:
+        return describe_riscv(probe, declared)
     regs = probe.get("cpu")
     if isinstance(regs, list) and regs and isinstance(regs[0], int):
         name, isa, feats = decode(regs)

@@ -86,7 +86,7 @@ def configure(p):
     p.add_argument(
         "--board",
         default=None,
-        help="where the suites run: qemu-microbit, qemu-m3, qemu-m7, qemu-m55, rp2040js-pico or unix (on this host), "
+        help="where the suites run: qemu-microbit, qemu-m3, qemu-m7, qemu-m55, qemu-rv32, rp2040js-pico or unix (on this host), "
         "or the profile name of the real board on --port (e.g. --board pico --port auto); "
         "default qemu-microbit",
     )

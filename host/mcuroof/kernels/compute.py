@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mcuroof.kernels import rv32
 from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
 from mcuroof.kernels.memory import ASM_LOAD, PTR
 from mcuroof.kernels.ops import viper
@@ -14,7 +15,9 @@ EMPTY = {
     "native": "@micropython.native\ndef z(a,b,c,n):\n return 0\n",
     "viper": "@micropython.viper\ndef z(a,b,c,n:int)->int:\n return 0\n",
     "asm_thumb": "@micropython.asm_thumb\ndef z(r0,r1,r2,r3):\n mov(r0,0)\n",
+    rv32.EMITTER: rv32.EMPTY,
 }
+ASSEMBLERS = ("asm_thumb", rv32.EMITTER)  # their unroll is cfg["unroll_asm"]
 
 
 def with_empty(em: str, body: str, call: str) -> str:
@@ -46,6 +49,8 @@ def _mac_body(em: str, tc: str, u: int) -> str | None:
             f"@micropython.viper\ndef k(x,w,c,n:int)->int:\n p={PTR[tc]}(x)\n q={PTR[tc]}(w)\n a=0\n"
             f" for i in range(n):\n{macs} return a\n"
         )
+    if em == rv32.EMITTER:
+        return rv32.dot(tc, u)
     if em == "asm_thumb" and tc in ASM_LOAD:
         ld, _, z = ASM_LOAD[tc]
         # int8: the layer kernels sign-extend with Armv6-M's register-offset LDRSB, which costs
@@ -89,7 +94,7 @@ def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
     layers suite, between its layers): their records carry k = again, merged by roofs.compute_roofs."""
     out = []
     for em in cfg["emitters"]:
-        u = cfg["unroll_asm"] if em == "asm_thumb" else cfg["unroll"]
+        u = cfg["unroll_asm"] if em in ASSEMBLERS else cfg["unroll"]
         n = cfg["iters"][em]
         for tc in cfg["types"]:
             body = _mac_body(em, tc, u)
@@ -102,6 +107,20 @@ def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
         return out
     if "asm_thumb" in cfg["emitters"]:
         out += isa_kernels(cfg.get("isa", ()), cfg["types"], cfg["iters"]["asm_thumb"])
+    if rv32.EMITTER in cfg["emitters"] and "mul" in cfg.get("isa", ()):
+        out += rv32_peak_kernels(cfg["types"], cfg["iters"][rv32.EMITTER])
+    return out
+
+
+def rv32_peak_kernels(types, n: int) -> list[Kernel]:
+    """The MUL+ADD register peak of a RISC-V core with M (kernels.rv32.peak_mul), per integer type."""
+    out = []
+    for tc in types:
+        found = rv32.peak_mul(tc, ISA_REP)
+        if found:
+            u, reps, body = found
+            call = f"peak(k,'{rv32.EMITTER}','{TYPE_NAMES[tc]}','{tc}',{u},{n},'mul',{reps})\n"
+            out.append(Kernel(unit_key("compute", rv32.EMITTER, TYPE_NAMES[tc], "mul"), body + call))
     return out
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcuroof.kernels import thumb1, thumb2
+from mcuroof.kernels import rv32, thumb1, thumb2
 from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
 from mcuroof.kernels.listing import sent
 from mcuroof.kernels.ops.asm_text import lines as asm
@@ -216,6 +216,8 @@ def _stream_body(em: str, tc: str, op: tuple, simd8: str = "") -> str | None:
             sub(r3,1)
             bgt(L)
         """)
+    if em == rv32.EMITTER:
+        return rv32.stream(name, tc)
     if em == "c" and tc == "b" and name == "copy":
         return C_COPY
     return None
@@ -237,6 +239,8 @@ def memory_kernels(cfg: dict) -> list[Kernel]:
                 ops.append((("copy4x", 2, "", 1, 1), ASM_COPY4 + SPLIT))  # its source freed before the sweep
                 if "muls" in cfg.get("isa", ()):  # a known Armv6-M core
                     ops.append((("copy-ldm", 2, "", 1, 1), ASM_COPY_LDM + SPLIT))
+            if em == rv32.EMITTER and tc == "i":
+                ops.append((("copy-lw", 2, "", 1, 1), rv32.COPY_LW + SPLIT))
             for (name, na, _, dst, f), body in ops:
                 if body:
                     call = f"sweep(k,'{name}','{em}','{TYPE_NAMES[tc]}','{tc}',{na},{dst},{f},{maxws},{'views' if em == 'c' else 0})\n"

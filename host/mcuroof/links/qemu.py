@@ -1,5 +1,6 @@
-"""The emulated boards: QEMU's BBC micro:bit running Debian's MicroPython firmware, and QEMU's Arm
-MPS2/MPS3 machines (Cortex-M3, M7, M55) running the MicroPython built from firmware/port.
+"""The emulated boards: QEMU's BBC micro:bit running Debian's MicroPython firmware, QEMU's Arm
+MPS2/MPS3 machines (Cortex-M3, M7, M55) and QEMU's RISC-V virt machine (RV32IMAC) running the
+MicroPython built from firmware/port.
 
 Every machine runs with -icount: time on the board counts instructions (2^K ns each), not cycles.
 """
@@ -23,7 +24,23 @@ APT_HINT = "apt-get install qemu-system-arm firmware-microbit-micropython"
 DEFAULT_ICOUNT_SHIFT = 6  # 2^6 ns per instruction: about the real 16 MHz part
 MAX_ICOUNT_SHIFT = 10  # QEMU refuses larger shifts
 # board name -> QEMU machine; the micro:bit loads Debian's hex, the others firmware_build's ELF
-MACHINES = {"qemu-microbit": "microbit", "qemu-m3": "mps2-an385", "qemu-m7": "mps2-an500", "qemu-m55": "mps3-an547"}
+MACHINES = {
+    "qemu-microbit": "microbit",
+    "qemu-m3": "mps2-an385",
+    "qemu-m7": "mps2-an500",
+    "qemu-m55": "mps3-an547",
+    "qemu-rv32": "virt",
+}
+# the boards that are not Arm: their QEMU, its extra arguments and what installs it. virt: a hart
+# without the F and D extensions (the firmware is built for RV32IMAC), no OpenSBI (-bios none: the
+# hart starts at the image)
+OTHER_QEMU = {
+    "qemu-rv32": (
+        "qemu-system-riscv32",
+        ["-cpu", "rv32,f=false,d=false", "-bios", "none"],
+        "apt-get install qemu-system-misc",
+    )
+}
 
 
 def is_qemu_board(name: str | None) -> bool:
@@ -64,9 +81,10 @@ class QemuMicrobit:
         board: str = "qemu-microbit",
         on_progress=None,
     ):
-        qemu = shutil.which("qemu-system-arm")
+        binary, extra, hint = OTHER_QEMU.get(board, ("qemu-system-arm", [], APT_HINT))
+        qemu = shutil.which(binary)
         if not qemu:
-            raise UserError(f"qemu-system-arm not found: {APT_HINT}")
+            raise UserError(f"{binary} not found: {hint}")
         load = ["-device", f"loader,file={firmware}"] if firmware != FIRMWARE else firmware_args(board, on_progress)
         self.icount_shift = icount_shift
         # monitor=True (tests): a QEMU monitor on a unix socket, for system_reset
@@ -83,6 +101,7 @@ class QemuMicrobit:
             "pty",
             "-icount",
             f"shift={icount_shift}",
+            *extra,
             *load,
         ]
         self.proc = None
@@ -104,7 +123,7 @@ class QemuMicrobit:
             if not line and self.proc.poll() is not None:
                 break
         self.stop()
-        raise UserError("qemu-system-arm did not open its serial pty")
+        raise UserError(f"{Path(self.cmd[0]).name} did not open its serial pty")
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -16,7 +16,7 @@ INTERPRETED = ("bytecode", "native")
 
 
 def config(probe: dict, ctx: Context | None = None) -> dict:
-    ems = [e for e in probe["emitters"] if e in ("bytecode", "native", "viper", "asm_thumb")]
+    ems = [e for e in probe["emitters"] if e in ("bytecode", "native", "viper", "asm_thumb", "asm_rv32")]
     if probe.get("memoryview"):
         ems.append("c")
     types = ["b", "i"] + (["f"] if probe.get("float") else [])

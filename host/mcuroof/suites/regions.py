@@ -23,9 +23,10 @@ FLASH_MAP = {
     "qemu-m7": (0x0, 64 * 1024),
     "qemu-m55": (0x0, 64 * 1024),
     "rp2040js-pico": (0x10000000, 128 * 1024),  # the emulator's flash: a flat array, no XIP cache
+    "qemu-rv32": (0x80000000, 64 * 1024),  # QEMU virt's DRAM, where the firmware runs
 }
-# where the firmware runs from is not flash on QEMU's Arm machines: SSRAM (MPS2) or ITCM (AN547)
-CODE_REGION = {"qemu-m3": "code", "qemu-m7": "code", "qemu-m55": "code"}
+# where the firmware runs from is not flash on QEMU's machines: SSRAM (MPS2), ITCM (AN547), DRAM (virt)
+CODE_REGION = {"qemu-m3": "code", "qemu-m7": "code", "qemu-m55": "code", "qemu-rv32": "code"}
 # ESP32 and ESP32-S3 data-bus windows, [lo, hi) pairs of word addresses (untested: no board here)
 ESP32_PSRAM = [0x3F800000 >> 2, 0x3FC00000 >> 2, 0x3C000000 >> 2, 0x3E000000 >> 2]
 ESP32_SRAM = [0x3FF80000 >> 2, 0x40000000 >> 2, 0x3FC88000 >> 2, 0x3FD00000 >> 2]
@@ -47,14 +48,17 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
     free = probe.get("free", 0)
     if plat in HOST_PLATFORMS:
         return {**cfg, "skip": "unix"}
-    if "asm_thumb" in ems:
+    # asm_thumb reads the map; viper where there is no asm_thumb (qemu-rv32)
+    reader = "asm_thumb" if "asm_thumb" in ems else "viper" if "viper" in ems and plat in FLASH_MAP else None
+    if reader:
         if plat not in FLASH_MAP:
             return {**cfg, "skip": "no-map"}
         base, top = FLASH_MAP[plat]
         ram = 4096 if is_small(probe) else 64 * 1024  # halved on the board until it fits
         return {
             **cfg,
-            "emitter": "asm_thumb",
+            **({"waddr": "ptr8"} if reader == "viper" else {}),  # no uctypes in firmware/port
+            "emitter": reader,
             "regions": [
                 {"name": CODE_REGION.get(plat, "flash"), "wa": base >> 2, "top": top, "rng": []},
                 {"name": "SRAM", "wa": None, "top": ram, "rng": []},

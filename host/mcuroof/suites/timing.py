@@ -7,10 +7,10 @@ from mcuroof.kernels.ops.layer_plan import SMALL_HEAP
 MiB = 1 << 20
 HOST_PLATFORMS = ("linux", "darwin", "windows")
 # loop iterations per kernel call: enough that the call costs little beside the loop
-ITERS = {"bytecode": 32, "native": 64, "viper": 1024, "asm_thumb": 1024}
+ITERS = {"bytecode": 32, "native": 64, "viper": 1024, "asm_thumb": 1024, "asm_rv32": 1024}
 # On big ports a call's own cost is not the only one: boxed floats made a 32-iteration float
 # kernel run at half the rate of a 1000-iteration one on the unix port (allocation per call)
-ITERS_LARGE = {"bytecode": 1024, "native": 1024, "viper": 4096, "asm_thumb": 4096}
+ITERS_LARGE = {"bytecode": 1024, "native": 1024, "viper": 4096, "asm_thumb": 4096, "asm_rv32": 4096}
 
 
 def is_small(probe: dict) -> bool:

@@ -3,10 +3,8 @@
 // the emulator advances by the Cortex-M0+ cycles the core executes at 125 MHz.
 #include "py/mphal.h"
 #include "py/runtime.h"
-#include "shared/runtime/interrupt_char.h"
 #include "hal.h"
 
-#define REG(addr) (*(volatile uint32_t *)(addr))
 #define UART0_BASE (0x40034000)
 #define UART_DR REG(UART0_BASE + 0x000)
 #define UART_FR REG(UART0_BASE + 0x018)
@@ -22,10 +20,6 @@
 #define TIMERAWH REG(0x40054024)
 #define TIMERAWL REG(0x40054028)
 #define NVIC_ISER REG(0xe000e100)
-
-#define RX_SIZE 512  // a power of two
-static volatile uint8_t rx_buf[RX_SIZE];
-static volatile uint32_t rx_head, rx_tail;
 
 void hal_init(void) {
     UART_IBRD = 67;  // 115200 baud from 125 MHz (the emulator's UART has no baud rate of its own)
@@ -43,24 +37,16 @@ void SysTick_Handler(void) {
 void UART_IRQHandler(void) {
     UART_ICR = (1 << 4) | (1 << 6);
     while (!(UART_FR & UART_FR_RXFE)) {
-        int c = UART_DR & 0xff;
-        if (c == mp_interrupt_char) {
-            mp_sched_keyboard_interrupt();
-        } else if (rx_head - rx_tail < RX_SIZE) {
-            rx_buf[rx_head++ & (RX_SIZE - 1)] = c;
-        }
+        console_rx_put(UART_DR & 0xff);
     }
 }
 
-int mp_hal_stdin_rx_chr(void) {
-    for (;;) {
-        if (rx_tail != rx_head) {
-            return rx_buf[rx_tail++ & (RX_SIZE - 1)];
-        }
-        mp_event_handle_nowait();
-        // sleep unless a byte came in since the check (WFI wakes on a pending interrupt)
+void hal_wait(int timeout_ms) {
+    // no timer interrupt wakes the core: sleep only while waiting for input, and only if no byte
+    // came in since the ring was checked (WFI wakes on a pending interrupt, masked or not)
+    if (timeout_ms < 0) {
         __asm volatile ("cpsid i");
-        if (rx_tail == rx_head) {
+        if (console_rx_empty()) {
             __asm volatile ("wfi");
         }
         __asm volatile ("cpsie i");
@@ -74,10 +60,6 @@ mp_uint_t mp_hal_stdout_tx_strn(const char *str, size_t len) {
         UART_DR = (uint8_t)str[i];
     }
     return len;
-}
-
-void hal_puts(const char *s) {
-    mp_hal_stdout_tx_strn(s, strlen(s));
 }
 
 void hal_reset(void) {
