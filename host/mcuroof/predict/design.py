@@ -36,7 +36,7 @@ from mcuroof.predict import cost_model
 
 CLASSES = ("conv1x1", "conv", "dw3", "dw", "dense", "avgpool", "maxpool", "add", "relu")
 POOL = 1500  # points of the sequence drawn per op class
-DIMS = 8  # the sequence's dimensions: sizes, channels, window, padding, stride
+DIMS = 9  # the sequence's dimensions: sizes, channels, window, padding, stride, alignment
 SKIP = 20  # the sequence's first points are left out (Halton's start is correlated across dimensions)
 CHANNELS, SPATIAL, DENSE_IN, DENSE_OUT = (1, 512), (1, 96), (8, 2048), (2, 2048)
 # the work (MACs, or elements for MAC-free ops) a shape may hold per emitter: calls of up to
@@ -83,6 +83,14 @@ def _log(u: float, lo: int, hi: int) -> int:
     return min(hi, max(lo, round(math.exp(math.log(lo) + u * (math.log(hi + 0.5) - math.log(lo))))))
 
 
+def _aligned(n: int, u: float) -> int:
+    """Real layers' channel counts are mostly multiples of 8 or 16, and kernels take other paths
+    there (in place where K % 16 == 0, or C % 4 == 0): half the points round up to a multiple of
+    8, a quarter of them to 16; the rest keep any count."""
+    step = 16 if u < 0.25 else 8 if u < 0.5 else 1
+    return -(-n // step) * step
+
+
 def _pick(u: float, options: tuple):
     return options[min(int(u * len(options)), len(options) - 1)]
 
@@ -102,10 +110,14 @@ def _window(hw: int, k: int, pad: str) -> int:
     return max(hw, k) if pad == "valid" else hw
 
 
+def _channels(u: float, align: float, lo_hi: tuple[int, int] = CHANNELS) -> int:
+    return _aligned(_log(u, *lo_hi), align)
+
+
 def _conv(u: tuple, k: tuple[int, int]) -> tuple[Spec, tuple]:
     pad, s = _pick(u[5], ("same", "valid")), _pick(u[6], (1, 1, 2))
     h, w = _window(_log(u[0], *SPATIAL), k[0], pad), _window(_log(u[1], *SPATIAL), k[1], pad)
-    return _spatial("CONV_2D", (h, w, _log(u[2], *CHANNELS)), _log(u[3], *CHANNELS), k, s, pad)
+    return _spatial("CONV_2D", (h, w, _channels(u[2], u[8])), _channels(u[3], u[8]), k, s, pad)
 
 
 def _kernel(u1: float, u2: float, avoid: tuple[int, int]) -> tuple[int, int]:
@@ -117,20 +129,20 @@ def _kernel(u1: float, u2: float, avoid: tuple[int, int]) -> tuple[int, int]:
 def _depthwise(u: tuple, k: tuple[int, int]) -> tuple[Spec, tuple]:
     pad, s = _pick(u[5], ("same", "valid")), _pick(u[6], (1, 1, 2))
     h, w = _window(_log(u[0], *SPATIAL), k[0], pad), _window(_log(u[1], *SPATIAL), k[1], pad)
-    c = _log(u[2], *CHANNELS)
+    c = _channels(u[2], u[8])
     return _spatial("DEPTHWISE_CONV_2D", (h, w, c), c, k, s, pad)
 
 
 def _pool(op: str, u: tuple) -> tuple[Spec, tuple]:
     k = _pick(u[4], (2, 3))
-    h, w, c = max(k, _log(u[0], *SPATIAL)), max(k, _log(u[1], *SPATIAL)), _log(u[2], *CHANNELS)
+    h, w, c = max(k, _log(u[0], *SPATIAL)), max(k, _log(u[1], *SPATIAL)), _channels(u[2], u[8])
     if op == "AVERAGE_POOL_2D" and u[3] < 1 / 3:  # global: the classifier's pool
         return _spatial(op, (h, w, c), c, (h, w), (h, w), "valid", "NONE")
     return _spatial(op, (h, w, c), c, (k, k), _pick(u[5], (k, 2)), "valid", "NONE")
 
 
 def _elementwise(op: str, u: tuple) -> tuple[Spec, tuple]:
-    hwc = (_log(u[0], *SPATIAL), _log(u[1], *SPATIAL), _log(u[2], *CHANNELS))
+    hwc = (_log(u[0], *SPATIAL), _log(u[1], *SPATIAL), _channels(u[2], u[8]))
     return Spec(op, hwc, act="RELU" if op == "ADD" else "NONE"), (1, *hwc)
 
 
@@ -145,7 +157,8 @@ def shape(kind: str, u: tuple) -> tuple[Spec, tuple]:
     if kind == "dw":
         return _depthwise(u, _kernel(u[3], u[4], (3, 3)))
     if kind == "dense":
-        return Spec("FULLY_CONNECTED", (_log(u[1], *DENSE_OUT),), act="RELU"), (1, _log(u[0], *DENSE_IN))
+        outputs, inputs = _channels(u[1], u[8], DENSE_OUT), _channels(u[0], u[8], DENSE_IN)
+        return Spec("FULLY_CONNECTED", (outputs,), act="RELU"), (1, inputs)
     if kind in ("avgpool", "maxpool"):
         return _pool("AVERAGE_POOL_2D" if kind == "avgpool" else "MAX_POOL_2D", u)
     return _elementwise(kind.upper(), u)
@@ -242,7 +255,8 @@ def kernel_variant(job: Job) -> tuple[str, cost_model.Grain | None] | None:
     p = job.tiles[0].params
     k = p[2] * p[6] * p[7] if job.layer.op == "CONV_2D" else p[2]
     if name == "mve-conv":  # kernels.ops.mve.source: inputs in place where 1x1 and K % 16 == 0
-        return "", cost_model.Grain(1, 1, 16, stream=k > 64, direct=p[6] == p[7] == 1 and k % 16 == 0)
+        direct = p[6] == p[7] == 1 and k % 16 == 0
+        return ("direct" if direct else ""), cost_model.Grain(1, 1, 16, stream=k > 64, direct=direct)
     groups = -(-k // 4)
     if all(t.params[3] * t.params[4] == 1 for t in job.tiles):  # one pixel: dense passes
         direct = p[6] == p[7] == 1 and p[2] % 4 == 0
