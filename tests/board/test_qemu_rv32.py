@@ -73,10 +73,12 @@ def test_the_probe_knows_risc_v_without_cpuid():
 
 
 def test_default_suites_end_to_end(tmp_path, capsys):
-    """memory, compute, regions and calibration with bytecode, native, viper and asm_rv32; every
-    record checked (the host's references), the regions read by viper, the theory per instruction."""
+    """memory, compute and regions with bytecode, native, viper and asm_rv32; every record checked
+    (the host's references), the regions read by viper, the theory per instruction. The
+    calibration suite (the fourth default, about 1,000 shapes: minutes of QEMU) is left to the
+    unit tests of its design and the unix port's board test."""
     out = tmp_path / "out"
-    assert main(["run", "--board", "qemu-rv32", "-o", str(out)]) == 0
+    assert main(["run", "--board", "qemu-rv32", "--suite", "memory,compute,regions", "-o", str(out)]) == 0
     data = results.load(out / "results.json")
     board = data["board"]
     assert board["platform"] == "qemu-rv32" and board["icount_shift"] == 6
@@ -93,8 +95,6 @@ def test_default_suites_end_to_end(tmp_path, capsys):
     assert 0.9 * 32 / 12 <= copy <= 32 / 12 * 1.01  # 32 bytes moved in 12 instructions
     assert {r.get("region") for r in measured if r.get("region")} == {"code", "SRAM"}
     assert data["checks"]["failed"] == 0 and data["checks"]["verified"] > 200
-    cal = data["calibration"]
-    assert cal["shapes_failed"] == 0 and cal["shapes_verified"] == cal["shapes"] > 100
     theory = {
         r["dtype"]: r["macs_per_s"] for r in data["roofs"] if r["source"] == "theoretical" and r["kind"] == "compute"
     }
