@@ -2,7 +2,9 @@
 # `make test` runs the tests. Both create .venv and install what is missing.
 VENV ?= .venv
 PY := $(VENV)/bin/python
-APT_PACKAGES := qemu-system-arm firmware-microbit-micropython ser2net
+APT_PACKAGES := qemu-system-arm firmware-microbit-micropython
+# the labgrid farm tests serve boards' ptys over the network with ser2net: tests only
+FARM_PACKAGES := ser2net
 FIRMWARE_HEX := /usr/share/firmware-microbit-micropython/firmware.hex
 # the qemu-m3/m7/m55 boards build their firmware (cached in ~/.cache/mcuroof/firmware): tests only
 ARM_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi
@@ -16,22 +18,36 @@ NODE_PACKAGES := nodejs npm
 # the report.html tests load it in a real browser: tests only
 BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: setup sysdeps armdeps rvdeps nodedeps browserdeps demo test lint mutate mutmut clean
+.PHONY: setup sysdeps farmdeps armdeps rvdeps nodedeps browserdeps demo test lint mutate mutmut clean
 
+# the tool alone (what a user needs for `make demo`); the tests add their extras below
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,farm]'
+	$(PY) -m pip install -q -e .
+	touch $@
+
+# the test extras (pytest, selenium, ruff), the farm's labgrid and the NPU's Vela
+$(VENV)/.test-installed: $(VENV)/.installed
+	$(PY) -m pip install -q -e '.[test,farm,npu]'
 	touch $@
 
 setup: $(VENV)/.installed sysdeps
 
 sysdeps:
-	@if command -v qemu-system-arm >/dev/null && [ -f $(FIRMWARE_HEX) ] && [ -x /usr/sbin/ser2net ]; then :; \
+	@if command -v qemu-system-arm >/dev/null && [ -f $(FIRMWARE_HEX) ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
 	else \
 		echo "The emulated board needs: sudo apt-get install $(APT_PACKAGES)"; exit 1; \
+	fi
+
+farmdeps:
+	@if [ -x /usr/sbin/ser2net ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FARM_PACKAGES) >/dev/null; \
+	else \
+		echo "The farm tests need: sudo apt-get install $(FARM_PACKAGES) (they are skipped without)"; \
 	fi
 
 armdeps:
@@ -72,20 +88,20 @@ demo: setup
 	$(VENV)/bin/mcuroof run --board qemu-microbit --model kws-dscnn -o out
 	@echo "plot: out/roofline.png, interactive report: out/report.html"
 
-test: setup armdeps rvdeps nodedeps browserdeps lint
+test: setup $(VENV)/.test-installed farmdeps armdeps rvdeps nodedeps browserdeps lint
 	$(PY) -m pytest -q
 
 # ruff: lint and format check (pyproject.toml [tool.ruff]); `$(VENV)/bin/ruff format host tests tools` fixes the format
-lint: $(VENV)/.installed
+lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check host tests tools
 	$(VENV)/bin/ruff format --check host tests tools
 
 # every one-line bug of tools/mutations.toml must make a fast test fail (a few minutes; not in CI)
-mutate: $(VENV)/.installed
+mutate: $(VENV)/.test-installed
 	$(PY) tools/mutate.py
 
 # mutmut over the pure accounting modules: its score per module and the surviving mutants (not in CI)
-mutmut: $(VENV)/.installed
+mutmut: $(VENV)/.test-installed
 	$(PY) -m pip install -q -e '.[mutation]'
 	$(PY) tools/mutation_score.py --survivors
 
