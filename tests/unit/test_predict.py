@@ -93,7 +93,8 @@ def test_bad_input_is_one_line(results_file, tmp_path, capsys):
 
 
 def test_run_model_puts_the_calibrated_time_beside_the_measured(results_file):
-    from mcuroof.report import calibrated, html
+    from mcuroof.report import calibrated
+    from mcuroof.report import html_tables as html
     from mcuroof.suites import layers
 
     data = json.loads(results_file.read_text())
