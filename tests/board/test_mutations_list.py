@@ -10,10 +10,7 @@ import mutate  # noqa: E402
 
 
 def test_every_mutation_applies_to_the_code_as_it_is():
-    tests, entries = mutate.load()
+    entries = mutate.load()
     assert len(entries) >= 8
-    assert all((ROOT / t).is_file() for t in tests if t.startswith("tests/")), tests
-    assert "not qemu" in tests[tests.index("-m") + 1]
-    assert not [t for t in tests if "faults" in t or "end_to_end" in t], "the QEMU tests are too slow here"
     problems = mutate.problems(ROOT, entries)
     assert not problems, "\n" + "\n".join(problems)

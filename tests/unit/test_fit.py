@@ -118,7 +118,7 @@ def test_report_labels_a_speed_that_does_not_fit():
 
 
 def test_html_report_labels_a_speed_that_does_not_fit():
-    from mcuroof.report import html as html_report
+    from mcuroof.report import html_tables as html_report
 
     verdict = fit.verdict(KWS, fit.budget(board([FLASH]), free_heap=3000)).as_dict()
     row = {

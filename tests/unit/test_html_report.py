@@ -7,7 +7,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_the_facts_say_when_the_timing_was_noisy():
-    from mcuroof.report import html as html_report
+    from mcuroof.report import html_tables as html_report
 
     quiet = html_report.facts({"board": {}, "checks": {"verified": 9, "timed": 9, "noisy": 0}})
     noisy = html_report.facts({"board": {}, "checks": {"verified": 9, "timed": 9, "noisy": 4}})

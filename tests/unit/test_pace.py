@@ -111,7 +111,7 @@ def test_the_results_say_the_pace_the_run_was_sized_by():
 
 
 def test_report_facts_show_the_pace_and_what_it_sized():
-    from mcuroof.report import html
+    from mcuroof.report import html_tables as html
 
     slow = dict(html._clock_facts({"name": "rp2040js-pico", "clock_hz": 125e6, "pace": 0.105}))["pace"]
     assert slow.startswith("0.105 board seconds a host second (under 0.5: an emulator slower than its chip")

@@ -9,7 +9,7 @@ import pytest
 from matplotlib.text import Text
 
 from mcuroof.analysis import roofs
-from mcuroof.report import plot
+from mcuroof.report import labels, plot
 
 
 def many_roofs():
@@ -148,9 +148,9 @@ def test_group_label_shares_the_common_words():
         {"kind": "compute", "name": f"{dt} viper", "source": "measured", "macs_per_s": v}
         for dt, v in [("int8", 4.8e8), ("int16", 4.7e8)]
     ]
-    assert plot.group_label(rs) == "int8/int16 viper: 480/470 MMACC/s"
+    assert labels.group_label(rs) == "int8/int16 viper: 480/470 MMACC/s"
     rs[1]["macs_per_s"] = 4.8e8
-    assert plot.group_label(rs) == "int8/int16 viper: 480 MMACC/s"
+    assert labels.group_label(rs) == "int8/int16 viper: 480 MMACC/s"
 
 
 def test_group_label_of_several_kernels_at_one_height_names_the_value_once():
@@ -158,9 +158,9 @@ def test_group_label_of_several_kernels_at_one_height_names_the_value_once():
         {"kind": "compute", "name": name, "source": "measured", "macs_per_s": 1.47e7}
         for name in ("int8 asm_thumb mla", "int16 asm_thumb mla", "float32 asm_thumb vfma")
     ]
-    assert plot.group_label(rs) == "int8/int16 asm_thumb mla, float32 asm_thumb vfma: 14.7 MMACC/s"
+    assert labels.group_label(rs) == "int8/int16 asm_thumb mla, float32 asm_thumb vfma: 14.7 MMACC/s"
     rs[2]["macs_per_s"] = 1.5e7
-    assert plot.group_label(rs) == "int8/int16 asm_thumb mla: 14.7 MMACC/s; float32 asm_thumb vfma: 15 MMACC/s"
+    assert labels.group_label(rs) == "int8/int16 asm_thumb mla: 14.7 MMACC/s; float32 asm_thumb vfma: 15 MMACC/s"
 
 
 def test_axes_fit_the_data():
@@ -201,10 +201,10 @@ def test_select_and_panels(tmp_path, monkeypatch):
 
 def test_spread_keeps_distance_and_bounds():
     want = [0.0, 0.01, 0.02, 0.5, 0.51, 3.0]
-    pos = plot.spread(want, 0.1, -1.0, 3.0)
+    pos = labels.spread(want, 0.1, -1.0, 3.0)
     assert all(b - a >= 0.1 - 1e-9 for a, b in zip(pos, pos[1:]))
     assert pos[3] == pytest.approx(0.455) and pos[5] == pytest.approx(3.0)
-    assert plot.spread([2.95, 2.99], 0.1, 0.0, 3.0) == pytest.approx([2.9, 3.0])
+    assert labels.spread([2.95, 2.99], 0.1, 0.0, 3.0) == pytest.approx([2.9, 3.0])
 
 
 def test_layer_numbers_overlap_no_other_text(drawn):

@@ -2,7 +2,8 @@
 
 import pytest
 
-from mcuroof.measure.protocol import CorruptRecord, LineSplitter, checksum, frame, parse_line
+from mcuroof.links.base import LineSplitter
+from mcuroof.measure.protocol import CorruptRecord, checksum, frame, parse_line
 
 
 def test_checksum_known_value():

@@ -10,7 +10,8 @@ from rich.console import Console
 from mcuroof.analysis import timing_basis
 from mcuroof.board import profiles
 from mcuroof.links import firmware_build, rp2040js
-from mcuroof.report import html, tables
+from mcuroof.report import html_tables as html
+from mcuroof.report import tables
 from mcuroof.results import document
 
 

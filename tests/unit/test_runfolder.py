@@ -123,12 +123,12 @@ def test_a_refused_run_creates_nothing(argv, fragment, tmp_path, capsys):
 def test_a_run_with_nothing_to_draw_writes_its_results_alone(tmp_path):
     """A calibration-only run has no roof and no layer point: results.json, no plot, and no
     'nothing to plot' error after the board time was spent."""
-    from mcuroof.measure import pipeline
+    from mcuroof.report import outputs
 
     calibration_only = {"roofs": [{"kind": "memory", "source": "theoretical"}], "points": []}
-    assert pipeline.outputs(calibration_only, tmp_path) == [tmp_path / "results.json"]
+    assert outputs.outputs(calibration_only, tmp_path) == [tmp_path / "results.json"]
     measured = {"roofs": [{"kind": "memory", "source": "measured"}], "points": []}
-    assert pipeline.outputs(measured, tmp_path) == [
+    assert outputs.outputs(measured, tmp_path) == [
         tmp_path / n for n in ("results.json", "roofline.png", "report.html")
     ]
 

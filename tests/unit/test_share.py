@@ -127,7 +127,7 @@ def test_compare_matches_layers_by_shape_and_names_missing_ones():
 def test_cliff_marks_the_known_cache_sizes(tmp_path):
     """The cache sizes the levels were named after are drawn as lines on the cliff (PNG and HTML)."""
     from mcuroof.report import cliff
-    from mcuroof.report import html as html_report
+    from mcuroof.report import html_figures as html_report
 
     data = json.loads((DATA / "results-vww-unix.json").read_text())
     data["board"]["caches"] = [

@@ -16,14 +16,15 @@ from __future__ import annotations
 from mcuroof.analysis import advice as advice_mod
 from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.kernels import compute as compute_kernels
-from mcuroof.kernels.ops import layer_plan, reference, tiles
+from mcuroof.kernels.ops import reference, tiles
+from mcuroof.kernels.ops.contract import DTYPES
 from mcuroof.model.network import Layer, nelem
 
 
 def layer_bytes(layer: Layer, dtype: str) -> int:
     """Bytes one inference of the layer moves at this element type: activations in and out,
     weights, and int32 (or float32) biases."""
-    isz = layer_plan.DTYPES[dtype][1]
+    isz = DTYPES[dtype][1]
     act = sum(nelem(s) for s in layer.inputs) + nelem(layer.output)
     shapes = list(layer.weights)
     weights = sum(nelem(s) for s in shapes[:1]) * isz + sum(nelem(s) for s in shapes[1:]) * 4
@@ -191,7 +192,7 @@ def point(
         "tile_seconds": timed[0][1],
         "verified": verified,
         "heap_bytes": main.get("heap"),
-        "tile_data_bytes": tile.data_bytes(layer_plan.DTYPES[job.dtype][1]),
+        "tile_data_bytes": tile.data_bytes(DTYPES[job.dtype][1]),
         "call_share": call_share(job, timed, seconds) if how in ("fit", "rows") else None,
         "kernel_isa": kernel_isa,
     }

@@ -18,11 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mcuroof.board import cycle_counter
+from mcuroof.kernels.contract import HOST_PLATFORMS
 from mcuroof.units import si
 
 INSTRUCTIONS, CYCLES, HOST = "instructions", "cycles", "host time"
 SUSPECT = "ticks (emulator suspected)"
-HOST_PLATFORMS = ("linux", "darwin", "windows", "win32")
 COUNTED = "counted"
 
 

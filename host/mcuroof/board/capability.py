@@ -8,8 +8,8 @@ per op, from the layer kernels (kernels.ops.dispatch.source: viper and asm_thumb
 from __future__ import annotations
 
 from mcuroof.errors import UserError
-from mcuroof.kernels.ops import dispatch, layer_plan, tiles
-from mcuroof.suites import layers as layer_suite
+from mcuroof.kernels.ops import dispatch, tiles
+from mcuroof.kernels.ops.contract import DTYPES, EMITTER_DTYPES
 
 
 class Refused(UserError):
@@ -18,7 +18,7 @@ class Refused(UserError):
 
 def dtypes_by_op(emitter: str, ops: list[str]) -> dict[str, list[str]]:
     """Per op: the element types this emitter has a kernel for."""
-    return {op: [dt for dt in layer_plan.DTYPES if dispatch.source(op, emitter, dt)] for op in ops}
+    return {op: [dt for dt in DTYPES if dispatch.source(op, emitter, dt)] for op in ops}
 
 
 def describe(emitter: str, ops: list[str]) -> str:
@@ -72,7 +72,7 @@ def check(
 def check_probe(request, probe: dict, board_name: str | None) -> None:
     """The same refusals once the board's probe (the run's first record) says what it has: for a
     board whose profile was not known up front (--port without --profile)."""
-    found = [e for e in probe.get("emitters", []) if e in layer_suite.EMITTERS]
+    found = [e for e in probe.get("emitters", []) if e in EMITTER_DTYPES]  # the layer kernels' emitters
     check(request.emitters, request.dtypes, request.network, board_name, found, "its probe", Refused)
     if "float32" in (request.dtypes or []) and not probe.get("float"):
         raise Refused(f"--dtype float32: {board_name or 'the board'} has no floats (its probe); it runs int8")

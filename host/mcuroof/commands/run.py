@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from mcuroof.analysis import compare as compare_runs
 from mcuroof.board import capability
 from mcuroof.board import profiles as boards
 from mcuroof.errors import Interrupted, UserError
@@ -21,7 +22,7 @@ from mcuroof.links.qemu import MAX_ICOUNT_SHIFT, is_qemu_board
 from mcuroof.measure import pipeline, runfolder
 from mcuroof.measure.rawlog import read as read_raw
 from mcuroof.model.load import load_network
-from mcuroof.report import compare, terminal
+from mcuroof.report import compare, outputs, terminal
 from mcuroof.report import tables as report
 from mcuroof.suites import layers as layer_suite
 from mcuroof.suites import registry
@@ -177,6 +178,7 @@ def execute(req: RunRequest) -> int:
     try:
         moved = runfolder.create(req.output) if entries is None else None
         data = pipeline.measure(spec, link, req.output, console, entries)
+        outputs.draw(data, req.output)
     except capability.Refused:
         runfolder.undo(req.output, top, moved)
         raise
@@ -189,7 +191,7 @@ def execute(req: RunRequest) -> int:
     out = req.output
     if moved:
         console.print(f"the run that was in {out} is kept in {moved}")
-    written = [out / "raw.jsonl", *pipeline.outputs(data, out)]
+    written = [out / "raw.jsonl", *outputs.outputs(data, out)]
     console.print(f"wrote {', '.join(map(str, written))} in {data['board']['wall_seconds']:.1f} s")
     if len(written) < 4:
         console.print("no plot or report.html: the results hold no roof and no layer to draw")
@@ -208,7 +210,7 @@ def _run_clocks(req, spec: pipeline.Spec, console) -> int:
     try:
         clocks.check_settable(link, spec.board or req.port, hzs[0])
         moved = runfolder.create(req.output)
-        runs = clocks.run_all(spec, link, req.output, hzs, console)
+        runs = clocks.run_all(spec, link, req.output, hzs, console, outputs.draw)
     except capability.Refused:
         runfolder.undo(req.output, top, moved)
         raise
@@ -227,13 +229,21 @@ def _run_clocks(req, spec: pipeline.Spec, console) -> int:
                 f"[bold red]warning:[/] at {clocks.folder(data['board']['clock_requested_hz'])} the board "
                 "lost its clock during the suites: it was reset during the run"
             )
-    pairs = clocks.draw_comparison(runs, req.output / "compare.png")
+    pairs = _draw_clocks(runs, req.output / "compare.png")
     for item in compare.tables(pairs, [p for p, _ in runs]):
         terminal.show(console, item)
     if moved:
         console.print(f"the run that was in {req.output} is kept in {moved}")
     console.print(f"wrote {', '.join(str(p) for p, _ in runs)} and {req.output / 'compare.png'}")
     return 0
+
+
+def _draw_clocks(runs: list[tuple[Path, dict]], path: Path) -> list[tuple[str, dict]]:
+    """compare.png of the clocks; returns the labelled runs for the tables."""
+    paths = [p for p, _ in runs]
+    pairs = list(zip(compare_runs.labels([d for _, d in runs], paths), [d for _, d in runs]))
+    compare.draw(pairs, path)
+    return pairs
 
 
 def _defaults(req: RunRequest) -> RunRequest:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from mcuroof.kernels import rv32
+from mcuroof.kernels.asm_text import lines as asm
+from mcuroof.kernels.asm_text import routine
 from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
 from mcuroof.kernels.memory import ASM_LOAD, PTR
-from mcuroof.kernels.ops import viper
-from mcuroof.kernels.ops.asm_text import lines as asm
-from mcuroof.kernels.ops.asm_text import routine
+from mcuroof.kernels.viper_int8 import GROUP, vterm
 
 # An empty function of each compiled emitter, timed as the harness's own cost (compute.peak):
 # an asm_thumb call costs about 0.4 us less than the bytecode _nop on the micro:bit.
@@ -36,14 +36,12 @@ def _mac_body(em: str, tc: str, u: int) -> str | None:
         macs = "".join(f"  a+=X[{j}]*W[{j}]\n" for j in range(u))
         return f"{dec}def k(X,W,C,n):\n a={acc}\n for i in range(n):\n{macs} return a\n"
     if em == "viper" and tc in PTR:
-        # the layer kernels' inner loop (kernels.ops.viper): int8 as they read it (ptr8 loads
-        # are unsigned: vterm sign-extends), products summed viper.GROUP to an expression. One
+        # the layer kernels' inner loop (kernels.ops.viper, kernels.viper_int8): int8 as they read it (ptr8 loads
+        # are unsigned: vterm sign-extends), products summed GROUP to an expression. One
         # product to a statement made the int8 ceiling slower than a dense layer (unix port:
         # 677 against 713 MMACC/s)
-        term = viper.vterm if tc == "b" else lambda a, b: f"p[{a}]*q[{b}]"
-        sums = [
-            "+".join(term(str(j), str(j)) for j in range(g, min(g + viper.GROUP, u))) for g in range(0, u, viper.GROUP)
-        ]
+        term = vterm if tc == "b" else lambda a, b: f"p[{a}]*q[{b}]"
+        sums = ["+".join(term(str(j), str(j)) for j in range(g, min(g + GROUP, u))) for g in range(0, u, GROUP)]
         macs = "".join(f"  a+={s}\n" for s in sums)
         return (
             f"@micropython.viper\ndef k(x,w,c,n:int)->int:\n p={PTR[tc]}(x)\n q={PTR[tc]}(w)\n a=0\n"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from mcuroof.kernels import rv32, thumb1, thumb2
+from mcuroof.kernels.asm_text import lines as asm
+from mcuroof.kernels.asm_text import routine
 from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
 from mcuroof.kernels.listing import sent
-from mcuroof.kernels.ops.asm_text import lines as asm
-from mcuroof.kernels.ops.asm_text import routine
 
 PTR = {"b": "ptr8", "h": "ptr16", "i": "ptr32"}
 ASM_LOAD = {"b": ("ldrb", "strb", 1), "h": ("ldrh", "strh", 2), "i": ("ldr", "str", 4)}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from mcuroof.kernels.asm_text import lines as asm
+from mcuroof.kernels.asm_text import routine
 from mcuroof.kernels.contract import Kernel, unit_key
-from mcuroof.kernels.ops.asm_text import lines as asm
-from mcuroof.kernels.ops.asm_text import routine
 
 # Region readers (firmware/regions.py): k(wa, p, 0, n) sums n x 32 bytes of words from word
 # address wa (address // 4: a small int for any 32-bit address), p times over (so that a call

@@ -1,6 +1,6 @@
 """The user's own kernels (`mcuroof kernel FILE.py`): the contract, the file cut into pieces the
-board can compile, the scripts that run each kernel (firmware/user.py), and their points.
-Pure computation apart from reading the file.
+board can compile, the scripts that run each kernel (firmware/user.py), and the line that names
+each kernel's error (their points: analysis.user_points). Pure computation apart from reading the file.
 """
 
 from __future__ import annotations
@@ -11,10 +11,8 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcuroof.analysis import points as points_mod
-from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.errors import UserError, read_text
-from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
+from mcuroof.kernels.contract import HOST_PLATFORMS, SPLIT, TYPE_NAMES, Kernel, unit_key
 
 CONTRACT = (
     "define kernel_NAME() returning (fn, macc, bytes, check[, 'EMITTER DTYPE']): fn() is timed, "
@@ -26,7 +24,6 @@ PIECE_CHARS = 480  # the micro:bit parses a piece in what its 8 KB heap has left
 EMITTERS = ("bytecode", "native", "viper", "asm_thumb")  # what a point's 'EMITTER DTYPE' may name
 PROBED = ("native", "viper", "asm_thumb")  # the decorators the probe tries (firmware/probe.py)
 OTHER_ASSEMBLERS = ("asm_xtensa", "asm_rv32")  # MicroPython's inline assemblers of other cores
-HOST_PLATFORMS = ("linux", "darwin", "windows", "win32")  # the unix port: no inline assembler
 DTYPES = tuple(TYPE_NAMES.values())
 TOP = "top"  # emitter and dtype of a point that names no roofs: it sits under the top ones
 
@@ -186,49 +183,3 @@ def error_line(uf: UserFile, rec: dict) -> str:
     if exc.startswith("MemoryError"):
         text += f"; the board's heap is {rec.get('heap', 0):,} bytes, {rec.get('free', 0):,} free after it"
     return text
-
-
-def points(
-    uf: UserFile, records: list[dict], roofs: list[dict], emitters: list[str], first: int = 1
-) -> tuple[list[dict], list[str]]:
-    """Points of the kernels that ran and checked (numbered from `first`), and one error line
-    per kernel that did not."""
-    pts, errors = [], []
-    for rec in records:
-        if rec.get("t") == "uerr":
-            errors.append(error_line(uf, rec))
-        elif rec.get("t") == "uk":
-            try:
-                pts.append(point(uf, rec, roofs, emitters, first + len(pts)))
-            except ValueError as e:
-                errors.append(f"{uf.path}: {PREFIX}{rec.get('k')}: {e}")
-    return pts, errors
-
-
-def point(uf: UserFile, rec: dict, roofs: list[dict], emitters: list[str], index: int) -> dict:
-    macc, moved = rec.get("macc"), rec.get("bytes")
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in (macc, moved)):
-        raise ValueError(f"refused (macc {macc!r}, bytes {moved!r}): {CONTRACT}")
-    emitter, dtype = roof_spec(rec.get("roof") or "")
-    p = {
-        "index": index,
-        "name": rec["k"],
-        "op": "user kernel",
-        "user": True,
-        "file": uf.path.name,
-        "dtype": dtype,
-        "emitter": emitter,
-        "macc": macc,
-        "bytes": moved,
-        "oi": macc / moved,
-        "seconds": roofs_mod.seconds(rec),
-        "verified": True,
-        "tile_fraction": 1.0,
-        "tile_reason": "",
-        "heap_bytes": None,
-        "tile_data_bytes": None,
-    }
-    points_mod.place(p, roofs, emitters)
-    if emitter is None:  # placed under the board's top roofs, whatever emitter the kernel used
-        p["emitter"] = p["dtype"] = TOP
-    return p

@@ -22,6 +22,30 @@ except ImportError:  # pragma: no cover - mpremote is a dependency
 OnLine = Callable[[str], None]
 
 
+class LineSplitter:
+    """Turns a byte stream (in arbitrary chunks) into text lines for a callback."""
+
+    def __init__(self, on_line):
+        self._on_line = on_line
+        self._buf = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        self._buf.extend(data)
+        while True:
+            i = self._buf.find(b"\n")
+            if i < 0:
+                return
+            line = bytes(self._buf[:i]).decode("utf-8", "replace")
+            del self._buf[: i + 1]
+            self._on_line(line)
+
+    def flush(self) -> None:
+        if self._buf:
+            line = bytes(self._buf).decode("utf-8", "replace")
+            self._buf.clear()
+            self._on_line(line)
+
+
 class LinkLost(BoardError):
     """The connection broke (port gone, pty closed, protocol out of step): reconnect and go on."""
 

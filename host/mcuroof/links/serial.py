@@ -9,13 +9,21 @@ import struct
 import time
 
 from mcuroof.errors import BoardError
-from mcuroof.measure.protocol import LineSplitter
 
 try:
     from mpremote.transport import TransportError
 except ImportError:  # pragma: no cover - mpremote is a dependency
     TransportError = OSError
-from mcuroof.links.base import BoardReset, BoardStalled, Link, LinkLost, OnLine, PortUnavailable, board_error
+from mcuroof.links.base import (
+    BoardReset,
+    BoardStalled,
+    LineSplitter,
+    Link,
+    LinkLost,
+    OnLine,
+    PortUnavailable,
+    board_error,
+)
 
 PACED_BYTES = 32
 PACED_PAUSE = 0.01

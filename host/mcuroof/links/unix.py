@@ -10,13 +10,12 @@ import sys
 from pathlib import Path
 
 from mcuroof.errors import UserError
-from mcuroof.measure.protocol import LineSplitter
 
 try:
     from mpremote.transport import TransportError
 except ImportError:  # pragma: no cover - mpremote is a dependency
     TransportError = OSError
-from mcuroof.links.base import BoardStalled, Link, board_error
+from mcuroof.links.base import BoardStalled, LineSplitter, Link, board_error
 
 
 def find_micropython() -> str:

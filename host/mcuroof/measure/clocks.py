@@ -1,9 +1,9 @@
 """`mcuroof run --clocks 64M,125M`: the suites at several CPU clocks, one folder per clock.
 
 Each clock is one run of the pipeline (pipeline.measure) into DIR/<clock>/ (raw.jsonl,
-results.json, roofline.png); DIR/compare.png puts them on one plot; the command prints. Before a
-clock's suites the board runs machine.freq(hz) (firmware/clock.py) and reports the clock that
-resulted; a port whose machine.freq() cannot be set (the micro:bit, the unix port) is refused
+results.json, and roofline.png that the command's `draw` adds); the command puts them on one
+plot (DIR/compare.png) and prints. Before a clock's suites the board runs machine.freq(hz)
+(firmware/clock.py) and reports the clock that resulted; a port whose machine.freq() cannot be set (the micro:bit, the unix port) is refused
 before any folder is made. After the suites the clock is read again: a board that lost it (a
 hard reset during the run) is marked `clock_lost`. An emulated board that accepts the setting
 is marked with `clock_note`: its timing does not follow the clock. Not yet run on hardware.
@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-from mcuroof.analysis import compare
 from mcuroof.errors import UserError
+from mcuroof.kernels.contract import HOST_PLATFORMS
 from mcuroof.measure import pipeline
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import MemoryLog
-from mcuroof.report import compare as report_compare
 
 _CLOCK = re.compile(r"(\d+(?:\.\d+)?)\s*([kmg]?)(?:hz)?", re.I)
 _SCALE = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}
@@ -49,7 +49,7 @@ def folder(hz: int) -> str:
 
 
 def emulated(probe: dict, icount_shift: int | None) -> bool:
-    return icount_shift is not None or probe.get("platform") in ("linux", "darwin", "windows")
+    return icount_shift is not None or probe.get("platform") in HOST_PLATFORMS
 
 
 @dataclass
@@ -101,19 +101,16 @@ def check_settable(link, board: str, hz: int) -> None:
     Setting(hz, board).set(Collector(link, MemoryLog()))
 
 
-def run_all(spec: pipeline.Spec, link, out: Path, hzs: list[int], console) -> list[tuple[Path, dict]]:
-    """Every clock through the run pipeline, into out/<clock>/; returns (results path, results)."""
+def run_all(
+    spec: pipeline.Spec, link, out: Path, hzs: list[int], console, draw: Callable[[dict, Path], None]
+) -> list[tuple[Path, dict]]:
+    """Every clock through the run pipeline, into out/<clock>/, each drawn (`draw(results, folder)`)
+    as soon as it is saved; returns (results path, results)."""
     runs = []
     for hz in hzs:
         sub = out / folder(hz)
         sub.mkdir(exist_ok=True)
-        runs.append((sub / "results.json", pipeline.measure(spec, link, sub, console, clock=Setting(hz, spec.board))))
+        data = pipeline.measure(spec, link, sub, console, clock=Setting(hz, spec.board))
+        draw(data, sub)
+        runs.append((sub / "results.json", data))
     return runs
-
-
-def draw_comparison(runs: list[tuple[Path, dict]], path: Path) -> list[tuple[str, dict]]:
-    """compare.png of the clocks; returns the labelled runs for the command's tables."""
-    paths = [p for p, _ in runs]
-    pairs = list(zip(compare.labels([d for _, d in runs], paths), [d for _, d in runs]))
-    report_compare.draw(pairs, path)
-    return pairs

@@ -13,8 +13,7 @@ from __future__ import annotations
 import time
 
 from mcuroof.suites import pace as pace_suite
-from mcuroof.suites.memory import INTERPRETED_WS
-from mcuroof.suites.timing import HOST_PLATFORMS, SLOW_PACE, SLOW_TRIALS, slow
+from mcuroof.suites.timing import HOST_PLATFORMS
 
 
 def ratio(board_us: float, host_s: float) -> float | None:
@@ -61,19 +60,3 @@ def measure(collector, probe: dict) -> float | None:
     value = ratio(span, arrived.get(1, 0.0) - arrived.get(0, 0.0)) if len(arrived) == 2 else None
     collector.log.write("pace", board_us=span, pace=value)
     return value
-
-
-def fact(pace: float) -> str:
-    """The pace as report.html's board facts show it."""
-    text = f"{pace:.3g} board seconds a host second"
-    return text + (
-        f" (under {SLOW_PACE}: an emulator slower than its chip; the run took {_SIZING})" if slow(pace) else ""
-    )
-
-
-def sizing_text(pace: float) -> str:
-    """What a slow board's run does about its pace (suites.timing.slow), for the terminal."""
-    return f"the board's time runs at {pace:.3g} s a host second (an emulator slower than its chip): {_SIZING}"
-
-
-_SIZING = f"{SLOW_TRIALS} trials of 1000-tick windows, interpreted memory sweeps to {INTERPRETED_WS // 1024} KiB"

@@ -1,7 +1,8 @@
-"""One run of the suites into one folder: collect -> derive -> save -> draw.
+"""One run of the suites into one folder: collect -> derive -> save.
 
-`mcuroof run` calls `measure` once; `--clocks` (clocks.py) once per clock. Printing is left to
-the command: only the progress bar of a running collection is drawn here.
+`mcuroof run` calls `measure` once; `--clocks` (clocks.py) once per clock. Drawing the plot and
+report.html (report.outputs) and printing are left to the command: only the progress bar of a
+running collection is drawn here, and nothing here imports plotting.
 """
 
 from __future__ import annotations
@@ -20,11 +21,9 @@ from mcuroof.measure import host_memcpy, runfolder
 from mcuroof.measure import pace as board_pace
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
-from mcuroof.report import html as html_report
-from mcuroof.report import plot
 from mcuroof.results import document as results
 from mcuroof.suites import layers as layer_suite
-from mcuroof.suites import registry, timing
+from mcuroof.suites import registry, sizing, timing
 from mcuroof.suites.base import Context
 from mcuroof.version import __version__
 
@@ -60,7 +59,8 @@ class Spec:
 
 
 def measure(spec: Spec, link, out: Path, console, entries: list[dict] | None = None, clock=None) -> dict:
-    """Run the suites into out/raw.jsonl and write results.json, roofline.png and report.html there.
+    """Run the suites into out/raw.jsonl and write results.json there (the command draws the rest:
+    report.outputs).
 
     `entries`: the raw log of the interrupted run to continue. `clock` (clocks.Setting): set the
     board's clock before the suites and read it again after them."""
@@ -81,22 +81,8 @@ def measure(spec: Spec, link, out: Path, console, entries: list[dict] | None = N
     finally:
         log.close()
     data = derive(spec, link, probe, records, wall, clock)
-    draw(data, out)
-    return data
-
-
-def outputs(data: dict, out: Path) -> list[Path]:
-    """The files a run writes: results.json, and the plot and report.html where there is a roof
-    or a point to draw (a calibration-only run has neither)."""
-    drawn = [out / "roofline.png", out / "report.html"] if plot.has_something(data) else []
-    return [out / "results.json", *drawn]
-
-
-def draw(data: dict, out: Path) -> None:
     results.save(data, out / "results.json")
-    if plot.has_something(data):
-        plot.draw(data, out / "roofline.png")
-        html_report.write(data, out / "report.html")
+    return data
 
 
 def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, clock=None) -> dict:
@@ -109,7 +95,7 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
         theoretical(spec.profile or spec.board, spec.icount_shift, clock_hz),
         memcpy_reference(records) if probe.get("platform") == "linux" else None,
         clock.facts(probe, spec.icount_shift) if clock else {},
-        spec.suites,
+        [registry.get(s).results for s in spec.suites if registry.get(s).results],
         Context(records, spec.layers, profile=boards.find(spec.profile or spec.board)),
         spec.profile or spec.board,
         spec.pace,
@@ -147,7 +133,7 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
             check(link, probe)
         pace = spec.pace = board_pace.for_run(collector, probe, entries)
         if timing.slow(pace):
-            console.print(board_pace.sizing_text(pace), highlight=False)
+            console.print(sizing.sizing_text(pace), highlight=False)
         progress.update(task, completed=1)
         for suite in spec.suites:
             contract = registry.get(suite)

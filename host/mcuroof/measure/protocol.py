@@ -61,27 +61,3 @@ def parse_line(line: str) -> Record | None:
     if not isinstance(data, dict) or "t" not in data:
         raise CorruptRecord("record is not an object with a type")
     return Record(seq, data)
-
-
-class LineSplitter:
-    """Turns a byte stream (in arbitrary chunks) into text lines for a callback."""
-
-    def __init__(self, on_line):
-        self._on_line = on_line
-        self._buf = bytearray()
-
-    def feed(self, data: bytes) -> None:
-        self._buf.extend(data)
-        while True:
-            i = self._buf.find(b"\n")
-            if i < 0:
-                return
-            line = bytes(self._buf[:i]).decode("utf-8", "replace")
-            del self._buf[: i + 1]
-            self._on_line(line)
-
-    def flush(self) -> None:
-        if self._buf:
-            line = bytes(self._buf).decode("utf-8", "replace")
-            self._buf.clear()
-            self._on_line(line)

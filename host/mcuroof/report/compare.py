@@ -8,6 +8,7 @@ from pathlib import Path
 from mcuroof.analysis import timing_basis
 from mcuroof.analysis.compare import layer_comparison, measured, roof_rows, tag, variant
 from mcuroof.errors import UserError
+from mcuroof.report import labels
 from mcuroof.report import plot as plot_mod
 from mcuroof.units import duration, si
 
@@ -225,7 +226,7 @@ def roof_table(ax, runs: list[tuple[str, dict]]) -> None:
         handles.append(Patch(color="none", label=head))
         for ln in [ln for ln in ax.mcuroof_drawn if ln.tag == tag(i)]:
             style = {k: v for k, v in ln.style.items() if k in ("color", "ls", "lw")}
-            handles.append(Line2D([], [], **style, label="   " + plot_mod.group_label(ln.roofs)))
+            handles.append(Line2D([], [], **style, label="   " + labels.group_label(ln.roofs)))
     points = ax.get_legend().legend_handles if ax.get_legend() else []
     table = ax.legend(
         handles=handles,

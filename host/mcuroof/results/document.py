@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcuroof.analysis import roofs as roofs_mod
-from mcuroof.board import cycle_counter, identity
+from mcuroof.analysis import user_points
+from mcuroof.board import caches, cycle_counter, identity
 from mcuroof.board import profiles as boards
 from mcuroof.errors import UserError, read_text
 from mcuroof.results import recheck
@@ -45,7 +46,9 @@ class Run:
     theoretical: list[dict] = field(default_factory=list)  # profiles.theoretical_roofs
     reference: list[dict] | None = None  # host memcpy points (unix port)
     clock: dict = field(default_factory=dict)  # --clocks: clock_requested_hz, ...
-    suites: list[str] = field(default_factory=list)  # the suites that ran
+    # what the suites that ran add themselves (suites.base.Suite.results: the layers suite's points
+    # and model): (records, roofs, board, context) -> dict with its checks
+    parts: list = field(default_factory=list)
     context: object = None  # suites.base.Context: the run's request
     profile: str | None = None  # the profile the board's caches and theory come from, if any
     pace: float | None = None  # board seconds per host second (measure.pace): what sized the run
@@ -90,14 +93,10 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
     if limits:
         board["limits"] = limits
     data = build(board, records, run.reference, run.theoretical, _caches(run.profile or run.board))
-    for name in run.suites:  # the parts a suite adds itself (the layers suite: points and model)
-        from mcuroof.suites import registry
-
-        add = registry.get(name).results
-        if add:
-            parts = add(records, data["roofs"], data["board"], run.context)
-            data["checks"].update(parts.pop("checks"))
-            data.update(parts)
+    for add in run.parts:  # the parts a suite adds itself (the layers suite: points and model)
+        parts = add(records, data["roofs"], data["board"], run.context)
+        data["checks"].update(parts.pop("checks"))
+        data.update(parts)
     data = _plain(data)
     validate(data)
     return data
@@ -106,15 +105,13 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
 def with_user_points(data: dict, uf, records: list[dict], roofs_from: Path | None) -> dict:
     """The document with the user's kernels (`mcuroof kernel`: kernels.user.UserFile and its uk/uerr
     records) as points beside the run's own; the points of an earlier pass over the same file go."""
-    from mcuroof.kernels import user as user_kernel
-
     kept = [p for p in data.get("points", []) if not (p.get("user") and p.get("file") == uf.path.name)]
     first = 1 + max((p["index"] for p in kept if p.get("user")), default=0)
-    pts, errors = user_kernel.points(uf, records, data["roofs"], data.get("board", {}).get("emitters", []), first)
+    pts, errors = user_points.points(uf, records, data["roofs"], data.get("board", {}).get("emitters", []), first)
     data["points"] = kept + pts
     data["user_kernels"] = {
         "file": str(uf.path),
-        "kernels": [f"{user_kernel.PREFIX}{n}" for n in uf.names],
+        "kernels": user_points.names(uf),
         "roofs_from": str(roofs_from) if roofs_from else None,
         "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "errors": errors,
@@ -124,8 +121,6 @@ def with_user_points(data: dict, uf, records: list[dict], roofs_from: Path | Non
 
 def _limits(profile: str | None) -> list[str]:
     """What the board's emulator does not model (its profile's `limits`), [] elsewhere."""
-    from mcuroof.board import profiles as boards
-
     board = boards.find(profile)
     return list(board.limits) if board else []
 
@@ -133,8 +128,6 @@ def _limits(profile: str | None) -> list[str]:
 def _caches(profile: str | None) -> list[dict]:
     """The caches the memory levels are named after (board/caches.py): the host's for the unix port,
     else the board profile's, [] where the board has no profile (levels by plateaus)."""
-    from mcuroof.board import caches
-
     if profile == "unix":
         return caches.host_caches()
     board = boards.find(profile)

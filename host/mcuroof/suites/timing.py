@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from mcuroof.kernels.contract import HOST_PLATFORMS
 from mcuroof.kernels.ops.layer_plan import SMALL_HEAP
 
 MiB = 1 << 20
-HOST_PLATFORMS = ("linux", "darwin", "windows")
 # loop iterations per kernel call: enough that the call costs little beside the loop
 ITERS = {"bytecode": 32, "native": 64, "viper": 1024, "asm_thumb": 1024, "asm_rv32": 1024}
 # On big ports a call's own cost is not the only one: boxed floats made a 32-iteration float

@@ -1,43 +1,19 @@
-"""Hand-written asm_thumb text, one instruction a line, as the layer-op generators write it.
-
-A block is written as MicroPython's inline-assembler tests are: one instruction a line, a
-comment where an operand is not obvious. An operand `P.<field>` (kernels.ops.contract.PARAMS,
-or P.BIASES) is the byte offset of that field of the P block, written as its number and named
-in the line's comment (`ldr(r4,[r3,P.PT])` becomes ` ldr(r4,[r3,40])  # P.PT`); the comments
-are the listing's and are stripped before sending (kernels.listing). Pure computation.
-"""
+"""asm_thumb text of the layer ops: kernels.asm_text with the P block's field offsets
+(kernels.ops.contract), so `ldr(r4,[r3,P.PT])` is written with its offset and named."""
 
 from __future__ import annotations
 
-import re
-
-from mcuroof.kernels.listing import note
+from mcuroof.kernels import asm_text
 from mcuroof.kernels.ops.contract import BIASES, P
 
-_FIELD = re.compile(r"\bP\.([A-Z]+)\b")
-_OFFSETS = {**P._asdict(), "BIASES": BIASES}
-
-
-def _offset(m: re.Match) -> str:
-    if m.group(1) not in _OFFSETS:
-        raise ValueError(f"P.{m.group(1)}: P has no such field (kernels.ops.contract.PARAMS)")
-    return str(_OFFSETS[m.group(1)])
-
-
-def _line(text: str) -> str:
-    code, _, comment = (s.strip() for s in text.partition("#"))
-    if not code:
-        return " # " + comment + "\n"
-    fields = ", ".join(m.group(0) for m in _FIELD.finditer(code))
-    said = ": ".join(s for s in (fields, comment) if s)
-    return " " + _FIELD.sub(_offset, code) + (note(said) if said else "") + "\n"
+OFFSETS = {**P._asdict(), "BIASES": BIASES}
 
 
 def lines(block: str) -> str:
-    """A block of instructions, one a line (blank lines dropped), each indented one space."""
-    return "".join(_line(t) for t in block.splitlines() if t.strip())
+    """A block of instructions, one a line, P fields as their offsets (kernels.asm_text.lines)."""
+    return asm_text.lines(block, OFFSETS)
 
 
 def routine(name: str, block: str) -> str:
-    """An asm_thumb function of four arguments, name(r0, r1, r2, r3), whose body is block."""
-    return f"@micropython.asm_thumb\ndef {name}(r0,r1,r2,r3):\n" + lines(block)
+    """An asm_thumb function name(r0, r1, r2, r3) of the block (kernels.asm_text.routine)."""
+    return asm_text.routine(name, block, OFFSETS)

@@ -2,7 +2,7 @@
 
 kernels.ops.m0 puts them together with the Python `k` around them (and says what each layer
 kernel does: docs/kernels.md). `P.<field>` is the byte offset of that field of the P block
-(kernels.ops.asm_text); several routines keep their own state in fields the layer does not
+(kernels.asm_text); several routines keep their own state in fields the layer does not
 need while they run, so a line's comment says what the field holds there. The `data(2, ...)`
 words are Thumb-1 instructions the inline assembler lacks: LDRSB with a register offset
 (0101011 Rm Rn Rt, which saves the two-shift sign extension of LDRB) and BLX Rm.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mcuroof.kernels.ops.contract import PARAMS
 from mcuroof.kernels.ops.python import indent_lines
+from mcuroof.kernels.viper_int8 import GROUP, vterm
 
 
 # viper: int8 on raw byte pointers; (v ^ 128) - 128 sign-extends a loaded byte on any word size.
@@ -27,17 +28,6 @@ _VWINDOW = (
 _VBIAS = "b=16+oc;a=" + _vword("b") + "\n"
 _VFIN = "    a=(a*M)>>S\n    if a>127:a=127\n    if a<LO:a=LO\n"
 _VSPATIAL = " o=0\n for oy in range(OH):\n  for ox in range(OW):\n" + _VWINDOW + "   for oc in range(OC):\n"
-
-
-def vterm(a: str, b: str) -> str:
-    """The product of the int8 at p[a] and q[b] (ptr8 loads are unsigned)."""
-    return f"((p[{a}]^128)-128)*((q[{b}]^128)-128)"
-
-
-# int8 products summed in one expression: a += of each product alone was 0.84x as fast on the
-# unix port (the sum kept in a register, not stored to a after each product); the compute
-# suite's viper ceiling sums in the same groups (kernels.compute)
-GROUP = 8
 
 
 def _vdot(indent: int) -> str:

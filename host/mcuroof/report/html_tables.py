@@ -1,0 +1,266 @@
+"""report.html's tables: sortable tables of roofs, ridges, layers, the calibration and the whole
+model, and the board's facts and checks; `table`, `num` and `esc` build any of them."""
+
+from __future__ import annotations
+
+import html
+
+from mcuroof.analysis import timing_basis
+from mcuroof.board import cycle_counter
+from mcuroof.model import names as layer_names
+from mcuroof.report import calibrated
+from mcuroof.report import tables as report
+from mcuroof.suites import sizing
+from mcuroof.units import duration, si
+
+
+def table(
+    headers: list[str],
+    rows: list[list],
+    css_class: str = "",
+    row_classes: list[str] | None = None,
+    table_class: str = "",
+) -> str:
+    """A sortable table; a cell is text or (text, sort value)."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    body = []
+    for i, row in enumerate(rows):
+        cells = []
+        for c in row:
+            text, value = c if isinstance(c, tuple) else (c, None)
+            attr = f" data-v='{value:.6g}'" if isinstance(value, (int, float)) else ""
+            if attr and not isinstance(text, Raw):
+                attr += " class='n'"
+            cells.append(f"<td{attr}>{text if isinstance(text, Raw) else esc(text)}</td>")
+        cls = " ".join(x for x in [css_class, (row_classes or [""] * len(rows))[i]] if x)
+        body.append(f"<tr class='{cls}'>" + "".join(cells) + "</tr>")
+    return f"<div class='wide'><table class='sortable {table_class}'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+
+
+class Raw(str):
+    """Cell HTML that is already escaped."""
+
+
+def num(value, unit: str = "", fmt=None) -> tuple:
+    if value is None:
+        return ("-", None)
+    return (fmt(value) if fmt else si(value, unit), value)
+
+
+def roofs_table(result: dict) -> str:
+    basis = timing_basis.of(result.get("board", {}))
+    rows = []
+    for r in result["roofs"]:
+        unit = "B/s" if r["kind"] == "memory" else "MACC/s"
+        value = r["bytes_per_s"] if r["kind"] == "memory" else r["macs_per_s"]
+        per = [num(basis.per_step(value), fmt=lambda v: f"{v:.3g}")] if basis.step else []
+        rows.append(
+            [
+                r["kind"],
+                r["name"],
+                r.get("role", "-"),
+                r.get("emitter") or "-",
+                r.get("dtype") or "-",
+                r["source"],
+                num(value, unit),
+                *per,
+                report.theory_ratio(r, result["roofs"]),
+            ]
+        )
+    per_head = [f"per {basis.step} (B or MACC)"] if basis.step else []
+    return (
+        "<h2>Roofs</h2>"
+        + f"<p class='note'>{esc(basis.sentence)}</p>"
+        + table(["kind", "name", "role", "emitter", "dtype", "source", "value", *per_head, "/ theory"], rows)
+    )
+
+
+def ridges_table(result: dict) -> str:
+    ridges = result.get("ridges") or []
+    if not ridges:
+        return ""
+    rows = [[r["compute"], r["memory"], num(r["oi"], fmt=lambda v: f"{v:.3g}")] for r in ridges]
+    return "<h2>Ridge points</h2>" + table(["compute ceiling", "memory roof", "OI (MACC/byte)"], rows)
+
+
+def layers_table(result: dict, key: str = "r0") -> str:
+    """One row per layer, dtype and emitter; the op and tensor name in the layer's tooltip, so
+    that every column, advice included, fits 1280 px without scrolling."""
+    pts = sorted(result.get("points") or [], key=lambda p: (p["index"], p["dtype"], p["emitter"]))
+    if not pts:
+        return ""
+    rows, classes = [], []
+    for p in pts:
+        tip = f"{p.get('op', '-')}: {p.get('name') or ''}"
+        name = Raw(f"<span class='tensor' title='{esc(tip)}'>{esc(layer_names.short(p))}</span>")
+        shapes = ", ".join(layer_names.shape_text(s) for s in p.get("input_shapes") or []) or "-"
+        check = "ABOVE ROOF" if p.get("above_roof") else ("ok" if p.get("verified") else "FAILED CHECK")
+        rows.append(
+            [
+                (name, p["index"]),
+                f"{p['emitter']} {p['dtype']}",
+                f"{shapes} → {layer_names.shape_text(p.get('output_shape'))}",
+                num(p.get("macc"), ""),
+                num(p.get("bytes"), "B"),
+                num(p.get("oi"), fmt=lambda v: f"{v:.3g}"),
+                num(p.get("macs_per_s"), "MACC/s"),
+                num(p.get("roof_macs_per_s") or None, "MACC/s"),
+                num(p.get("headroom"), fmt=lambda v: f"{v:.3g}x"),
+                p.get("bound", "-"),
+                num(p.get("seconds"), fmt=duration),
+                num(p.get("tile_fraction"), fmt=lambda v: f"{v:.2g}"),
+                check,
+                p.get("advice", "-"),
+            ]
+        )
+        classes.append("" if check == "ok" else "bad")
+    model = (result.get("model") or {}).get("name", "the model")
+    basis = timing_basis.of(result.get("board", {}))
+    return (
+        f"<h2>Layers of {esc(model)}</h2>"
+        + f"<p class='note'>Rates per second of the run's time ({esc(basis.sentence)}); hover a layer for its op "
+        "and tensor name.</p>"
+        + table(
+            [
+                "layer",
+                "kernel",
+                "in → out",
+                "MACC",
+                "bytes",
+                "OI",
+                "achieved",
+                "roof",
+                "headroom",
+                "bound",
+                "time",
+                "tile",
+                "check",
+                "advice",
+            ],
+            rows,
+            "layer-row",
+            classes,
+            "layers",
+        )
+    )
+
+
+def calibrated_table(result: dict) -> str:
+    """Predicted from the calibration against measured (report.calibrated)."""
+    body = calibrated.rows(result)
+    if not body:
+        return ""
+    return f"<h2>Predicted from calibration</h2><p class='note'>{esc(calibrated.title(result))}</p>" + table(
+        list(calibrated.HEADERS), body
+    )
+
+
+def model_table(result: dict) -> str:
+    m = result.get("model") or {}
+    estimate = (m.get("fit") or {}).get("fits") is False  # a model that does not fit: speed from tiles
+    rows = [
+        [
+            r["emitter"],
+            r["dtype"],
+            num(r["layers"], fmt=str),
+            num(r["predicted_seconds"], fmt=duration),
+            num(r["measured_seconds"], fmt=duration),
+            num(r.get("measured_over_predicted"), fmt=lambda v: f"{v:.3g}"),
+            num(
+                r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s"),
+                fmt=(lambda v: f"~{v:.3g}") if estimate else (lambda v: f"{v:.3g}"),
+            ),
+        ]
+        for r in m.get("whole_model") or []
+    ]
+    if not rows:
+        return ""
+    fit = (m.get("fit") or {}).get("text")
+    return (
+        f"<h2>Whole model: {esc(m.get('name'))} ({si(m.get('macc', 0), 'MACC')})</h2>"
+        + (f"<p class='note'>{esc(fit)}</p>" if fit else "")
+        + table(
+            [
+                "emitter",
+                "dtype",
+                "layers",
+                "predicted (roofline)",
+                "measured",
+                "measured / predicted",
+                "estimate/s from tiles (does not fit)" if estimate else "inferences/s",
+            ],
+            rows,
+        )
+    )
+
+
+def facts(result: dict) -> str:
+    b = result.get("board", {})
+    items = [
+        ("board", b.get("name")),
+        ("platform", b.get("platform")),
+        ("firmware", b.get("firmware")),
+        *_clock_facts(b),
+        ("emitters", ", ".join(b.get("emitters") or [])),
+        ("free heap", si(b.get("free_heap"), "B")),
+        ("timer step", f"{b.get('tick_us')} us"),
+        ("link", b.get("link")),
+        ("run took", duration(b.get("wall_seconds")) if b.get("wall_seconds") else None),
+        ("results", f"{result.get('tool', '')}, {result.get('created', '')}"),
+    ]
+    rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in items if v)
+    c = result.get("checks", {})
+    checks = f"{c.get('verified', 0)} measurements verified, {c.get('failed', 0)} failed their check"
+    if "points_verified" in c:
+        checks += f"; {c['points_verified']} layer runs verified, {c.get('points_failed', 0)} failed"
+    if c.get("noisy"):
+        checks += "; timing noise" + report.noise_text(result)
+    notes = [f"regions: {s.get('rg') or ''} skipped: {s['why']}" for s in result.get("skipped") or []]
+    m = result.get("model") or {}
+    notes += [
+        f"not profiled: layer {s['index']} {s.get('name', '')} ({s.get('op', '')}"
+        + (f", {s['emitter']} {s['dtype']}" if s.get("emitter") else "")
+        + f"): {s['why']}"
+        for s in m.get("not_profiled") or []
+    ]
+    if m:
+        notes.append(
+            f"peak memory (analytic): {m.get('peak_memory_bytes', 0):,} B at layer {m.get('peak_memory_layer')}; "
+            f"largest heap a layer's buffers took on the board: {m.get('measured_peak_heap_bytes') or 0:,} B"
+        )
+    ref = result.get("reference") or {}
+    notes += [
+        f"{lv['level']}: {si(lv['roof_bytes_per_s'], 'B/s')} against {ref.get('kind')} "
+        f"{si(lv['reference_bytes_per_s'], 'B/s')} (ratio {lv['ratio']:.2f})"
+        for lv in ref.get("levels") or []
+    ]
+    bad = "bad" if c.get("failed") or c.get("points_failed") else ""
+    return f"<table class='facts'>{rows}<tr class='{bad}'><td>checks</td><td>{esc(checks)}</td></tr></table>" + "".join(
+        f"<p class='note'>{esc(n)}</p>" for n in notes
+    )
+
+
+def _clock_facts(board: dict) -> list[tuple]:
+    """What time counts, and the clock the probe read: under QEMU that is its emulated timer's,
+    not a CPU clock, and says so."""
+    basis = timing_basis.of(board)
+    rows = [("time counts", basis.sentence)]
+    if basis.kind == timing_basis.INSTRUCTIONS and board.get("clock_hz"):
+        rows.append(
+            ("timer clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq(): QEMU's emulated timer, not the time base)")
+        )
+    elif basis.kind == timing_basis.SUSPECT and board.get("clock_hz"):
+        rows.append(("timer clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq(): not a measured CPU clock)"))
+    elif board.get("clock_hz"):
+        rows.append(("clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq() at the probe)"))
+    if board.get("cycle_counter"):
+        qemu = basis.kind == timing_basis.INSTRUCTIONS
+        rows.append(("cycle counter", cycle_counter.text(board["cycle_counter"], board.get("cycle_hz"), qemu)))
+    if board.get("pace"):
+        rows.append(("pace", sizing.fact(board["pace"])))
+    rows += [("the emulator does not model", limit) for limit in board.get("limits") or []]
+    return rows
+
+
+def esc(value) -> str:
+    return html.escape("" if value is None else str(value))
