@@ -3,9 +3,10 @@
 After the probe, a board that is not a host OS runs the pace suite (suites.pace): two records a
 fixed span of its own time apart; the host times their arrival. A real board's time is real
 time (about 1); QEMU -icount's runs ahead of the host (over 1); rp2040js's counts emulated cycles
-at 4-36 M a host second against the Pico's 125 MHz (0.035-0.29 here, by the host's load). suites.timing sizes the windows,
-trials and sweeps by it. The figure goes into raw.jsonl (a "pace" entry), so a resumed run sizes
-what is left as the first run sized it.
+at 4-65 M a host second against the Pico's 125 MHz (0.035-0.52 here, by the host's load). The
+figure is a fact of the run (raw.jsonl's "pace" entry, results.json's board.pace, report.html);
+it sizes nothing: a slow emulator is sized by its profile (suites.timing.slow), since a figure
+that follows the host's load would size one board two ways.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from __future__ import annotations
 import time
 
 from mcuroof.suites import pace as pace_suite
-from mcuroof.suites.memory import INTERPRETED_WS
-from mcuroof.suites.timing import HOST_PLATFORMS, SLOW_PACE, SLOW_TRIALS, slow
+from mcuroof.suites.timing import HOST_PLATFORMS
 
 
 def ratio(board_us: float, host_s: float) -> float | None:
@@ -30,8 +30,8 @@ def recorded(entries: list[dict]) -> float | None:
 
 
 def for_run(collector, probe: dict, entries: list[dict] | None) -> float | None:
-    """The run's pace: a resumed run's as its first run measured it (None where that run sized
-    its suites without one), a new run's measured now."""
+    """The run's pace: a resumed run's as its first run measured it (None where that run
+    measured none), a new run's measured now."""
     if entries:
         done = {suite for suite, _ in collector.done} - {"probe", "pace"}
         if recorded(entries) is not None or done:
@@ -65,15 +65,4 @@ def measure(collector, probe: dict) -> float | None:
 
 def fact(pace: float) -> str:
     """The pace as report.html's board facts show it."""
-    text = f"{pace:.3g} board seconds a host second"
-    return text + (
-        f" (under {SLOW_PACE}: an emulator slower than its chip; the run took {_SIZING})" if slow(pace) else ""
-    )
-
-
-def sizing_text(pace: float) -> str:
-    """What a slow board's run does about its pace (suites.timing.slow), for the terminal."""
-    return f"the board's time runs at {pace:.3g} s a host second (an emulator slower than its chip): {_SIZING}"
-
-
-_SIZING = f"{SLOW_TRIALS} trials of 1000-tick windows, interpreted memory sweeps to {INTERPRETED_WS // 1024} KiB"
+    return f"{pace:.3g} board seconds a host second"

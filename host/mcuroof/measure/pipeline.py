@@ -101,6 +101,7 @@ def draw(data: dict, out: Path) -> None:
 
 def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, clock=None) -> dict:
     clock_hz = theory_clock(spec, link, probe, clock)
+    profile = boards.find(spec.profile or spec.board)
     facts = results.Run(
         spec.board,
         link.description,
@@ -110,9 +111,10 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
         memcpy_reference(records) if probe.get("platform") == "linux" else None,
         clock.facts(probe, spec.icount_shift) if clock else {},
         spec.suites,
-        Context(records, spec.layers, profile=boards.find(spec.profile or spec.board)),
+        Context(records, spec.layers, profile=profile),
         spec.profile or spec.board,
         spec.pace,
+        timing.sizing(profile),
     )
     return results.document(facts, probe, records)
 
@@ -145,13 +147,13 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
             capability.check_probe(spec.layers, probe, spec.board)
         for check in spec.on_probe:
             check(link, probe)
-        pace = spec.pace = board_pace.for_run(collector, probe, entries)
-        if timing.slow(pace):
-            console.print(board_pace.sizing_text(pace), highlight=False)
+        spec.pace = board_pace.for_run(collector, probe, entries)
+        if timing.slow(profile):
+            console.print(f"{spec.board}: {timing.sizing(profile)}", highlight=False, markup=False)
         progress.update(task, completed=1)
         for suite in spec.suites:
             contract = registry.get(suite)
-            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file, profile, pace))
+            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file, profile))
             keys = [k.key for k in contract.kernels(cfg)]
             task = progress.add_task(suite, total=len(keys))
             seen: set[str] = set()

@@ -94,7 +94,8 @@ BOARD = obj(
         "tick_us": nullable(NON_NEGATIVE),
         "link": TEXT,
         "wall_seconds": NON_NEGATIVE,
-        "pace": POSITIVE,  # board seconds per host second (measure.pace; under 0.5 the run was sized for it)
+        "pace": POSITIVE,  # board seconds per host second (measure.pace): a fact, it sizes nothing
+        "sizing": TEXT,  # a slow emulator's (suites.timing.sizing): its trials, windows and sweeps
         "clock_requested_hz": POSITIVE,
         "clock_set_hz": nullable(POSITIVE),
         "clock_lost": FLAG,
