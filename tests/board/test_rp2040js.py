@@ -57,12 +57,14 @@ def _mpremote(pty: str, code: str) -> str:
 
 def test_mpremote_runs_every_emitter_and_time_counts_cycles(emulator):
     """1,250,000 iterations of 3 cycles more than 1 are 3.75 M cycles: 30,000 us at 125 MHz (1 us:
-    the timer's step); the same figure on every run (the emulator's time is its cycle count)."""
+    the timer's step); the same figure on every run to that step (the emulator's time is its cycle
+    count, but where the span starts within a 1 us step follows when the host's bytes arrived: 29999
+    against 30000 in one of eight loaded runs)."""
     runs = [_mpremote(emulator.pty, SPIN.replace("N", "1250001")).split() for _ in range(2)]
     platform, freq, us, viper, native, flash = runs[0]
     assert (platform, freq, viper, native, flash) == ("rp2040js-pico", "125000000", "15", "6", "True")
     assert abs(int(us) - 30000) <= 1
-    assert runs[1][2] == us
+    assert abs(int(runs[1][2]) - int(us)) <= 1
 
 
 def test_reset_boots_again_and_the_runner_leaves_with_its_host(emulator):
