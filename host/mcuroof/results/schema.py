@@ -58,6 +58,7 @@ ROOF = {
             "dtype": nullable(TEXT),
             "emitter": nullable(TEXT),
             "kernel": nullable(TEXT),
+            "unroll": COUNT,  # a dot-product ceiling's: MACs per loop iteration (its name says "4x")
             "level": COUNT,
             "ws_range": array(COUNT, minItems=2, maxItems=2),
             "region": TEXT,
