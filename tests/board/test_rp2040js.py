@@ -123,7 +123,7 @@ def test_a_compute_run_counts_cycles_and_keeps_under_the_cycle_bounds(compute_ru
     assert "per cycle at 125 MHz" in stdout and "the emulator does not model: memory is idealised" in stdout
     assert data["board"]["limits"] and "XIP cache" in data["board"]["limits"][0]
     # the run measured how fast its time runs against the host's (raw.jsonl's pace entry: here
-    # 0.035-0.52, 4-65 M of its 125 M cycles a host second), a fact that sizes nothing: the
+    # 0.019-0.52, 2.4-65 M of its 125 M cycles a host second), a fact that sizes nothing: the
     # profile's [run].slow_emulator sizes it (suites.timing.slow), whatever the pace, and it says
     # so; its records show the 2 ms windows (1000 ticks of 2 us), not a real board's 20 ms
     paces = [e["pace"] for e in raw if e["kind"] == "pace"]

@@ -3,7 +3,7 @@
 After the probe, a board that is not a host OS runs the pace suite (suites.pace): two records a
 fixed span of its own time apart; the host times their arrival. A real board's time is real
 time (about 1); QEMU -icount's runs ahead of the host (over 1); rp2040js's counts emulated cycles
-at 4-65 M a host second against the Pico's 125 MHz (0.035-0.52 here, by the host's load). The
+at 2.4-65 M a host second against the Pico's 125 MHz (0.019-0.52 here, by the host's load). The
 figure is a fact of the run (raw.jsonl's "pace" entry, results.json's board.pace, report.html);
 it sizes nothing: a slow emulator is sized by its profile (suites.timing.slow), since a figure
 that follows the host's load would size one board two ways.
