@@ -20,6 +20,7 @@ import json
 import sys
 from pathlib import Path
 
+from mcuroof.board import profiles
 from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.model import builtins as model_builtins
 from mcuroof.model import load as model_load
@@ -94,11 +95,10 @@ PROBES = {
 # (board.identity decodes them); a real M7 port's firmware names itself otherwise and gets the
 # same kernels as qemu-m7
 PROBES["mimxrt"] = {**PROBES["qemu-m7"], "platform": "mimxrt"}
-# rp2040js-pico's probe (a 2 us tick), sized by the pace its runs measure (board seconds per host
-# second, measure.pace: 0.035-0.29 here; any pace under 0.5 gives the same kernels); the other
-# boards run at a pace of 1 or more, which sizes nothing (suites.timing.slow)
+# rp2040js-pico's probe (a 2 us tick), sized as a slow emulator by its profile ([run].slow_emulator,
+# suites.timing.slow), whatever its pace; no other board's profile says so
 PROBES["rp2040js-pico"] = {**PROBES["rp2"], "platform": "rp2040js-pico", "free": 186016, "tick_us": 2}
-PACES = {"rp2040js-pico": 0.08}
+SLOW = {"rp2040js-pico": profiles.find("rp2040js-pico")}
 # (name, dsp, mve) the layer kernels are generated for
 ISAS = (("m0", False, False), ("dsp", True, False), ("mve", True, True))
 
@@ -118,7 +118,7 @@ def suite_hashes() -> dict[str, str]:
     out = {}
     for board, probe in PROBES.items():
         for suite in ("memory", "compute", "regions"):
-            cfg = registry.suite_config(suite, probe, Context(pace=PACES.get(board)))
+            cfg = registry.suite_config(suite, probe, Context(profile=SLOW.get(board)))
             for k in registry.for_suite(suite, cfg):
                 out[f"suite {board} {k.key}"] = digest("\n#==\n".join(k.scripts("finish()\n")))
     return out

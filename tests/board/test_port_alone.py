@@ -87,9 +87,13 @@ def check_units(board: str, data: dict, terminal: str, html: str, rows: list[dic
 
 
 def isa_ceilings(data: dict) -> set[str]:
-    """The ISA peak kernels measured: 'int8 asm_thumb smlad' -> smlad."""
-    names = [r["name"].split() for r in data["roofs"] if r["kind"] == "compute" and r["source"] == "measured"]
-    return {n[2] for n in names if len(n) == 3 and n[1] == "asm_thumb"}
+    """The ISA peak kernels measured ('int8 asm_thumb smlad' -> smlad; a dot product's ceiling,
+    'int8 asm_thumb 16x', names its unroll and has no kernel)."""
+    return {
+        r["kernel"]
+        for r in data["roofs"]
+        if r["kind"] == "compute" and r["source"] == "measured" and r["emitter"] == "asm_thumb" and r.get("kernel")
+    }
 
 
 @needs_qemu

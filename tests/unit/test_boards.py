@@ -177,6 +177,9 @@ def test_run_section_is_checked(tmp_path):
     assert "[run].emitters must be a list of" in refused(tmp_path, GOOD + '\n[run]\nemitters = ["turbo"]\n')
     assert "[run].heap_bytes must be a positive integer" in refused(tmp_path, GOOD + "\n[run]\nheap_bytes = 0\n")
     assert "unknown field [run].trials" in refused(tmp_path, GOOD + "\n[run]\ntrials = 5\n")  # the run picks it
+    # a slow emulator is a fact of the board, with its source
+    assert "[run].slow_emulator must be true or false" in refused(tmp_path, GOOD + '\n[run]\nslow_emulator = "yes"\n')
+    assert "[run].slow_emulator_source is missing" in refused(tmp_path, GOOD + "\n[run]\nslow_emulator = true\n")
     assert "[core].features must be a list of" in refused(
         tmp_path, GOOD.replace("[core]\n", '[core]\nfeatures = ["npu"]\n')
     )

@@ -1,6 +1,10 @@
-"""A board's pace (board seconds per host second) and the sizing of windows, trials and sweeps
-it sets (measure.pace, suites.timing, suites.memory): pure functions, no timing asserted."""
+"""A board's pace (board seconds per host second, measure.pace: a fact of the run) and the sizing
+of a slow emulator's windows, trials and sweeps, set by its profile and never by the pace
+(suites.timing, suites.memory): pure functions, no timing asserted."""
 
+import dataclasses
+
+from mcuroof.board import profiles
 from mcuroof.measure import pace
 from mcuroof.measure.rawlog import MemoryLog
 from mcuroof.suites import memory, registry, timing
@@ -19,38 +23,73 @@ PICO = {
 M3 = {**PICO, "platform": "qemu-m3", "cpu": [0x410FC231, 0x01111110], "free": 3_900_000, "tick_us": 1}
 
 
-def test_a_board_as_fast_as_the_host_or_faster_keeps_its_windows_and_trials():
-    for probe in (PICO, M3):
-        base = timing.timing(probe)
-        for p in (None, 0.5, 1.0, 3.2):
-            assert timing.timing(probe, p) == base
+SLOW = profiles.find("rp2040js-pico")
+
+
+def test_only_a_profile_that_says_slow_emulator_is_sized_for_one():
+    assert timing.slow(SLOW) and SLOW.run["slow_emulator_source"]
+    others = [profiles.find(name) for name in profiles.board_names() if name != "rp2040js-pico"]
+    assert others and not any(timing.slow(b) for b in others) and not timing.slow(None)
     assert timing.timing(PICO) == {"win_us": 20000, "trials": 5}
     assert timing.timing(M3) == {"win_us": 5000, "trials": 5}
 
 
-def test_a_slow_board_gets_windows_of_1000_ticks_whatever_its_pace_and_3_trials():
-    for p in (0.01, 0.035, 0.108, 0.288, 0.49):
-        assert timing.timing(PICO, p) == {"win_us": 2000, "trials": 3}  # its tick is 2 us
-        assert timing.timing(M3, p) == {"win_us": 1000, "trials": 3}
-    unix = {"platform": "linux", "free": 1 << 26}
-    assert timing.timing(unix, 0.1) == timing.timing(unix) == {"win_us": 5000, "trials": 15}
+def test_a_slow_emulator_gets_windows_of_1000_ticks_and_3_trials():
+    assert timing.timing(PICO, True) == {"win_us": 2000, "trials": 3}  # its tick is 2 us
+    assert timing.timing(M3, True) == {"win_us": 1000, "trials": 3}
+    for suite in ("memory", "compute", "regions"):
+        cfg = registry.suite_config(suite, PICO, Context(profile=SLOW))
+        assert (cfg["win_us"], cfg["trials"]) == (2000, 3), suite
+        cfg = registry.suite_config(suite, PICO, Context(profile=profiles.find("pico")))
+        assert (cfg["win_us"], cfg["trials"]) == (20000, 5), suite  # a real Pico: the same probe, full windows
 
 
-def test_interpreted_sweeps_stop_at_16_kib_on_a_slow_board_and_the_fast_movers_sweep_the_heap():
+def _configs_sent(monkeypatch, board: str, pace_measured: float) -> dict:
+    """The config of every suite measure.pipeline.collect sends after a pace of pace_measured."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from mcuroof.measure import collect, pipeline
+
+    sent, out = {}, StringIO()
+    monkeypatch.setattr(collect.Collector, "probe", lambda self: PICO)
+    monkeypatch.setattr(collect.Collector, "run_suite", lambda self, suite, cfg: sent.setdefault(suite, cfg) and [])
+    monkeypatch.setattr(pace, "measure", lambda collector, probe: pace_measured)
+    spec = pipeline.Spec(board, None, ["memory", "compute", "regions"])
+    pipeline.collect(object(), MemoryLog(), spec, Console(file=out, width=200))
+    assert spec.pace == pace_measured
+    return sent, out.getvalue()
+
+
+def test_the_run_is_sized_by_the_profile_whatever_the_pace_it_measured(monkeypatch):
+    """The two paces that once sized rp2040js-pico two ways (0.349: 2 ms windows and 3 trials;
+    0.520: 20 ms and 5) now send the same configs, and a real Pico's probe at a pace of 0.3 is
+    sized like a real board."""
+    (low, said_low), (high, said_high) = (_configs_sent(monkeypatch, "rp2040js-pico", p) for p in (0.349, 0.520))
+    assert low == high and set(low) == {"memory", "compute", "regions"}
+    assert {(c["win_us"], c["trials"]) for c in low.values()} == {(2000, 3)}
+    assert said_low.strip() == said_high.strip() == f"rp2040js-pico: {timing.sizing(SLOW)}"
+    real, said = _configs_sent(monkeypatch, "pico", 0.3)
+    assert {(c["win_us"], c["trials"]) for c in real.values()} == {(20000, 5)} and said.strip() == ""
+    assert "pace" not in {f.name for f in dataclasses.fields(Context)}
+
+
+def test_interpreted_sweeps_stop_at_16_kib_on_a_slow_emulator_and_the_fast_movers_sweep_the_heap():
     ems = ["bytecode", "native", "viper", "asm_thumb", "c"]
     assert memory.working_sets(PICO, ems) == dict.fromkeys(ems, 186016)
-    slow = memory.working_sets(PICO, ems, 0.08)
+    slow = memory.working_sets(PICO, ems, True)
     assert slow == {"bytecode": 16384, "native": 16384, "viper": 186016, "asm_thumb": 186016, "c": 186016}
-    # a big-heap microcontroller already had that; its pace changes nothing
+    # a big-heap microcontroller already had that; being slow changes nothing
     assert (
-        memory.working_sets(M3, ems, 0.08)
+        memory.working_sets(M3, ems, True)
         == memory.working_sets(M3, ems)
         == {**slow, **dict.fromkeys(["viper", "asm_thumb", "c"], 3_900_000)}
     )
 
 
 def test_the_memory_kernels_carry_the_sized_window_and_sweep():
-    cfg = registry.suite_config("memory", PICO, Context(pace=0.08))
+    cfg = registry.suite_config("memory", PICO, Context(profile=SLOW))
     assert (cfg["win_us"], cfg["trials"]) == (2000, 3)
     scripts = {k.key: k.source for k in registry.for_suite("memory", cfg)}
     assert ",'bytecode','int8','b',2,1,1,16384," in scripts["memory/bytecode/int8/copy"]
@@ -101,21 +140,28 @@ def test_a_resumed_run_keeps_the_pace_its_first_run_sized_by():
     assert col.ran == []
 
 
-def test_the_results_say_the_pace_the_run_was_sized_by():
+def test_the_results_say_the_pace_and_the_sizing():
     from mcuroof.results import document
 
     probe = {**PICO, "version": [1, 29, 0], "freq": 125000000}
-    doc = document.document(document.Run("rp2040js-pico", "rp2040js", pace=0.0812345), probe, [])
-    assert doc["board"]["pace"] == 0.0812
-    assert "pace" not in document.document(document.Run("rp2040js-pico", "rp2040js"), probe, [])["board"]
+    run = document.Run("rp2040js-pico", "rp2040js", pace=0.0812345, sizing=timing.sizing(SLOW))
+    board = document.document(run, probe, [])["board"]
+    assert board["pace"] == 0.0812
+    assert board["sizing"] == (
+        "an emulator slower than its chip (profile [run].slow_emulator): 3 trials of 1000-tick windows, "
+        "interpreted memory sweeps to 16 KiB"
+    )
+    plain = document.document(document.Run("rp2040js-pico", "rp2040js"), probe, [])["board"]
+    assert "pace" not in plain and "sizing" not in plain
+    assert timing.sizing(profiles.find("qemu-m3")) is None
 
 
-def test_report_facts_show_the_pace_and_what_it_sized():
+def test_report_facts_show_the_pace_and_the_sizing():
     from mcuroof.report import html_tables as html
 
-    slow = dict(html._clock_facts({"name": "rp2040js-pico", "clock_hz": 125e6, "pace": 0.105}))["pace"]
-    assert slow.startswith("0.105 board seconds a host second (under 0.5: an emulator slower than its chip")
-    assert "3 trials of 1000-tick windows" in slow
-    fast = dict(html._clock_facts({"name": "qemu-microbit", "icount_shift": 6, "pace": 4.3}))["pace"]
-    assert fast == "4.3 board seconds a host second"
+    sized = timing.sizing(SLOW)
+    facts = dict(html._clock_facts({"name": "rp2040js-pico", "clock_hz": 125e6, "pace": 0.105, "sizing": sized}))
+    assert facts["pace"] == "0.105 board seconds a host second" and facts["sized as"] == sized
+    fast = dict(html._clock_facts({"name": "qemu-microbit", "icount_shift": 6, "pace": 4.3}))
+    assert fast["pace"] == "4.3 board seconds a host second" and "sized as" not in fast
     assert "pace" not in dict(html._clock_facts({"name": "unix"}))  # a host OS measures none

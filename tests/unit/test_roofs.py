@@ -170,3 +170,36 @@ def test_compute_ceilings_from_records_by_hand_and_in_the_document():
     document.validate(data)
     assert {r["kind"] for r in data["roofs"] if r["source"] == "measured"} == {"memory", "compute"}
     assert all(r["source"] == "measured" for r in roofs.compute_roofs(recs))
+
+
+def test_a_dot_product_ceiling_is_named_by_its_loop_and_compared_only_with_the_same_loop():
+    """The compute suite unrolls asm_thumb 4x on boards with under 256 KB of heap and 16x elsewhere:
+    two loops with two bounds (Cortex-M0+: 4 MACs in 27 cycles, 16 in 99), so two ceilings."""
+    from mcuroof.analysis import compare
+    from mcuroof.report import labels
+    from mcuroof.results import document
+
+    small = [mac(em="asm_thumb", ty=ty, u=4, us=370) for ty in ("int8", "int16")]  # 32 x 10 in 270 us
+    small += [mac(em="asm_thumb", ty="int8", u=4, k="@3", us=300)]  # measured again between layers: the same loop
+    small += [mac(em="asm_thumb", ty="int8", u=2, rep=16, k="muls", us=1100)]
+    got = {r["name"]: (r.get("unroll"), r.get("kernel"), r["macs_per_s"]) for r in roofs.compute_roofs(small)}
+    assert got == {
+        "int8 asm_thumb 4x": (4, None, pytest.approx(32 * 10 / 200e-6)),  # the "@3" record's 200 us
+        "int16 asm_thumb 4x": (4, None, pytest.approx(32 * 10 / 270e-6)),
+        "int8 asm_thumb muls": (None, "muls", pytest.approx(8 * 16 * 2 * 10 / 1000e-6)),  # an ISA loop: no unroll
+    }
+    big = [mac(em="asm_thumb", ty="int8", u=16, us=400)]
+    assert [r["name"] for r in roofs.compute_roofs(big)] == ["int8 asm_thumb 16x"]
+    runs = [
+        (name, document.build({"name": name, "firmware": "MicroPython 1.29.0"}, recs))
+        for name, recs in (("pico", small), ("m7", big), ("pico2", small))
+    ]
+    for _, data in runs:
+        document.validate(data)
+    shared = {r["name"]: r["values"] for r in compare.roof_rows(runs)[2:]}
+    assert "int8 asm_thumb 16x" not in shared  # the 16x loop ran on one board only: not set beside a 4x one
+    assert shared["int8 asm_thumb 4x"] == [pytest.approx(1.6e6), None, pytest.approx(1.6e6)]
+    drawn = [r for r in roofs.compute_roofs(small) if r["name"].endswith("4x")]
+    for r in drawn:
+        r["macs_per_s"] = 1.6e6
+    assert labels.group_label(drawn) == "int8/int16 asm_thumb 4x: 1.6 MMACC/s"

@@ -221,23 +221,28 @@ def _ceiling(key: tuple, name: str, sweep: list[tuple[int, float]]) -> dict:
 
 
 def compute_roofs(mac: list[dict]) -> list[dict]:
+    """One ceiling per emitter, type and loop: a dot product's loop is named by its unroll ("int8
+    asm_thumb 4x": boards with under 256 KB of heap run 4 MACs a loop, the others 16, and the two
+    loops' bounds differ), an ISA kernel's by its instruction ("int8 asm_thumb muls")."""
     best: dict[tuple, float] = {}
     for rec in mac:
         k = rec.get("k")
-        key = (rec["em"], rec["ty"], None if str(k).startswith("@") else k)  # "@i": measured again
+        k = None if str(k).startswith("@") else k  # "@i": measured again
+        key = (rec["em"], rec["ty"], k, None if k else rec.get("u"))
         best[key] = max(best.get(key, 0.0), mac_rate(rec))
     roofs = [
         {
             "kind": "compute",
             "role": "ceiling",
-            "name": f"{ty} {em}" + (f" {k}" if k else ""),
+            "name": f"{ty} {em}" + (f" {k}" if k else f" {u}x" if u else ""),
             "dtype": ty,
             "emitter": em,
             "source": "measured",
             "macs_per_s": v,
             **({"kernel": k} if k else {}),
+            **({"unroll": u} if u else {}),
         }
-        for (em, ty, k), v in best.items()
+        for (em, ty, k, u), v in best.items()
     ]
     roofs.sort(key=lambda r: -r["macs_per_s"])
     if roofs:

@@ -146,6 +146,12 @@ def _nonneg_int(t: _Table, key, v):
     return v
 
 
+def _flag(t: _Table, key, v):
+    if not isinstance(v, bool):
+        t.fail(key, "must be true or false")
+    return v
+
+
 def _pos_num(t: _Table, key, v):
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
         t.fail(key, "must be a positive number" + (_NOT_A_NUMBER if isinstance(v, str) else ""))
@@ -238,7 +244,11 @@ def _run(t: _Table) -> dict:
         "emitters": t.get("emitters", _list_of(EMITTERS), required=False),
         "heap_bytes": t.get("heap_bytes", _pos_int, required=False),
         "heap_source": t.get("heap_source", _str, required=False),
+        # an emulator whose timer follows the work it emulates and runs far slower than its chip:
+        # the run is sized for it whatever its pace (suites.timing.slow)
+        "slow_emulator": t.get("slow_emulator", _flag, required=False),
     }
+    run["slow_emulator_source"] = t.get("slow_emulator_source", _str, required=bool(run["slow_emulator"]))
     t.done()
     return {k: v for k, v in run.items() if v is not None}
 

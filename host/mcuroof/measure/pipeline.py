@@ -23,7 +23,7 @@ from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
 from mcuroof.results import document as results
 from mcuroof.suites import layers as layer_suite
-from mcuroof.suites import registry, sizing, timing
+from mcuroof.suites import registry, timing
 from mcuroof.suites.base import Context
 from mcuroof.version import __version__
 
@@ -87,6 +87,7 @@ def measure(spec: Spec, link, out: Path, console, entries: list[dict] | None = N
 
 def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, clock=None) -> dict:
     clock_hz = theory_clock(spec, link, probe, clock)
+    profile = boards.find(spec.profile or spec.board)
     facts = results.Run(
         spec.board,
         link.description,
@@ -96,9 +97,10 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
         memcpy_reference(records) if probe.get("platform") == "linux" else None,
         clock.facts(probe, spec.icount_shift) if clock else {},
         [registry.get(s).results for s in spec.suites if registry.get(s).results],
-        Context(records, spec.layers, profile=boards.find(spec.profile or spec.board)),
+        Context(records, spec.layers, profile=profile),
         spec.profile or spec.board,
         spec.pace,
+        timing.sizing(profile),
     )
     return results.document(facts, probe, records)
 
@@ -131,13 +133,13 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
             capability.check_probe(spec.layers, probe, spec.board)
         for check in spec.on_probe:
             check(link, probe)
-        pace = spec.pace = board_pace.for_run(collector, probe, entries)
-        if timing.slow(pace):
-            console.print(sizing.sizing_text(pace), highlight=False)
+        spec.pace = board_pace.for_run(collector, probe, entries)
+        if timing.slow(profile):
+            console.print(f"{spec.board}: {timing.sizing(profile)}", highlight=False, markup=False)
         progress.update(task, completed=1)
         for suite in spec.suites:
             contract = registry.get(suite)
-            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file, profile, pace))
+            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file, profile))
             keys = [k.key for k in contract.kernels(cfg)]
             task = progress.add_task(suite, total=len(keys))
             seen: set[str] = set()

@@ -258,6 +258,8 @@ def _clock_facts(board: dict) -> list[tuple]:
         rows.append(("cycle counter", cycle_counter.text(board["cycle_counter"], board.get("cycle_hz"), qemu)))
     if board.get("pace"):
         rows.append(("pace", sizing.fact(board["pace"])))
+    if board.get("sizing"):
+        rows.append(("sized as", board["sizing"]))
     rows += [("the emulator does not model", limit) for limit in board.get("limits") or []]
     return rows
 

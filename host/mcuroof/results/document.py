@@ -51,7 +51,8 @@ class Run:
     parts: list = field(default_factory=list)
     context: object = None  # suites.base.Context: the run's request
     profile: str | None = None  # the profile the board's caches and theory come from, if any
-    pace: float | None = None  # board seconds per host second (measure.pace): what sized the run
+    pace: float | None = None  # board seconds per host second (measure.pace): a fact, it sizes nothing
+    sizing: str | None = None  # suites.timing.sizing: how a slow emulator's run was sized (None: as any board)
 
 
 def firmware_name(probe: dict) -> str:
@@ -86,6 +87,8 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
         board["wall_seconds"] = round(run.wall_seconds, 1)
     if run.pace is not None:
         board["pace"] = round(run.pace, 4)
+    if run.sizing:
+        board["sizing"] = run.sizing
     board.update(run.clock)
     if not board.get("clock_hz"):
         board["clock_hz"] = run.clock.get("clock_set_hz")

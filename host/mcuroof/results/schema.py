@@ -58,6 +58,7 @@ ROOF = {
             "dtype": nullable(TEXT),
             "emitter": nullable(TEXT),
             "kernel": nullable(TEXT),
+            "unroll": COUNT,  # a dot-product ceiling's: MACs per loop iteration (its name says "4x")
             "level": COUNT,
             "ws_range": array(COUNT, minItems=2, maxItems=2),
             "region": TEXT,
@@ -94,7 +95,8 @@ BOARD = obj(
         "tick_us": nullable(NON_NEGATIVE),
         "link": TEXT,
         "wall_seconds": NON_NEGATIVE,
-        "pace": POSITIVE,  # board seconds per host second (measure.pace; under 0.5 the run was sized for it)
+        "pace": POSITIVE,  # board seconds per host second (measure.pace): a fact, it sizes nothing
+        "sizing": TEXT,  # a slow emulator's (suites.timing.sizing): its trials, windows and sweeps
         "clock_requested_hz": POSITIVE,
         "clock_set_hz": nullable(POSITIVE),
         "clock_lost": FLAG,

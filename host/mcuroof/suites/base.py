@@ -25,7 +25,6 @@ class Context:
     layers: object | None = None  # suites.layers.Request (--model)
     user_file: object | None = None  # kernels.user.UserFile (`mcuroof kernel FILE.py`)
     profile: object | None = None  # board.profiles.Board: the board's profile, if it has one
-    pace: float | None = None  # board seconds per host second (measure.pace); None: not measured
 
 
 def no_shrink(cfg: dict, key: str) -> None:

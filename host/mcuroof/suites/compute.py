@@ -9,7 +9,7 @@ from mcuroof.board import identity
 from mcuroof.kernels.compute import compute_kernels
 from mcuroof.kernels.contract import unit_key, unit_parts
 from mcuroof.suites.base import Context, Suite
-from mcuroof.suites.timing import ITERS, ITERS_LARGE, is_small, timing
+from mcuroof.suites.timing import ITERS, ITERS_LARGE, for_context, is_small
 
 MULS_HEAP = 32 * 1024  # a heap under this (the micro:bit's 8 KB) cannot compile the MULS kernel
 
@@ -28,7 +28,7 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
     # the micro:bit's parser cannot hold a longer unrolled kernel in its 8 KB heap
     unroll, unroll_asm = (8, 4) if is_small(probe) else (16, 16)
     return {
-        **timing(probe, ctx.pace if ctx else None),
+        **for_context(probe, ctx),
         "emitters": ems,
         "types": types,
         "iters": ITERS if is_small(probe) else ITERS_LARGE,

@@ -70,7 +70,7 @@ def config(probe: dict, ctx: Context) -> dict:
     request.jobs, request.skipped = layer_plan.plan(request.network, dtypes, emitters, probe.get("free", 0), work)
     isa = identity.describe(probe, ctx.profile).isa
     request.jobs = [dataclasses.replace(j, isa=isa) for j in request.jobs]
-    cfg = {**timing.timing(probe, ctx.pace), "jobs": request.jobs}
+    cfg = {**timing.for_context(probe, ctx), "jobs": request.jobs}
     if size == "large":
         cfg["peaks"] = peaks_config(probe, request.jobs, ctx)
     return cfg

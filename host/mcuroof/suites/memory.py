@@ -9,9 +9,8 @@ from mcuroof.kernels.contract import unit_key, unit_parts
 from mcuroof.kernels.memory import memory_kernels
 from mcuroof.suites import compute
 from mcuroof.suites.base import Context, Suite
-from mcuroof.suites.timing import HOST_PLATFORMS, MiB, is_small, slow, timing
+from mcuroof.suites.timing import HOST_PLATFORMS, INTERPRETED_WS, MiB, for_context, is_small, slow
 
-INTERPRETED_WS = 16 * 1024
 INTERPRETED = ("bytecode", "native")
 
 
@@ -20,23 +19,23 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
     if probe.get("memoryview"):
         ems.append("c")
     types = ["b", "i"] + (["f"] if probe.get("float") else [])
-    pace = ctx.pace if ctx else None
     return {
-        **timing(probe, pace),
+        **for_context(probe, ctx),
         "emitters": ems,
         "types": types,
-        "max_ws": working_sets(probe, ems, pace),
+        "max_ws": working_sets(probe, ems, ctx is not None and slow(ctx.profile)),
         "min_n": 16,
         "isa": compute.peak_kernels(probe, ctx),
     }
 
 
-def working_sets(probe: dict, ems: list[str], pace: float | None = None) -> dict[str, int]:
-    """The largest working set each emitter's sweep goes to (its three buffers together)."""
-    if is_small(probe) and not slow(pace):
+def working_sets(probe: dict, ems: list[str], slow_board: bool = False) -> dict[str, int]:
+    """The largest working set each emitter's sweep goes to (its three buffers together); slow_board:
+    a slow emulator's (suites.timing.slow)."""
+    if is_small(probe) and not slow_board:
         return {em: probe["free"] for em in ems}
     if probe.get("platform") not in HOST_PLATFORMS:
-        # a microcontroller with a big heap, or one whose time runs slower than the host's:
+        # a microcontroller with a big heap, or a slow emulator:
         # interpreter loops there take seconds per 16 KB and show nothing new past it (rp2040js:
         # bytecode int8 copy 8.65 us an element at 1 KiB, 8.63 at 16 KiB, a call 141 ms there and
         # 1.7 s of host time); the fast movers sweep the heap

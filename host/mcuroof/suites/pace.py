@@ -1,6 +1,6 @@
 """The pace suite: a busy wait of a fixed span of the board's time between two records, run
 once after the probe. measure.pace times the two records' arrival on the host: the board's
-seconds per host second (suites.timing sizes the windows and sweeps by it)."""
+seconds per host second, a fact of the run that sizes nothing."""
 
 from __future__ import annotations
 

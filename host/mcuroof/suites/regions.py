@@ -6,7 +6,7 @@ from __future__ import annotations
 from mcuroof.kernels.contract import unit_key
 from mcuroof.kernels.regions import regions_kernels
 from mcuroof.suites.base import Context, Suite
-from mcuroof.suites.timing import HOST_PLATFORMS, is_small, timing
+from mcuroof.suites.timing import HOST_PLATFORMS, for_context, is_small
 
 # Memory-mapped flash holding the firmware, per sys.platform: (base address, bytes surely inside
 # the firmware image). Only the micro:bit (under QEMU) is tested; the others follow the parts'
@@ -38,7 +38,7 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
     ems, plat = probe.get("emitters", []), probe.get("platform")
     # each call reads per_call bytes (the region p times over): the call's own cost stays small
     cfg = {
-        **timing(probe, ctx.pace if ctx else None),
+        **for_context(probe, ctx),
         "min_bytes": 256,
         "per_call": 65536,
         "regions": [],

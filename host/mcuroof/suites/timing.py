@@ -22,27 +22,45 @@ def is_small(probe: dict) -> bool:
 # measured/predicted 1.72-2.08 over three runs, identical layers 2.4-4.1x apart; 15 trials:
 # 1.41-1.45, identical layers 2.3-2.5x (the same on a quiet machine: 1.46)
 TRIALS, HOST_TRIALS = 5, 15
-# A board whose time runs at under half the host's (pace: board seconds per host second,
-# measure.pace) is an emulator slower than its chip whose timer follows the work it emulates
-# (rp2040js: 0.035-0.29 here, by the host's load; a real board's time is real time, 1; QEMU
-# -icount's runs ahead, over 1). There the host's load does not enter the board's time: 3 trials
-# give the least and the median (rp2040js: two compute runs equal to 0.06 %; the calibration's
-# rule for emulated boards), and a window needs only 1000 ticks (the tick under 0.1 % of it),
-# whatever the pace, so runs under any load send the same kernels
-SLOW_PACE, SLOW_TRIALS = 0.5, 3
+# A board whose profile says it is a slow emulator ([run].slow_emulator: rp2040js-pico, whose
+# timer follows the Cortex-M0+ cycles it emulates at 0.035-0.52 of the chip's speed, by the
+# host's load): the host's load does not enter its time, so 3 trials give the least and the
+# median (rp2040js: two compute runs equal to 0.06 %; the calibration's rule for emulated boards),
+# and a window needs only 1000 ticks (the tick under 0.1 % of it). Decided by what the board is,
+# never by its measured pace (measure.pace): a pace threshold sized rp2040js one way at 0.349 and
+# the other at 0.520, and the two runs' float32 ceilings differed by 0.7-1.0 %
+SLOW_TRIALS = 3
+# there, interpreted memory sweeps stop at 16 KiB (suites.memory.working_sets)
+INTERPRETED_WS = 16 * 1024
 
 
-def slow(pace: float | None) -> bool:
-    return pace is not None and pace < SLOW_PACE
+def slow(profile) -> bool:
+    """Whether a board of this profile (board.profiles.Board; None: no profile) is sized as a slow
+    emulator."""
+    return profile is not None and bool(profile.run.get("slow_emulator"))
 
 
-def timing(probe: dict, pace: float | None = None) -> dict:
-    """Window per trial: long enough that the timer tick is under 0.1 % of it; on a slow board
+def timing(probe: dict, slow_board: bool = False) -> dict:
+    """Window per trial: long enough that the timer tick is under 0.1 % of it; on a slow emulator
     (slow()) 1000 ticks, and 3 trials."""
     win = 20000 if is_small(probe) else 5000
-    host = probe.get("platform") in HOST_PLATFORMS
-    trials = HOST_TRIALS if host else TRIALS
+    trials = HOST_TRIALS if probe.get("platform") in HOST_PLATFORMS else TRIALS
     least = 1000 * probe.get("tick_us", 1)
-    if slow(pace) and not host:  # a host OS's time is the host's: it measures no pace
+    if slow_board:
         win, trials = least, min(trials, SLOW_TRIALS)
     return {"win_us": max(win, least), "trials": trials}
+
+
+def for_context(probe: dict, ctx) -> dict:
+    """timing() for a suite's Context (suites.base: its profile decides slow())."""
+    return timing(probe, ctx is not None and slow(ctx.profile))
+
+
+def sizing(profile) -> str | None:
+    """What a slow emulator's run does about it, for the terminal and report.html; None elsewhere."""
+    if not slow(profile):
+        return None
+    return (
+        f"an emulator slower than its chip (profile [run].slow_emulator): {SLOW_TRIALS} trials of "
+        f"1000-tick windows, interpreted memory sweeps to {INTERPRETED_WS // 1024} KiB"
+    )

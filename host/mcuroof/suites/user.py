@@ -13,7 +13,7 @@ def kernels(cfg: dict) -> list[Kernel]:
 
 
 def config(probe: dict, ctx: Context) -> dict:
-    return {**timing.timing(probe, ctx.pace), "user_file": ctx.user_file}
+    return {**timing.for_context(probe, ctx), "user_file": ctx.user_file}
 
 
 def key(rec: dict) -> str | None:
