@@ -110,7 +110,8 @@ def layer_table(doc: dict, rows: list[dict], basis) -> Table:
         )
     t.caption = (
         "CV: where 90 % of the calibration shapes left out of their family's fit fell; "
-        "beyond: the layer's MACs, channels or working set past its family's shapes (an extrapolation)"
+        "'macs 2.7x': the layer's MACs (channels, working set) are 2.7x the most its family's shapes had "
+        "(an extrapolation)"
     )
     return t
 

@@ -248,6 +248,10 @@ def nnls(a: np.ndarray, b: np.ndarray, max_iter: int = 500) -> np.ndarray:
 CV_QUANTILE = 0.9
 # fewer held-out shapes than this give no interval: their quantile would be a guess
 CV_MIN_SHAPES = 3
+# no interval is narrower than this (log of 1.01: 1 %): a family whose held-out shapes are all
+# exact (instruction-counted time, one loop nest) still meets layers whose time is projected from
+# tiles (up to 0.7 % apart between two tile sizes) and timed to the timer's tick
+CV_FLOOR = math.log(1.01)
 # what a family's shapes span (predict.design.extent): a layer outside it is an extrapolation
 EXTENTS = ("macs", "channels", "work_bytes")
 
@@ -283,7 +287,7 @@ class Model:
         errs = [abs(e) for e in self.cv_log_errors]
         if len(errs) < CV_MIN_SHAPES:
             return None
-        return float(np.quantile(errs, CV_QUANTILE))
+        return max(CV_FLOOR, float(np.quantile(errs, CV_QUANTILE)))
 
     def interval(self, seconds: float) -> tuple[float, float] | None:
         """Where the time of a layer predicted at `seconds` lies, as CV_QUANTILE of held-out shapes did."""

@@ -13,7 +13,7 @@ from mcuroof.analysis import timing_basis
 from mcuroof.model import names as layer_names
 from mcuroof.units import duration
 
-HEADERS = ("layer", "kernel", "measured", "predicted", "interval (CV)", "error", "how")
+HEADERS = ("layer", "kernel", "measured", "predicted", "error", "CV", "how")
 
 
 def _pct(e: float | None) -> str:
@@ -31,20 +31,22 @@ def interval_text(iv, measured: float | None = None) -> str:
     """'1.2 s-1.4 s', and ' MISS' where the measured time lies outside it."""
     if not iv:
         return "-"
-    text = f"{duration(iv[0], 2)}-{duration(iv[1], 2)}"
+    text = f"{duration(iv[0])}-{duration(iv[1])}"
     if measured is not None:
         text += "" if iv[0] <= measured <= iv[1] else " MISS"
     return text
 
 
 def beyond(outside: list[str]) -> str:
-    """'beyond macs 2.7x' from cost_model.Model.outside's 'macs 512,000 > 188,188'."""
+    """'macs 2.7x' (past the most its family's shapes had) from cost_model.Model.outside's
+    'macs 512,000 > 188,188'; '0.5x' under the least."""
     out = []
     for o in outside:
         name, value, op, limit = o.split()
         v, lim = float(value.replace(",", "")), float(limit.replace(",", ""))
-        out.append(f"{name} {v / lim:.1f}x" if op == ">" else f"{name} {v / lim:.2f}x")
-    return "beyond " + ", ".join(out)
+        label = {"work_bytes": "ws"}.get(name, name)
+        out.append(f"{label} {v / lim:.1f}x" if op == ">" else f"{label} {v / lim:.2f}x")
+    return ", ".join(out)
 
 
 def how_text(status: str, family: str | None, why: str, outside: list[str]) -> str:
@@ -62,6 +64,12 @@ def how(p: dict) -> str:
                     p.get("calibrated_outside") or [])  # fmt: skip
 
 
+def _held(iv, seconds: float | None, measured: float) -> str:
+    """The interval's half-width, and 'miss' where the measured time lies outside it."""
+    text = spread(iv, seconds)
+    return text if not iv or iv[0] <= measured <= iv[1] else text + " miss"
+
+
 def _layer_points(result: dict) -> list[dict]:
     return [p for p in result.get("points") or [] if not p.get("user") and "calibrated_seconds" in p]
 
@@ -76,14 +84,15 @@ def held(pts: list[dict]) -> tuple[int, int]:
 def rows(result: dict) -> list[list[str]]:
     """Per layer (every point the calibration saw), then per whole-model row, as text cells."""
     pts = _layer_points(result)
+    one_type = len({p["dtype"] for p in pts}) == 1
     out = [
         [
             layer_names.short(p),
-            f"{p['emitter']} {p['dtype']}",
+            p["emitter"] if one_type else f"{p['emitter']} {p['dtype']}",
             duration(p["seconds"]),
             duration(p["calibrated_seconds"]),
-            interval_text(p.get("calibrated_interval"), p["seconds"]),
             _pct(p.get("calibrated_error")),
+            _held(p.get("calibrated_interval"), p["calibrated_seconds"], p["seconds"]),
             how(p),
         ]
         for p in sorted(pts, key=lambda p: (p["index"], p["dtype"], p["emitter"]))
@@ -105,8 +114,8 @@ def rows(result: dict) -> list[list[str]]:
                 f"{r['emitter']} {r['dtype']}",
                 duration(r["measured_seconds"]),
                 duration(r.get("calibrated_seconds")),
-                interval_text(r.get("calibrated_interval"), r["measured_seconds"]),
                 _pct(r.get("calibrated_error")),
+                _held(r.get("calibrated_interval"), r.get("calibrated_seconds"), r["measured_seconds"]),
                 spread,
             ]
         )
@@ -117,7 +126,9 @@ def title(result: dict) -> str:
     basis = timing_basis.of(result.get("board", {}))
     return (
         "Predicted from the board's calibration alone (no layer of the model measured) against measured; "
-        f"intervals hold 90 % of the calibration shapes left out of their family's fit; {basis.sentence}"
+        "CV: where 90 % of the calibration shapes left out of their family's fit fell ('miss': the "
+        "measured time lies outside); 'macs 2.1x': the layer's MACs (channels, working set) are 2.1x "
+        f"the most its family's shapes had, an extrapolation; {basis.sentence}"
     )
 
 
@@ -127,7 +138,7 @@ def terminal_table(result: dict) -> Table | None:
         return None
     t = Table(title=title(result), title_justify="left")
     for h in HEADERS:
-        t.add_column(h, justify="right" if h in ("measured", "predicted", "error") else "left")
+        t.add_column(h, justify="right" if h in ("measured", "predicted", "error", "CV") else "left")
     for r in body:
         t.add_row(*r, style="bold" if r[0] == "whole model" else None)
     return t
