@@ -13,7 +13,7 @@ NODE_PACKAGES := nodejs npm
 # the report.html tests load it in a real browser: tests only
 BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: setup sysdeps armdeps nodedeps browserdeps demo test lint mutate mutmut clean
+.PHONY: setup sysdeps armdeps nodedeps browserdeps demo test lint mutate mutmut zoo clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -76,6 +76,10 @@ mutate: $(VENV)/.installed
 mutmut: $(VENV)/.installed
 	$(PY) -m pip install -q -e '.[mutation]'
 	$(PY) tools/mutation_score.py --survivors
+
+# the held-out networks of models/zoo (docs/zoo.md): written again, byte for byte
+zoo: $(VENV)/.installed
+	$(PY) tools/make_zoo.py
 
 clean:
 	rm -rf $(VENV) out build *.egg-info
