@@ -73,3 +73,19 @@ def test_quantisation_as_tflite_micro_models_carry_it():
         1,
         [-1, 32, 32, 3],
     )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_tflite_interpreter_runs_each_file(name):
+    """TFLite's own interpreter (ai-edge-litert, not a dependency: skipped without it) loads the
+    file, runs it on an int8 input, and the int8 softmax at the end sums to about 1."""
+    litert = pytest.importorskip("ai_edge_litert.interpreter")
+    import numpy as np
+
+    it = litert.Interpreter(model_path=str(_path(name)))
+    it.allocate_tensors()
+    inp, out = it.get_input_details()[0], it.get_output_details()[0]
+    it.set_tensor(inp["index"], np.random.default_rng(0).integers(-128, 128, inp["shape"], dtype=np.int8))
+    it.invoke()
+    scale, zero = out["quantization"]
+    assert abs(((it.get_tensor(out["index"]).astype(np.float64) - zero) * scale).sum() - 1) < 0.05
