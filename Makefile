@@ -18,7 +18,7 @@ NODE_PACKAGES := nodejs npm
 # the report.html tests load it in a real browser: tests only
 BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: setup sysdeps farmdeps armdeps rvdeps nodedeps browserdeps demo test lint mutate mutmut clean
+.PHONY: setup sysdeps farmdeps armdeps rvdeps nodedeps browserdeps demo test lint mutate mutmut zoo clean
 
 # the tool alone (what a user needs for `make demo`); the tests add their extras below
 $(VENV)/.installed: pyproject.toml
@@ -104,6 +104,10 @@ mutate: $(VENV)/.test-installed
 mutmut: $(VENV)/.test-installed
 	$(PY) -m pip install -q -e '.[mutation]'
 	$(PY) tools/mutation_score.py --survivors
+
+# the held-out networks of models/zoo (docs/zoo.md): written again, byte for byte
+zoo: $(VENV)/.installed
+	$(PY) tools/make_zoo.py
 
 clean:
 	rm -rf $(VENV) out build *.egg-info
