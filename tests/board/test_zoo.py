@@ -5,12 +5,12 @@ left out, and they are named."""
 import pytest
 
 from conftest import ROOT
-from mcuroof.kernels.ops import reference
+from mcuroof.kernels.ops import layer_plan, reference
 from mcuroof.links.unix import UnixLink
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
 from mcuroof.model.load import load_network
-from mcuroof.suites import layer_plan, registry
+from mcuroof.suites import registry
 
 ZOO = sorted((ROOT / "models" / "zoo").glob("*.tflite"))
 EMITTERS = ["bytecode", "native", "viper"]
