@@ -282,3 +282,38 @@ def test_predict_json_carries_intervals_and_coverage(results_file, capsys):
     assert w["coverage"]["of_layers"] == len(builtin_network("kws-dscnn").layers)
     lo, hi = w["interval"]
     assert lo <= w["seconds"] <= hi
+
+
+def test_one_model_on_many_boards_is_one_table(results_file, tmp_path, capsys):
+    other = json.loads(results_file.read_text())
+    other["board"]["name"] = "qemu-m3-twin"
+    twin = tmp_path / "twin.json"
+    twin.write_text(json.dumps(other))
+    argv = ["predict", "kws-dscnn", "--roofs", str(results_file), str(twin), "--board", "pico2", "--json"]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["board"] for r in rows} == {"qemu-m3", "qemu-m3-twin", "pico2"}
+    assert all(set(r) >= {"board", "emitter", "dtype", "seconds", "unit", "fits", "best"} for r in rows)
+    bound = [r for r in rows if r["board"] == "pico2"]
+    assert [r["kind"] for r in bound] == ["bound"] and not bound[0]["best"] and "150 MHz" in bound[0]["unit"]
+    # the twins' times compare (both QEMU instruction time): one best among their predictions
+    assert sum(r["best"] for r in rows) == 1
+    assert main(argv[:-1]) == 0
+    out = capsys.readouterr().out
+    assert "a bound, not a prediction" in out and "never across" in out
+    assert main(["predict", "kws-dscnn", "--board", "nosuchboard"]) == 2
+    assert "no such board profile" in capsys.readouterr().err
+
+
+def test_the_roofline_bound_by_hand():
+    from mcuroof.predict import bound
+
+    net = builtin_network("ad-autoencoder")
+    dense = net.layers[0]  # 640 -> 128: 81,920 MACs
+    one = dataclasses.replace(net, layers=(dense,))
+    roofs = [{"kind": "compute", "dtype": "int8", "macs_per_s": 1e6}, {"kind": "memory", "bytes_per_s": 1e9}]
+    assert bound.roofline_seconds(one, "int8", roofs) == pytest.approx(81920 / 1e6)  # compute-bound
+    slow_memory = [roofs[0], {"kind": "memory", "bytes_per_s": 1e3}]
+    # 640 + 128 activations, 81,920 int8 weights, 128 int32 biases: 83,200 bytes
+    assert bound.roofline_seconds(one, "int8", slow_memory) == pytest.approx(83200 / 1e3)
+    assert bound.roofline_seconds(one, "float32", roofs) is None  # no float32 ceiling

@@ -1,6 +1,10 @@
 """`mcuroof predict MODEL... --roofs RESULTS [--emitter E] [--dtype T] [--json]`: each model's
 latency on the board RESULTS characterises, from its calibration (predict.predictor); no board
-needed, and no measured layer read (a results.json without points predicts the same)."""
+needed, and no measured layer read (a results.json without points predicts the same).
+
+With several --roofs, or --board NAME (a profile: a board not characterised, not owned yet),
+one table per model of board x kernel: each characterised board's prediction, each profile's
+roofline bound, and the best among the rows whose times compare (report.choice)."""
 
 from __future__ import annotations
 
@@ -10,12 +14,13 @@ from pathlib import Path
 from rich.table import Table
 
 from mcuroof.analysis import fit, timing_basis
+from mcuroof.board import profiles as boards
 from mcuroof.errors import UserError
 from mcuroof.kernels.ops import dispatch
 from mcuroof.model import names as layer_names
 from mcuroof.model.load import load_network
-from mcuroof.predict import predictor
-from mcuroof.report import calibrated, terminal
+from mcuroof.predict import bound, predictor
+from mcuroof.report import calibrated, choice, terminal
 from mcuroof.results import document as results
 from mcuroof.suites import layers
 from mcuroof.suites.layers import parse_list
@@ -24,19 +29,35 @@ from mcuroof.units import duration
 
 def configure(p) -> None:
     p.add_argument("models", nargs="+", metavar="MODEL", help="a .tflite file or a built-in network, one or more")
-    p.add_argument("--roofs", type=Path, required=True, metavar="RESULTS", help="a results.json of the board")
+    p.add_argument(
+        "--roofs", type=Path, nargs="+", metavar="RESULTS", help="results.json of the board (several: one table)"
+    )
+    p.add_argument("--board", help="boards by profile alone, not characterised: their roofline bound (comma-separated)")
     p.add_argument("--emitter", help="only these emitters (comma-separated; default every one the board has)")
     p.add_argument("--dtype", help="element types: int8,float32 (default: each model's own)")
     p.add_argument("--json", action="store_true", help="print one JSON document per model (a list for several)")
 
 
 def run(args) -> int:
-    data = results.load(args.roofs)
+    if not args.roofs and not args.board:
+        raise UserError("give --roofs RESULTS (a characterised board) or --board NAME (a board's profile)")
+    if len(args.roofs or []) == 1 and not args.board:
+        return _one(args, args.roofs[0])
+    return _many(args)
+
+
+def _predictor(path: Path, data: dict):
     bd = predictor.board(data)
     if bd is None:
-        raise UserError(f"--roofs {args.roofs}: no calibration in it (run mcuroof run with the calibration suite)")
+        raise UserError(f"--roofs {path}: no calibration in it (run mcuroof run with the calibration suite)")
     if not bd.models:
-        raise UserError(f"--roofs {args.roofs}: its calibration fitted no layer-kernel family (heap or emitters)")
+        raise UserError(f"--roofs {path}: its calibration fitted no layer-kernel family (heap or emitters)")
+    return bd
+
+
+def _one(args, path: Path) -> int:
+    data = results.load(path)
+    bd = _predictor(path, data)
     emitters = parse_list(args.emitter, layers.EMITTERS, "--emitter")
     bad = [e for e in emitters or [] if e not in bd.emitters]
     if bad:
@@ -46,7 +67,7 @@ def run(args) -> int:
     dtypes = [chosen or [layers.model_dtype(net)] for net in nets]
     for dtype in sorted({d for ds in dtypes for d in ds}):
         if not predictor.calibrated(bd, dtype, emitters):
-            raise UserError(f"--roofs {args.roofs}: no {dtype} prediction ({_why_not(bd, dtype, emitters)})")
+            raise UserError(f"--roofs {path}: no {dtype} prediction ({_why_not(bd, dtype, emitters)})")
     preds = [predictor.network(bd, net, ds, emitters) for net, ds in zip(nets, dtypes)]
     docs = [document(bd, data, net, pred) for net, pred in zip(nets, preds)]
     if args.json:
@@ -58,6 +79,93 @@ def run(args) -> int:
         terminal.show(con, layer_table(docs[0], preds[0]["layers"], basis))
     terminal.show(con, model_table(docs, basis))
     return 0
+
+
+def _many(args) -> int:
+    """One table per model: every --roofs board's prediction per kernel, every --board's bound."""
+    emitters = parse_list(args.emitter, layers.EMITTERS, "--emitter")
+    chosen = parse_list(args.dtype, predictor.DTYPES, "--dtype")
+    nets = [load_network(m) for m in args.models]
+    rows = []
+    for path in args.roofs or []:
+        data = results.load(path)
+        rows += _predicted_rows(_predictor(path, data), data, nets, chosen, emitters)
+    for name in [b.strip() for b in (args.board or "").split(",") if b.strip()]:
+        rows += _bound_rows(name, nets, chosen)
+    choice.mark_best(rows)
+    if args.json:
+        keys = ("model", "board", "emitter", "dtype", "seconds", "unit", "fits", "fit", "best", "kind")
+        print(json.dumps([{k: r[k] for k in keys} for r in rows], indent=2))
+        return 0
+    con = terminal.console()
+    for net in nets:
+        terminal.show(con, choice.table(net.name, [r for r in rows if r["model"] == net.name]))
+    return 0
+
+
+def _predicted_rows(bd, data: dict, nets, chosen, emitters) -> list[dict]:
+    basis = timing_basis.of(data.get("board", {}))
+    ems = [e for e in emitters or bd.emitters if e in bd.emitters]
+    rows = []
+    for net in nets:
+        dtypes = [d for d in chosen or [layers.model_dtype(net)] if predictor.calibrated(bd, d, ems)]
+        doc = document(bd, data, net, predictor.network(bd, net, dtypes, ems))
+        verdict = fit.verdict(net, fit.budget(layers.profile(data.get("board", {})), bd.free_heap))
+        for w in doc["whole_model"]:
+            rows.append(
+                {
+                    "model": net.name,
+                    "board": bd.name,
+                    "emitter": w["emitter"],
+                    "dtype": w["dtype"],
+                    "kernel": f"{w['emitter']} {w['dtype']}",
+                    "seconds": w["seconds"],
+                    "unit": basis.label,
+                    "scale": choice.scale(basis, bd.name),
+                    "fits": verdict.fits,
+                    "fit": verdict.text(),
+                    "kind": "prediction",
+                    "complete": w["coverage"]["macs_share"] > 0.999,
+                }
+            )
+    return rows
+
+
+def _bound_rows(name: str, nets, chosen) -> list[dict]:
+    prof = boards.find(name)
+    if prof is None:
+        raise UserError(f"--board {name}: no such board profile (mcuroof boards lists them)")
+    roofs = boards.theoretical_roofs(prof)
+    clock = boards.roof_clock_hz(prof, None, None)
+    scale = "real time (cycles at each board's clock)"
+    unit = f"cycles at {clock / 1e6:g} MHz (the profile's theory)" if clock else "no theoretical roofs in the profile"
+    if prof.connect == "qemu":  # an emulated board's theory is per instruction
+        shift = prof.run["icount_shift"]
+        unit, scale = (
+            f"instructions (the profile's theory, QEMU shift={shift})",
+            f"QEMU instruction time (shift {shift})",
+        )
+    rows = []
+    for net in nets:
+        verdict = fit.verdict(net, fit.budget(prof))
+        for dtype in chosen or [layers.model_dtype(net)]:
+            rows.append(
+                {
+                    "model": net.name,
+                    "board": name,
+                    "emitter": None,
+                    "dtype": dtype,
+                    "kernel": f"roofline bound {dtype}",
+                    "seconds": bound.roofline_seconds(net, dtype, roofs),
+                    "unit": unit,
+                    "scale": scale,
+                    "fits": verdict.fits,
+                    "fit": verdict.text(),
+                    "kind": "bound",
+                    "complete": True,
+                }
+            )
+    return rows
 
 
 def _why_not(bd, dtype: str, emitters: list[str] | None) -> str:
