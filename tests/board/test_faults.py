@@ -118,8 +118,10 @@ def memory_error_counts(out: Path) -> tuple[int, int]:
 
 
 def assert_same_roofs(clean: Path, out: Path, keys=None) -> None:
+    """The same roofs (all of them, or `keys`: a run that changed some kernels' loops names those
+    ceilings by their other unroll) to 1 %."""
     a, b = measured(clean), measured(out)
-    assert a.keys() == b.keys()
+    assert a.keys() == b.keys() if keys is None else set(keys) <= b.keys()
     for k in keys or a:
         assert b[k] == pytest.approx(a[k], rel=0.01), k
 

@@ -443,7 +443,7 @@ def conv_source(job) -> str:
             bne_w(CE)
             sub(r{cr},1)
             bgt_w(CH)
-            b(CE)
+            ble_w(CE)  # always taken (bgt was not): B's 16-bit form reached 2 KB, short of a long pass
             label(ONE)
         """)
         + mac(True)
