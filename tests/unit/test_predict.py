@@ -317,3 +317,12 @@ def test_the_roofline_bound_by_hand():
     # 640 + 128 activations, 81,920 int8 weights, 128 int32 biases: 83,200 bytes
     assert bound.roofline_seconds(one, "int8", slow_memory) == pytest.approx(83200 / 1e3)
     assert bound.roofline_seconds(one, "float32", roofs) is None  # no float32 ceiling
+
+
+def test_an_npu_estimate_is_a_row_never_compared(results_file, capsys):
+    pytest.importorskip("ethosu.vela")
+    assert main(["predict", "kws-dscnn", "--roofs", str(results_file), "--npu", "ethos-u55-128", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    npu = [r for r in rows if r["kind"] == "estimate"]
+    assert len(npu) == 1 and "estimated by Vela, not measured" in npu[0]["unit"] and not npu[0]["best"]
+    assert npu[0]["seconds"] > 0 and sum(r["best"] for r in rows) == 1  # the QEMU rows' best only

@@ -33,15 +33,19 @@ def configure(p) -> None:
         "--roofs", type=Path, nargs="+", metavar="RESULTS", help="results.json of the board (several: one table)"
     )
     p.add_argument("--board", help="boards by profile alone, not characterised: their roofline bound (comma-separated)")
+    p.add_argument(
+        "--npu",
+        help="Ethos-U configurations (e.g. ethos-u55-128): Vela's estimate as a row (pip install 'mcuroof[npu]')",
+    )
     p.add_argument("--emitter", help="only these emitters (comma-separated; default every one the board has)")
     p.add_argument("--dtype", help="element types: int8,float32 (default: each model's own)")
     p.add_argument("--json", action="store_true", help="print one JSON document per model (a list for several)")
 
 
 def run(args) -> int:
-    if not args.roofs and not args.board:
+    if not args.roofs and not args.board and not args.npu:
         raise UserError("give --roofs RESULTS (a characterised board) or --board NAME (a board's profile)")
-    if len(args.roofs or []) == 1 and not args.board:
+    if len(args.roofs or []) == 1 and not args.board and not args.npu:
         return _one(args, args.roofs[0])
     return _many(args)
 
@@ -92,6 +96,8 @@ def _many(args) -> int:
         rows += _predicted_rows(_predictor(path, data), data, nets, chosen, emitters)
     for name in [b.strip() for b in (args.board or "").split(",") if b.strip()]:
         rows += _bound_rows(name, nets, chosen)
+    for config in [c.strip() for c in (args.npu or "").split(",") if c.strip()]:
+        rows += _npu_rows(config, args.models, nets)
     choice.mark_best(rows)
     if args.json:
         keys = ("model", "board", "emitter", "dtype", "seconds", "unit", "fits", "fit", "best", "kind")
@@ -163,6 +169,44 @@ def _bound_rows(name: str, nets, chosen) -> list[dict]:
                     "fit": verdict.text(),
                     "kind": "bound",
                     "complete": True,
+                }
+            )
+    return rows
+
+
+def _npu_rows(config: str, specs: list[str], nets) -> list[dict]:
+    """Vela's estimate of each model on an Ethos-U configuration (its system: commands.npu's default),
+    a row never compared with a measured scale: no NPU runs here."""
+    import tempfile
+
+    from mcuroof.commands import npu as npu_command
+    from mcuroof.npu import roofline, vela
+
+    vela.require()
+    if config not in vela.CONFIGS:
+        raise UserError(f"--npu {config}: not an Ethos-U55/U65 configuration ({', '.join(vela.CONFIGS)})")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="mcuroof-npu-") as tmp:
+        for spec, net in zip(specs, nets):
+            path, macs, _, dtype = npu_command._model(spec, Path(tmp))
+            est = vela.compile_model(path, config, npu_command.DEFAULT_SYSTEM, None, Path(tmp) / "vela")
+            cpu_ops = roofline.cpu_operators(est, macs)
+            whole = roofline.whole_model(est, cpu_ops, None)
+            rows.append(
+                {
+                    "model": net.name,
+                    "board": f"{config} ({npu_command.DEFAULT_SYSTEM})",
+                    "emitter": None,
+                    "dtype": dtype or "int8",
+                    "kernel": "NPU (Vela)",
+                    "seconds": whole["seconds"],
+                    "unit": f"NPU cycles at {est.summary.clock_hz / 1e6:g} MHz, estimated by Vela, not measured"
+                    + (f"; {len(cpu_ops)} operators on the CPU, not timed" if cpu_ops else ""),
+                    "scale": "Vela's estimate",
+                    "fits": None,
+                    "fit": "fit unknown: Vela places the tensors in the system's memories",
+                    "kind": "estimate",
+                    "complete": not cpu_ops,
                 }
             )
     return rows

@@ -1,7 +1,7 @@
 """One model on many boards: a table of board x kernel with each row's time, what its time counts,
 the fit and the best row among those whose times compare (report for `mcuroof predict --roofs A B
-...`). QEMU's instruction time, real (or cycle-modelled) time and a host's time are three scales
-that never compare; a theoretical bound is never 'best'."""
+...`). QEMU's instruction time, real (or cycle-modelled) time, a host's time and Vela's NPU
+estimate are scales that never compare; a theoretical bound or an estimate is never 'best'."""
 
 from __future__ import annotations
 
