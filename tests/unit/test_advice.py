@@ -3,6 +3,8 @@ on boards that lack it (constructed points and roofs; the profiles' declared fea
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from mcuroof.analysis import advice
@@ -307,3 +309,17 @@ def test_qemu_no_cache_advice_says_qemu_models_none():
     text = advice.advise(mem, FLAT, qemu)[1]
     assert "no cache here: QEMU models none (the real core may have one)" in text
     assert "QEMU" not in advice.advise(mem, FLAT, M4)[1]
+
+
+def test_under_qemu_the_advice_counts_instructions_not_speed():
+    """-icount time counts instructions: a ratio of two is fewer instructions, never 'faster'."""
+    qemu = dataclasses.replace(M0, emulated=True)
+    slow, fast = pt(2.0), pt(1.2, emitter="asm_thumb", seconds=0.25)
+    text = advice.advise(slow, FLAT, qemu, [slow, fast])[1]
+    assert "asm_thumb ran this layer in 40x fewer instructions here" in text and "faster" not in text
+    text = advice.advise(pt(1.1, dtype="float32"), FLAT, qemu)[1]
+    assert "int8 takes 3.33x fewer instructions a MAC than float32" in text and "faster" not in text
+    roofs = [ceiling("viper", "int8", 0.63e6), ceiling("viper", "int16", 1.06e6)]
+    m3 = advice.Features(frozenset(), ("bytecode", "native", "viper", "asm_thumb"), emulated=True)
+    text = advice.advise(pt(1.2, emitter="viper"), roofs, m3)[1]
+    assert "int16 takes 1.7x fewer instructions a MAC" in text and "saves memory, not instructions" in text

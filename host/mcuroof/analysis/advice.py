@@ -183,7 +183,7 @@ def advise(p: dict, roofs: list[dict], feats: Features, peers: list[dict] = ()) 
     if k in ("above", "nomac"):
         return k, text
     p = view
-    steps = [_peer_step(p, peers) or _emitter_step(p, roofs, feats)]
+    steps = [_peer_step(p, peers, feats) or _emitter_step(p, roofs, feats)]
     if k in ("compute", "below"):
         steps += _type_steps(p, roofs, feats)
     steps += _place_steps(p, k, roofs, feats)
@@ -197,8 +197,9 @@ def advise_all(points: list[dict], roofs: list[dict], feats: Features) -> None:
         p["advice_kind"], p["advice"] = advise(p, roofs, feats, points)
 
 
-def _peer_step(p: dict, peers: list[dict]) -> str | None:
-    """The emitter that ran this very layer fastest at the same type here, if it beat this one."""
+def _peer_step(p: dict, peers: list[dict], feats: Features | None = None) -> str | None:
+    """The emitter that ran this very layer fastest at the same type here, if it beat this one
+    (under QEMU in fewer instructions: no speed word for an instruction count)."""
     same = [
         q
         for q in peers
@@ -212,7 +213,10 @@ def _peer_step(p: dict, peers: list[dict]) -> str | None:
     best = min(same, key=lambda q: q["seconds"], default=None)
     if not best or p["seconds"] < FASTER * best["seconds"]:
         return None
-    return f"{best['emitter']} ran this layer {p['seconds'] / best['seconds']:.3g}x faster here"
+    ratio = p["seconds"] / best["seconds"]
+    if feats is not None and feats.emulated:
+        return f"{best['emitter']} ran this layer in {ratio:.3g}x fewer instructions here"
+    return f"{best['emitter']} ran this layer {ratio:.3g}x faster here"
 
 
 def _ceilings(roofs: list[dict]) -> dict[tuple[str, str], float]:
@@ -253,10 +257,16 @@ def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
         i8 = ceil.get((em, "int8"))
         if own and i8 and i8 >= FASTER * own:
             why = " (no FPU: floats are software routines)" if feats.has("fpu") is False else ""
-            steps.append(f"int8 runs {i8 / own:.3g}x faster than float32 with {em} here{why}: quantize it")
+            runs = (
+                f"takes {i8 / own:.3g}x fewer instructions a MAC" if feats.emulated else f"runs {i8 / own:.3g}x faster"
+            )
+            steps.append(f"int8 {runs} than float32 with {em} here{why}: quantize it")
         elif own and i8:
             steps.append(
                 f"int8 is no faster than float32 with {em} here ({i8 / own:.2g}x): quantizing saves memory, not time"
+                if not feats.emulated
+                else f"int8 takes as many instructions a MAC as float32 with {em} here ({i8 / own:.2g}x): "
+                "quantizing saves memory, not instructions"
             )
     elif dt in ("int8", "int16"):
         simd = feats.simd()
@@ -271,19 +281,23 @@ def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
         elif own and wider and wider * FASTER > own and not any(feats.has(f) for f in ASSEMBLERS):
             other = "int16" if dt == "int8" else "int32"
             no = "has no SIMD" if feats.names is not None else "reaches no SIMD here"
+            cost = "instructions" if feats.emulated else "time"
             steps.append(
-                f"{dt} on this core {no}: {other} is {_as_fast(wider / own, em, dt)}, so {dt} saves memory, not time"
+                f"{dt} on this core {no}: {other} {'takes' if feats.emulated else 'is'} "
+                f"{_as_fast(wider / own, em, dt, feats.emulated)}, "
+                f"so {dt} saves memory, not {cost}"
             )
     return steps
 
 
-def _as_fast(ratio: float, em: str, dt: str) -> str:
+def _as_fast(ratio: float, em: str, dt: str, emulated: bool = False) -> str:
     """A wider type's ceiling against this one's: "as fast (1x)", or faster where it is (qemu-m3's
-    viper int16 ceiling is 1.7x its int8 one: viper sign-extends each int8 it loads)."""
+    viper int16 ceiling is 1.7x its int8 one: viper sign-extends each int8 it loads); under QEMU
+    in instructions a MAC, not speed."""
     if ratio < FASTER:
-        return f"as fast ({ratio:.2g}x)"
+        return f"as many instructions a MAC ({ratio:.2g}x)" if emulated else f"as fast ({ratio:.2g}x)"
     why = f" ({em} sign-extends each int8 it loads)" if em == "viper" and dt == "int8" else ""
-    return f"{ratio:.2g}x faster{why}"
+    return f"{ratio:.2g}x fewer instructions a MAC{why}" if emulated else f"{ratio:.2g}x faster{why}"
 
 
 def _dsp_kernel(p: dict) -> bool:
