@@ -323,3 +323,12 @@ def test_under_qemu_the_advice_counts_instructions_not_speed():
     m3 = advice.Features(frozenset(), ("bytecode", "native", "viper", "asm_thumb"), emulated=True)
     text = advice.advise(pt(1.2, emitter="viper"), roofs, m3)[1]
     assert "int16 takes 1.7x fewer instructions a MAC" in text and "saves memory, not instructions" in text
+
+
+def test_an_emulator_with_flat_memory_gets_no_weights_placement_advice():
+    flat = dataclasses.replace(M0, emulated=True, flat_memory=True)
+    mem = pt(2.0, bound="memory")
+    text = advice.advise(mem, FLAT + [region("flash", 26e6), region("SRAM", 26e6)], flat)[1]
+    assert "flash reads as fast as SRAM" not in text and "where weights live is a real board's question" in text
+    pico = advice.board_features({"name": "rp2040js-pico", "limits": ["memory is idealised: flash and SRAM ..."]})
+    assert pico.flat_memory and not pico.emulated

@@ -102,6 +102,7 @@ class Features:
     emitters: tuple[str, ...]
     known: frozenset[str] | None = None  # the names `names` speaks for (None: all of them)
     emulated: bool = False  # QEMU: no cache because QEMU models none, whatever the real core has
+    flat_memory: bool = False  # an emulator whose memories read alike (QEMU; rp2040js: no wait states)
 
     def has(self, name: str) -> bool | None:
         if self.names is None or (self.known is not None and name not in self.known):
@@ -131,6 +132,8 @@ def board_features(board: dict) -> Features:
         tuple(board.get("emitters") or ()),
         frozenset(known) if known is not None else None,
         timing_basis.of(board).kind == timing_basis.INSTRUCTIONS,
+        timing_basis.of(board).kind == timing_basis.INSTRUCTIONS
+        or any("memory is idealised" in limit for limit in board.get("limits") or []),
     )
 
 
@@ -360,7 +363,7 @@ def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[st
             )
         elif cache is False:
             steps.append(f"no cache here, so tiling does not help: move fewer bytes ({_fewer_bytes(p)})")
-        steps += _region_step(roofs)
+        steps += _region_step(roofs, feats)
     if k == "software" and p["bound"] == "memory":
         steps.append("fuse it with its neighbours")  # bytes a fused layer does not move again
     return steps
@@ -376,8 +379,9 @@ def _fewer_bytes(p: dict) -> str:
     return "fuse layers" + ("" if p["dtype"] == "int8" else ", keep activations int8")
 
 
-def _region_step(roofs: list[dict]) -> list[str]:
-    """Where weights read faster, from the regions suite's flash and SRAM read roofs."""
+def _region_step(roofs: list[dict], feats: Features | None = None) -> list[str]:
+    """Where weights read faster, from the regions suite's flash and SRAM read roofs; nothing of
+    the kind on an emulator whose memories read alike (its flash has no wait states)."""
     reads = {
         r["region"]: r["bytes_per_s"]
         for r in roofs
@@ -385,6 +389,10 @@ def _region_step(roofs: list[dict]) -> list[str]:
     }
     if len(reads) < 2:
         return []
+    if feats is not None and feats.flat_memory:
+        return [
+            "this emulator reads flash as it reads SRAM (no wait states): where weights live is a real board's question"
+        ]
     ratio = reads["SRAM"] / reads["flash"]
     if ratio >= FASTER:
         return [f"SRAM reads {ratio:.3g}x faster than flash here: keep the weights in RAM"]
