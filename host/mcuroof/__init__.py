@@ -1,13 +1,15 @@
 """mcuroof: empirical roofline toolkit for microcontrollers running MicroPython."""
 
-from mcuroof.version import __version__
-
 __all__ = ["__version__"]
 
 _API = ("load", "run", "plot_compare", "Results", "Roof", "Point", "Sweep")
 
 
-def __getattr__(name):  # the notebook API, imported on first use (the CLI does not pay for it)
+def __getattr__(name):  # the notebook API and the version, on first use (the CLI does not pay for them)
+    if name == "__version__":
+        from mcuroof import version
+
+        return version.__version__
     if name in _API:
         from mcuroof import api
 

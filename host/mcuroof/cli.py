@@ -7,7 +7,6 @@ import importlib
 import sys
 
 from mcuroof.errors import UserError
-from mcuroof.version import __version__
 
 # subcommand -> (module under mcuroof, one-line help)
 COMMANDS = {
@@ -34,11 +33,20 @@ class Parser(argparse.ArgumentParser):
         raise UserError(f"{where + ': ' if where else ''}{message} (see {self.prog} --help)")
 
 
+class _Version(argparse.Action):
+    """--version, its git describe run only when asked (mcuroof.version)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from mcuroof import version
+
+        parser.exit(message=f"mcuroof {version.__version__}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser: options and the command names only, so that `mcuroof --help`
     imports no command module (matplotlib, numpy); the rest of the line is the command's."""
     parser = Parser(prog="mcuroof", description="Empirical roofline toolkit for MicroPython boards.")
-    parser.add_argument("--version", action="version", version=f"mcuroof {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in COMMANDS.items():

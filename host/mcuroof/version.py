@@ -33,4 +33,10 @@ def version(repo: Path = _REPO) -> str:
     return f"{RELEASE}+g{c}" if c else RELEASE
 
 
-__version__ = version()
+def __getattr__(name: str) -> str:
+    """__version__, worked out on first use: `git describe` costs ~12 ms, which no command that
+    writes no result (`mcuroof --help`, `boards`) should pay at start-up."""
+    if name == "__version__":
+        globals()["__version__"] = value = version()
+        return value
+    raise AttributeError(f"module 'mcuroof.version' has no attribute {name!r}")
