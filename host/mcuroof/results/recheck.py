@@ -1,11 +1,13 @@
 """Loaded results are checked, not trusted: each point's rates are derived again from its stored
 work and time, and its place under its roofs (roof, headroom, above-roof flag) from the roofs it
 names. A rate that disagrees with its work and time is one line naming the field (exit 2); a
-point above its roof is marked whoever wrote the file. Pure computation."""
+point above its roof is marked whoever wrote the file. The layers' advice is derived again by
+today's analysis (a file written by an older mcuroof kept its older wording). Pure computation."""
 
 from __future__ import annotations
 
 from mcuroof.analysis import advice as advice_mod
+from mcuroof.analysis import points as points_mod
 from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.errors import UserError
 
@@ -18,6 +20,11 @@ def recheck(data: dict) -> dict:
     for i, p in enumerate(data.get("points") or []):
         _rates(p, f"points[{i}]")
         _place(p, roofs)
+    layers = [p for p in data.get("points") or [] if not p.get("user") and not p.get("above_roof") and "advice" in p]
+    if layers:
+        advice_mod.advise_all(layers, roofs, advice_mod.board_features(data.get("board") or {}))
+        for p in layers:  # as suites.layers does after advise_all
+            points_mod.amortize_note(p)
     checks = data.get("checks")
     if isinstance(checks, dict) and "points_above_roof" in checks:
         checks["points_above_roof"] = sum(bool(p.get("above_roof")) for p in data.get("points") or [])
