@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import shutil
 
-import flatbuffers
 import numpy as np
 import pytest
 import tflite
@@ -13,7 +12,7 @@ import tflite
 from mcuroof.kernels.ops import layer_plan, reference
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
-from mcuroof.model import builtins
+from mcuroof.model import builtins, tflite_writer
 from mcuroof.model.network import Layer
 from mcuroof.suites import registry
 
@@ -23,10 +22,6 @@ T = tflite.TensorType
 
 
 OP = tflite.BuiltinOperator
-
-
-def _ivec(b, values):
-    return b.CreateNumpyVector(np.array(values, dtype=np.int32))
 
 
 def _conv_opts(b, stride=1, pad=tflite.Padding.VALID, act=tflite.ActivationFunctionType.RELU):
@@ -54,83 +49,17 @@ def _fc_opts(b):
     return tflite.BuiltinOptions.FullyConnectedOptions, tflite.FullyConnectedOptionsEnd(b)
 
 
-def _opcode(b, code):
-    custom = b.CreateString(code) if isinstance(code, str) else None
-    builtin = OP.CUSTOM if custom else code
-    tflite.OperatorCodeStart(b)
-    tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(builtin, 127))  # newer schema: 127 = see BuiltinCode
-    tflite.OperatorCodeAddBuiltinCode(b, builtin)
-    tflite.OperatorCodeAddVersion(b, 1)
-    if custom:
-        tflite.OperatorCodeAddCustomCode(b, custom)
-    return tflite.OperatorCodeEnd(b)
-
-
-def _buffer(b, data):
-    vec = b.CreateByteVector(data) if data else None
-    tflite.BufferStart(b)
-    if vec:
-        tflite.BufferAddData(b, vec)
-    return tflite.BufferEnd(b)
-
-
-def _tensor(b, i, shape, ttype, buf):
-    name, shp = b.CreateString(f"t{i}"), _ivec(b, shape)
-    tflite.TensorStart(b)
-    tflite.TensorAddShape(b, shp)
-    tflite.TensorAddType(b, ttype)
-    tflite.TensorAddBuffer(b, buf)
-    tflite.TensorAddName(b, name)
-    return tflite.TensorEnd(b)
-
-
-def _operator(b, opcode_index, ins, outs, options):
-    iv, ov = _ivec(b, ins), _ivec(b, outs)
-    kind, table = options(b) if options else (0, None)
-    tflite.OperatorStart(b)
-    tflite.OperatorAddOpcodeIndex(b, opcode_index)
-    tflite.OperatorAddInputs(b, iv)
-    tflite.OperatorAddOutputs(b, ov)
-    if table is not None:
-        tflite.OperatorAddBuiltinOptionsType(b, kind)
-        tflite.OperatorAddBuiltinOptions(b, table)
-    return tflite.OperatorEnd(b)
-
-
-def _vector(b, items):
-    b.StartVector(4, len(items), 4)
-    for item in reversed(items):
-        b.PrependUOffsetTRelative(item)
-    return b.EndVector()
-
-
 def build_tflite(tensors, ops, inputs, outputs) -> bytes:
-    """tensors: (shape, TensorType, const?); ops: (builtin code or custom name, ins, outs, options)."""
-    b = flatbuffers.Builder(1024)
-    codes = list(dict.fromkeys(code for code, *_ in ops))
-    datas = [b""] + [bytes(max(1, int(np.prod(s))) * _size(t)) for s, t, const in tensors if const]
-    buffers = _vector(b, [_buffer(b, d) for d in datas])
-    nbuf, ts = 0, []
-    for i, (shape, ttype, const) in enumerate(tensors):
-        nbuf += const
-        ts.append(_tensor(b, i, shape, ttype, nbuf if const else 0))
-    tvec = _vector(b, ts)
-    ovec = _vector(b, [_operator(b, codes.index(c), ins, outs, opt) for c, ins, outs, opt in ops])
-    iv, outv = _ivec(b, inputs), _ivec(b, outputs)
-    tflite.SubGraphStart(b)
-    tflite.SubGraphAddTensors(b, tvec)
-    tflite.SubGraphAddOperators(b, ovec)
-    tflite.SubGraphAddInputs(b, iv)
-    tflite.SubGraphAddOutputs(b, outv)
-    graphs = _vector(b, [tflite.SubGraphEnd(b)])
-    opcodes = _vector(b, [_opcode(b, c) for c in codes])
-    tflite.ModelStart(b)
-    tflite.ModelAddVersion(b, 3)
-    tflite.ModelAddOperatorCodes(b, opcodes)
-    tflite.ModelAddSubgraphs(b, graphs)
-    tflite.ModelAddBuffers(b, buffers)
-    b.Finish(tflite.ModelEnd(b), file_identifier=b"TFL3")
-    return bytes(b.Output())
+    """tensors: (shape, TensorType, const?); ops: (builtin code or custom name, ins, outs, options).
+    A constant tensor holds zeros."""
+    ts = [
+        tflite_writer.Tensor(
+            f"t{i}", tuple(shape), ttype, bytes(max(1, int(np.prod(shape))) * _size(ttype)) if const else None
+        )
+        for i, (shape, ttype, const) in enumerate(tensors)
+    ]
+    os_ = [tflite_writer.Operator(code, 1, tuple(ins), tuple(outs), opt) for code, ins, outs, opt in ops]
+    return tflite_writer.write_model(ts, os_, inputs, outputs, "mcuroof tests")
 
 
 def _size(ttype):

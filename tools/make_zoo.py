@@ -3,7 +3,7 @@
     .venv/bin/python tools/make_zoo.py [OUT_DIR]      (default models/zoo)
 
 Random weights with a fixed seed per network, quantised as TFLite Micro models are (zoo_graph),
-written without TensorFlow (tflite_writer). Running it again writes the same bytes.
+written without TensorFlow (mcuroof.model.tflite_writer). Running it again writes the same bytes.
 Every layer kind is one that mcuroof's kernels run (kernels/ops/tiles.unsupported) except the
 RESHAPE and SOFTMAX that end a classifier, as they end the MLPerf Tiny networks.
 """

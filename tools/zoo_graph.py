@@ -14,7 +14,7 @@ import numpy as np
 import tflite
 from numpy.lib.stride_tricks import sliding_window_view
 
-from tflite_writer import Operator, Quant, Tensor, write_model
+from mcuroof.model.tflite_writer import Operator, Quant, Tensor, write_model
 
 OP = tflite.BuiltinOperator
 ACT = {"NONE": 0, "RELU": 1, "RELU6": 3}

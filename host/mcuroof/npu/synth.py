@@ -9,10 +9,10 @@ follows the values, so the flash traffic of random weights may differ from a tra
 
 from __future__ import annotations
 
-import flatbuffers
 import numpy as np
 import tflite
 
+from mcuroof.model import tflite_writer
 from mcuroof.model.network import Layer, Network
 
 SYNTH_NOTE = "built-in layer shapes with seeded random int8 weights (not the trained model's weights)"
@@ -23,105 +23,23 @@ ACT_SCALE, W_SCALE = 0.05, 0.02
 
 
 class _Model:
-    """Tensors, buffers and operators being collected before they are written."""
+    """Tensors and operators being collected before they are written."""
 
-    def __init__(self, b: flatbuffers.Builder):
-        self.b, self.tensors, self.buffers, self.ops, self.codes = b, [], [b""], [], []
+    def __init__(self):
+        self.tensors: list[tflite_writer.Tensor] = []
+        self.ops: list[tflite_writer.Operator] = []
 
     def tensor(self, name: str, shape, ttype, scale: float, zero: int, data: bytes | None = None) -> int:
-        buf = 0
-        if data is not None:
-            self.buffers.append(data)
-            buf = len(self.buffers) - 1
-        self.tensors.append((name, tuple(shape), ttype, scale, zero, buf))
+        quant = tflite_writer.Quant(scale=(scale,), zero_point=(zero,))
+        self.tensors.append(tflite_writer.Tensor(name, tuple(shape), ttype, data, quant))
         return len(self.tensors) - 1
 
+    def quant(self, index: int) -> tuple[float, int]:
+        q = self.tensors[index].quant
+        return q.scale[0], q.zero_point[0]
+
     def op(self, code: int, ins: list[int], outs: list[int], options=None) -> None:
-        if code not in self.codes:
-            self.codes.append(code)
-        self.ops.append((self.codes.index(code), ins, outs, options))
-
-
-def _ivec(b, values):
-    return b.CreateNumpyVector(np.array(values, dtype=np.int32))
-
-
-def _vector(b, items):
-    b.StartVector(4, len(items), 4)
-    for item in reversed(items):
-        b.PrependUOffsetTRelative(item)
-    return b.EndVector()
-
-
-def _quant(b, scale: float, zero: int):
-    sv = b.CreateNumpyVector(np.array([scale], dtype=np.float32))
-    zv = b.CreateNumpyVector(np.array([zero], dtype=np.int64))
-    tflite.QuantizationParametersStart(b)
-    tflite.QuantizationParametersAddScale(b, sv)
-    tflite.QuantizationParametersAddZeroPoint(b, zv)
-    return tflite.QuantizationParametersEnd(b)
-
-
-def _write_tensor(b, name, shape, ttype, scale, zero, buf):
-    n, shp, q = b.CreateString(name), _ivec(b, shape), _quant(b, scale, zero)
-    tflite.TensorStart(b)
-    tflite.TensorAddShape(b, shp)
-    tflite.TensorAddType(b, ttype)
-    tflite.TensorAddBuffer(b, buf)
-    tflite.TensorAddName(b, n)
-    tflite.TensorAddQuantization(b, q)
-    return tflite.TensorEnd(b)
-
-
-def _write_buffer(b, data: bytes):
-    vec = b.CreateByteVector(data) if data else None
-    tflite.BufferStart(b)
-    if vec:
-        tflite.BufferAddData(b, vec)
-    return tflite.BufferEnd(b)
-
-
-def _write_op(b, index, ins, outs, options):
-    iv, ov = _ivec(b, ins), _ivec(b, outs)
-    kind, table = options(b) if options else (0, None)
-    tflite.OperatorStart(b)
-    tflite.OperatorAddOpcodeIndex(b, index)
-    tflite.OperatorAddInputs(b, iv)
-    tflite.OperatorAddOutputs(b, ov)
-    if table is not None:
-        tflite.OperatorAddBuiltinOptionsType(b, kind)
-        tflite.OperatorAddBuiltinOptions(b, table)
-    return tflite.OperatorEnd(b)
-
-
-def _write_code(b, code):
-    tflite.OperatorCodeStart(b)
-    tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
-    tflite.OperatorCodeAddBuiltinCode(b, code)
-    tflite.OperatorCodeAddVersion(b, 1)
-    return tflite.OperatorCodeEnd(b)
-
-
-def _finish(m: _Model, inputs: list[int], outputs: list[int]) -> bytes:
-    b = m.b
-    buffers = _vector(b, [_write_buffer(b, d) for d in m.buffers])
-    tvec = _vector(b, [_write_tensor(b, *t) for t in m.tensors])
-    ovec = _vector(b, [_write_op(b, *o) for o in m.ops])
-    iv, outv = _ivec(b, inputs), _ivec(b, outputs)
-    tflite.SubGraphStart(b)
-    tflite.SubGraphAddTensors(b, tvec)
-    tflite.SubGraphAddOperators(b, ovec)
-    tflite.SubGraphAddInputs(b, iv)
-    tflite.SubGraphAddOutputs(b, outv)
-    graphs = _vector(b, [tflite.SubGraphEnd(b)])
-    codes = _vector(b, [_write_code(b, c) for c in m.codes])
-    tflite.ModelStart(b)
-    tflite.ModelAddVersion(b, 3)
-    tflite.ModelAddOperatorCodes(b, codes)
-    tflite.ModelAddSubgraphs(b, graphs)
-    tflite.ModelAddBuffers(b, buffers)
-    b.Finish(tflite.ModelEnd(b), file_identifier=b"TFL3")
-    return bytes(b.Output())
+        self.ops.append(tflite_writer.Operator(code, 1, tuple(ins), tuple(outs), options))
 
 
 # ---------------------------------------------------------------- operator options
@@ -187,10 +105,10 @@ def _consts(m: _Model, l: Layer, in_scale: float, rng) -> list[int]:
 
 def _add_layer(m: _Model, l: Layer, ids: dict[int, int], rng) -> None:
     ins = [ids[i] for i in l.input_ids]
-    in_scale = m.tensors[ins[0]][3]
+    in_scale, in_zero = m.quant(ins[0])
     out_scale, out_zero = (1 / 256, -128) if l.op == "SOFTMAX" else (ACT_SCALE, 0)
     if l.op in ("AVERAGE_POOL_2D", "RESHAPE"):
-        out_scale, out_zero = in_scale, m.tensors[ins[0]][4]
+        out_scale, out_zero = in_scale, in_zero
     out = m.tensor(l.name, l.output, T.INT8, out_scale, out_zero)
     ids[l.output_ids[0]] = out
     op, options = l.op, None
@@ -216,10 +134,11 @@ def _add_layer(m: _Model, l: Layer, ids: dict[int, int], rng) -> None:
 
 def tflite_bytes(net: Network, seed: int = 0) -> bytes:
     """The .tflite of a built-in network (mcuroof.model.builtins.builtin_network)."""
-    m = _Model(flatbuffers.Builder(1 << 16))
+    m = _Model()
     rng = np.random.default_rng(seed)
     first = net.layers[0]
     ids = {first.input_ids[0]: m.tensor("input", first.inputs[0], T.INT8, 1 / 128, 0)}
     for l in net.layers:
         _add_layer(m, l, ids, rng)
-    return _finish(m, [ids[first.input_ids[0]]], [ids[net.layers[-1].output_ids[0]]])
+    inputs, outputs = [ids[first.input_ids[0]]], [ids[net.layers[-1].output_ids[0]]]
+    return tflite_writer.write_model(m.tensors, m.ops, inputs, outputs, SYNTH_NOTE)

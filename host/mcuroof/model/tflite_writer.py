@@ -6,6 +6,8 @@ constants), a `min_runtime_version` metadata buffer, shape signatures with -1 fo
 and quantisation parameters (scale, zero point, min/max, quantised dimension) on every tensor.
 Built with the `tflite` package's generated builder functions and `flatbuffers`; the output
 depends only on the input (no time stamps), so a fixed-seed caller gets identical bytes.
+The one writer of the project: the zoo (tools/make_zoo.py), Vela's inputs for the built-in
+networks (npu.synth) and the tests' small models (tests/factories.py) all use it.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ class Tensor:
 
 @dataclass(frozen=True)
 class Operator:
-    code: int  # tflite.BuiltinOperator
+    code: int | str  # tflite.BuiltinOperator, or the name of a custom operator
     version: int
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
@@ -125,11 +127,15 @@ def _operator(b: flatbuffers.Builder, op: Operator, opcode_index: int) -> int:
     return tflite.OperatorEnd(b)
 
 
-def _opcode(b: flatbuffers.Builder, code: int, version: int) -> int:
+def _opcode(b: flatbuffers.Builder, code: int | str, version: int) -> int:
+    custom = b.CreateString(code) if isinstance(code, str) else None
+    builtin = tflite.BuiltinOperator.CUSTOM if custom else code
     tflite.OperatorCodeStart(b)
-    tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))  # 127: see builtin_code
+    tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(builtin, 127))  # 127: see builtin_code
     tflite.OperatorCodeAddVersion(b, version)
-    tflite.OperatorCodeAddBuiltinCode(b, code)
+    tflite.OperatorCodeAddBuiltinCode(b, builtin)
+    if custom:
+        tflite.OperatorCodeAddCustomCode(b, custom)
     return tflite.OperatorCodeEnd(b)
 
 
