@@ -131,3 +131,19 @@ def test_the_theory_is_at_the_counted_clock_not_the_profiles():
     assert no_counter == 600e6  # machine.freq()'s, the clock per-cycle figures use too
     qemu = pipeline.Spec("qemu-m7", 6, ["compute"])
     assert pipeline.theory_clock(qemu, link, probe(dwt=[0, 0, 0, 0, 20_000])) is None  # -icount's rate
+
+
+def test_a_board_whose_time_ran_far_from_real_time_is_a_suspected_emulator_unless_its_profile_says_so():
+    """QEMU's micro:bit reached by --port ran 4.3 board seconds a host second; a real board's
+    ticks_us keeps real time. rp2040js's profile lists its limits: a known emulator, never suspected."""
+    m0 = board(probe(dwt=None, freq=16_000_000), name="Cortex-M0 (microbit) on /dev/pts/3")
+    assert timing_basis.of({**m0, "pace": 1.02}).kind == timing_basis.CYCLES
+    fast = timing_basis.of({**m0, "pace": 4.3})
+    assert (fast.kind, fast.rate_hz, fast.timer_hz) == (timing_basis.SUSPECT, None, 16e6)
+    assert "its time ran 4.3x the host's, where a real board's keeps real time" in fast.sentence
+    assert "per cycle at" not in fast.sentence + fast.label
+    slow = {**m0, "pace": 0.35}
+    assert timing_basis.of(slow).kind == timing_basis.SUSPECT
+    known = {**slow, "limits": ["memory is idealised"]}
+    assert timing_basis.of(known).kind == timing_basis.CYCLES and timing_basis.suspected_emulator(known) is None
+    assert timing_basis.suspected_emulator(m0) is None  # no pace measured: nothing to say

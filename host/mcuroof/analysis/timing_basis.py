@@ -11,6 +11,9 @@
 - A board whose DEMCR did not hold TRCENA (board.cycle_counter "no TRCENA", an emulator
   suspected) and whose -icount shift is not known: time from ticks_us may count instructions,
   so there is no per-step figure (SUSPECT).
+- Likewise a board whose time ran far from the host's (its measured `pace` outside
+  REAL_TIME_PACE) and whose profile does not say it is an emulator (no `limits`): a real
+  board's ticks_us keeps real time, so such a board is an emulator or its clock is wrong.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ from mcuroof.units import si
 INSTRUCTIONS, CYCLES, HOST = "instructions", "cycles", "host time"
 SUSPECT = "ticks (emulator suspected)"
 COUNTED = "counted"
+# board seconds per host second that real time can show over a serial link (measure.pace: a
+# 100 ms span between two records whose latency is a few ms); QEMU ran 0.36-16 here, rp2040js 0.04-0.5
+REAL_TIME_PACE = (0.8, 1.25)
+NO_TRCENA_WHY = "DEMCR did not hold TRCENA, as real silicon does"
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,7 @@ class Basis:
     icount_shift: int | None = None
     timer_hz: float | None = None  # QEMU: the emulated timer's clock (not a CPU clock)
     clock_from: str | None = None  # CYCLES: "counted" (cycle_hz) or why not: "no cycle counter", ...
+    suspect_why: str | None = None  # SUSPECT: what marked the emulator
 
     @property
     def rate_text(self) -> str:
@@ -74,7 +82,7 @@ class Basis:
             return f"time counts the board's clock (ticks_us): per cycle at {self.rate_text}, {how}"
         if self.kind == SUSPECT:
             return (
-                "time from ticks_us; an emulator is suspected (DEMCR did not hold TRCENA, as real silicon does): "
+                f"time from ticks_us; an emulator is suspected ({self.suspect_why}): "
                 "time may count instructions, so no figure per cycle (--board qemu-* knows its -icount shift)"
             )
         return "host time (the unix port): no per-cycle figure"
@@ -113,13 +121,27 @@ def of(board: dict) -> Basis:
         return Basis(INSTRUCTIONS, 1e9 / 2**shift, "instr", shift, board.get("clock_hz"))
     if board.get("platform") in HOST_PLATFORMS or board.get("name") == "unix":
         return Basis(HOST, None, None)
-    counter = board.get("cycle_counter")
-    if counter == cycle_counter.NO_TRCENA:
-        return Basis(SUSPECT, None, None, timer_hz=board.get("clock_hz"))
+    why = suspected_emulator(board)
+    if why:
+        return Basis(SUSPECT, None, None, timer_hz=board.get("clock_hz"), suspect_why=why)
     if board.get("cycle_hz"):
         return Basis(CYCLES, float(board["cycle_hz"]), "cycle", clock_from=COUNTED)
     hz = board.get("clock_hz")
     return Basis(CYCLES, float(hz) if hz else None, "cycle" if hz else None, clock_from=_not_counted(board))
+
+
+def suspected_emulator(board: dict) -> str | None:
+    """Why a board not known as an emulator looks like one (None: it does not): its DEMCR did not
+    hold TRCENA, or its time ran far from real time."""
+    if board.get("cycle_counter") == cycle_counter.NO_TRCENA:
+        return NO_TRCENA_WHY
+    pace = board.get("pace")
+    if board.get("limits") or not isinstance(pace, (int, float)):
+        return None
+    lo, hi = REAL_TIME_PACE
+    if lo <= pace <= hi:
+        return None
+    return f"its time ran {pace:.3g}x the host's, where a real board's keeps real time"
 
 
 def _not_counted(board: dict) -> str:

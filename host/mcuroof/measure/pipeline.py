@@ -105,6 +105,19 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
     return results.document(facts, probe, records)
 
 
+def pace_warning(spec: Spec, probe: dict, profile) -> str | None:
+    """One line where the board's time ran far from real time and nothing says it is an emulator."""
+    if spec.icount_shift is not None or spec.pace is None:
+        return None
+    board = {"pace": spec.pace, "limits": list(profile.limits) if profile else [], "platform": probe.get("platform")}
+    if timing_basis.of(board).kind != timing_basis.SUSPECT:
+        return None
+    return (
+        f"an emulator is suspected: {timing_basis.suspected_emulator(board)}; time comes from ticks_us and "
+        "may count instructions, so no figure is given per cycle"
+    )
+
+
 def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[dict]]:
     """The probe and the records of every suite, with a progress bar per suite."""
     records: list[dict] = []
@@ -134,6 +147,9 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
         for check in spec.on_probe:
             check(link, probe)
         spec.pace = board_pace.for_run(collector, probe, entries)
+        paced = pace_warning(spec, probe, profile)
+        if paced and not counter:
+            console.print(f"warning: {paced}", highlight=False)
         if timing.slow(profile):
             console.print(f"{spec.board}: {timing.sizing(profile)}", highlight=False, markup=False)
         progress.update(task, completed=1)
