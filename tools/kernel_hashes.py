@@ -95,6 +95,18 @@ PROBES = {
 # (board.identity decodes them); a real M7 port's firmware names itself otherwise and gets the
 # same kernels as qemu-m7
 PROBES["mimxrt"] = {**PROBES["qemu-m7"], "platform": "mimxrt"}
+# qemu-rv32 (RV32IMAC): no CPUID; _mpy's architecture 11 (RV32IMC) and misa (MXL 1, I, M, A, C)
+PROBES["qemu-rv32"] = {
+    "platform": "qemu-rv32",
+    "mpy": 11 << 10 | 6,
+    "misa": 0x40001105,
+    "free": 200_000,
+    "float": True,
+    "memoryview": True,
+    "emitters": ["bytecode", "native", "viper", "asm_rv32"],
+    "tick_us": 1,
+}
+PROBES["esp32-rv32"] = {**PROBES["qemu-rv32"], "platform": "esp32", "misa": 0}
 # rp2040js-pico's probe (a 2 us tick), sized as a slow emulator by its profile ([run].slow_emulator,
 # suites.timing.slow), whatever its pace; no other board's profile says so
 PROBES["rp2040js-pico"] = {**PROBES["rp2"], "platform": "rp2040js-pico", "free": 186016, "tick_us": 2}

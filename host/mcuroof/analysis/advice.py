@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from mcuroof.analysis import timing_basis
 from mcuroof.kernels import compute as compute_kernels
+from mcuroof.kernels.emitters import SIMD_ASSEMBLERS, is_assembler
 from mcuroof.kernels.ops import contract
 
 # A point reaching 2/3 of its roof (headroom up to 1.5x) is "at" it: the ceilings move by about
@@ -29,8 +30,8 @@ from mcuroof.kernels.ops import contract
 AT_CEILING = 1.5
 FAR_BELOW = 4.0  # headroom from which the gap is software, not hardware
 FASTER = 1.25  # a ceiling this much above another counts as faster; below, "as fast"
-# the widest SIMD first: on a core with both, MVE is the one to name
-ASSEMBLERS = {"mve": "asm_thumb", "dsp": "asm_thumb", "simd": "asm_xtensa"}
+# SIMD feature -> its assembler, the widest SIMD first: on a core with both, MVE is the one to name
+ASSEMBLERS = SIMD_ASSEMBLERS
 
 # Where the time goes, per emitter, for a compute-bound point below its ceiling
 OVERHEAD = {
@@ -42,19 +43,20 @@ OVERHEAD = {
         "requantized) are machine code the ceiling's loop does not have"
     ),
     "viper user": "index arithmetic per MAC dominates the machine code: walk pointers instead of recomputing indices",
-    "asm_thumb": (
+    "asm": (  # any inline assembler (kernels.emitters.ASSEMBLERS)
         "its MAC loops' loads and requantization, and any Python between assembler calls, are "
         "instructions the ceiling's loop does not have"
     ),
 }
-CALLS_DOMINATE = 0.5  # call_share from which an asm_thumb point blames its calls, below it its MAC loops
+CALLS_DOMINATE = 0.5  # call_share from which an assembler point blames its calls, below it its MAC loops
 
 
 def _asm_overhead(p: dict) -> str:
-    """Where a Cortex-M0 (no DSP) asm_thumb layer's time goes, from its fitted call_share where known."""
+    """Where an assembler layer's time goes (a Cortex-M0's, or a DSP core's Armv6-M kernel), from
+    its fitted call_share where known."""
     share = p.get("call_share")
     if share is None:
-        return OVERHEAD["asm_thumb"]
+        return OVERHEAD["asm"]
     if share >= CALLS_DOMINATE:
         return (
             f"{share:.0%} of its time is spent once per pixel or row (calls and the loops around the MAC "
@@ -307,7 +309,7 @@ def _dsp_kernel(p: dict) -> bool:
     """An asm_thumb point that ran a DSP or MVE kernel: its kernel_isa, or (results written
     before points had one) its ceiling being SMLAD's or VMLADAVA's. An Armv6-M kernel on a DSP
     core (kernel_isa None) is not one."""
-    if p["emitter"] != "asm_thumb":
+    if not is_assembler(p["emitter"]):
         return False
     if "kernel_isa" in p:
         return bool(p["kernel_isa"])
@@ -352,7 +354,7 @@ def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[st
         if _dsp_kernel(p):
             steps.append(_isa_overhead(p))
         else:
-            steps.append(_asm_overhead(p) if p["emitter"] == "asm_thumb" else _overhead(p))
+            steps.append(_asm_overhead(p) if is_assembler(p["emitter"]) else _overhead(p))
     if p["bound"] == "memory" and k in ("memory", "below"):
         if cache:
             steps.append("reuse data while it is in the cache (tile the loops)")

@@ -16,6 +16,7 @@ from __future__ import annotations
 from mcuroof.analysis import advice as advice_mod
 from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.kernels import compute as compute_kernels
+from mcuroof.kernels.emitters import DONORS
 from mcuroof.kernels.ops import reference, tiles
 from mcuroof.kernels.ops.contract import DTYPES
 from mcuroof.model.network import Layer, nelem
@@ -281,10 +282,6 @@ def _place_under_op_roof(p: dict, roofs: list[dict], by_mem: float) -> None:
     roof = min(by_mem, op["macs_per_s"])
     p["op_roof"], p["op_bound"] = op["name"], "memory" if by_mem <= op["macs_per_s"] else "compute"
     p["op_roof_macs_per_s"], p["op_headroom"] = roof, roof / p["macs_per_s"]
-
-
-# who lends a layer's time to an emitter without that layer's kernel: the fastest that has it
-DONORS = ("asm_thumb", "viper", "native", "bytecode")
 
 
 def whole_model(points: list[dict]) -> list[dict]:

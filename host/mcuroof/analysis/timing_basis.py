@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mcuroof.board import cycle_counter
-from mcuroof.kernels.contract import HOST_PLATFORMS
+from mcuroof.kernels.emitters import HOST_PLATFORMS
 from mcuroof.units import si
 
 INSTRUCTIONS, CYCLES, HOST = "instructions", "cycles", "host time"

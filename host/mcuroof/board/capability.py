@@ -2,7 +2,8 @@
 Pure computation: nothing here talks to a board or prints.
 
 A board's emitters come from its profile ([run].emitters); which element types an emitter runs,
-per op, from the layer kernels (kernels.ops.dispatch.source: viper and asm_thumb are int8 only).
+per op, from the registry (kernels.emitters: viper and asm_thumb are int8 only) and the layer
+kernels (kernels.ops.dispatch.source).
 """
 
 from __future__ import annotations

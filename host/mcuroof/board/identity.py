@@ -30,19 +30,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# the compute suite's asm_thumb (and asm_rv32) peak kernels (kernels.compute.isa_kernels), each with the
-# instruction set it needs: an instruction the core lacks faults. None: MULS + ADDS, which every
+from mcuroof.kernels import emitters
+
+# the compute suite's asm_thumb (and asm_rv32) peak kernels (kernels.emitters.EXTENSIONS), each with
+# the instruction set it needs: an instruction the core lacks faults. None: MULS + ADDS, which every
 # core runs, is the peak only of a core known to lack MLA (a known Armv6-M core)
-PEAK_KERNELS = (
-    ("muls", None),
-    ("mla", "armv7m"),
-    ("smlad", "dsp"),
-    ("vfma", "fp32"),
-    ("vmladava", "mve"),
-    ("vmla", "mve"),
-    ("vfma-q", "mve-fp"),
-    ("mul", "rv32m"),  # asm_rv32: MUL + ADD on registers (kernels.rv32.peak_mul)
-)
+PEAK_KERNELS = emitters.peak_kernels()
 # CPUID part number (bits 15:4; Arm's implementer code 0x41) -> core (Arm TRMs, CPUID register)
 PARTS = {
     0xC20: "Cortex-M0",
@@ -60,8 +53,8 @@ MPY_ARCH_RV32IMC = 11  # sys.implementation._mpy bits 10-15 (py/persistentcode.h
 MISA_ORDER = "IEMAFDQLCBJTPVX"
 # the profile's feature names the registers decide (cache and other SIMD units they do not)
 READ_FEATURES = ("fpu", "fpu64", "dsp", "mve")
-# instruction sets from profile features
-FEATURE_ISA = {"fpu": "fp32", "dsp": "dsp", "mve": "mve"}
+# instruction sets from profile features (fpu: fp32, dsp, mve)
+FEATURE_ISA = emitters.FEATURE_ISA
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ except ImportError:  # Python 3.10
 
 from mcuroof import package_data
 from mcuroof.errors import UserError
+from mcuroof.kernels.emitters import BOARD_EMITTERS
 
 SCHEMA = 1
 PROFILE_DIR = package_data.data_dir("boards")
@@ -28,7 +29,7 @@ DTYPES = ("int8", "int16", "int32", "float32", "float64")
 MEMORY_KINDS = ("sram", "ccm", "tcm", "cache", "flash", "xip", "psram", "dram")
 RAM_KINDS = ("sram", "ccm", "tcm")
 CONNECTS = ("auto", "qemu", "rp2040js", "unix")
-EMITTERS = ("bytecode", "native", "viper", "asm_thumb", "asm_xtensa", "asm_rv32")
+EMITTERS = BOARD_EMITTERS  # kernels.emitters
 # [core].features: fpu (single precision), fpu64, dsp (Armv7E-M/Armv8-M DSP: SMLAD, two 16-bit
 # MACs per instruction), mve (Helium), simd (another SIMD unit, e.g. ESP32-S3 PIE), cache (a data
 # cache in front of the RAM the heap is in). Listed: present; left out: absent; no list: unknown.

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from mcuroof.board import profiles as boards
 from mcuroof.errors import UserError
 from mcuroof.kernels.contract import Kernel
-from mcuroof.kernels.ops import dispatch, layer_plan
+from mcuroof.kernels.emitters import get as emitter
+from mcuroof.kernels.emitters import is_assembler
+from mcuroof.kernels.ops import dispatch, layer_plan, m0
 from mcuroof.model.load import load_network
 from mcuroof.suites import layers, registry
 from mcuroof.suites.base import Context
@@ -28,7 +30,10 @@ def configure(p) -> None:
         "--board", default=DEFAULT_BOARD, help=f"the board profile to generate for (default {DEFAULT_BOARD})"
     )
     p.add_argument("--layer", help="only these layer indices (comma-separated; `mcuroof analyze MODEL` lists them)")
-    p.add_argument("--emitter", help="only these emitters (comma-separated; default asm_thumb where the board has it)")
+    p.add_argument(
+        "--emitter",
+        help="only these emitters (comma-separated; default the board's assembler that has layer kernels, asm_thumb)",
+    )
     p.add_argument("--dtype", help="element types of a model's kernels: int8,float32 (default: the model's own)")
     p.add_argument("--heap", type=int, help="bytes of heap free on the board (default: the profile's [run] heap_bytes)")
     p.add_argument("--key", help="only kernels whose key contains this text (e.g. compute/asm_thumb/int8)")
@@ -90,12 +95,18 @@ def kernels(request: Request) -> list[Kernel]:
         found = registry.for_suite(request.what, registry.suite_config(request.what, pr, ctx))
     else:
         net = _network(request.what)
-        ems = request.emitters or (["asm_thumb"] if "asm_thumb" in pr["emitters"] else None)
+        ems = request.emitters or _assembler(pr["emitters"])
         asked = layers.Request(net, request.dtypes, ems)
         cfg = layers.config(pr, Context(layers=asked, profile=request.board))
         jobs = [j for j in cfg["jobs"] if request.layers is None or j.layer.index in request.layers]
         found = [Kernel.listed(j.key, _title(j) + dispatch.listing(j)) for j in jobs]
     return [k for k in found if not request.key or request.key in k.key]
+
+
+def _assembler(board_emitters: list[str]) -> list[str] | None:
+    """The default emitter of a layer listing: the board's assembler with layer kernels (asm_thumb)."""
+    found = [e for e in board_emitters if is_assembler(e) and emitter(e).layers]
+    return found[:1] or None
 
 
 def _title(job) -> str:
@@ -104,7 +115,7 @@ def _title(job) -> str:
     shape = "x".join(str(n) for n in layer.output)
     kern = f" kernel {'x'.join(str(n) for n in layer.kernel)}" if layer.kernel else ""
     tiles = ", ".join(f"{t.rows}x{t.cols}x{t.chans}" for t in job.candidates)
-    isa = f" ({dispatch.kernel_isa(job) or 'armv6-m'})" if job.emitter == "asm_thumb" else ""
+    isa = f" ({dispatch.kernel_isa(job) or 'armv6-m'})" if job.emitter in m0.EMITTERS else ""
     return f"# {layer.op} {layer.name or ''} -> {shape}{kern}; generator {gen.name}{isa}; tiles {tiles}\n"
 
 

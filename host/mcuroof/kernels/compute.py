@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcuroof.kernels import rv32
+from mcuroof.kernels import emitters, rv32
 from mcuroof.kernels.asm_text import lines as asm
 from mcuroof.kernels.asm_text import routine
 from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
@@ -11,13 +11,7 @@ from mcuroof.kernels.viper_int8 import GROUP, vterm
 
 # An empty function of each compiled emitter, timed as the harness's own cost (compute.peak):
 # an asm_thumb call costs about 0.4 us less than the bytecode _nop on the micro:bit.
-EMPTY = {
-    "native": "@micropython.native\ndef z(a,b,c,n):\n return 0\n",
-    "viper": "@micropython.viper\ndef z(a,b,c,n:int)->int:\n return 0\n",
-    "asm_thumb": "@micropython.asm_thumb\ndef z(r0,r1,r2,r3):\n mov(r0,0)\n",
-    rv32.EMITTER: rv32.EMPTY,
-}
-ASSEMBLERS = ("asm_thumb", rv32.EMITTER)  # their unroll is cfg["unroll_asm"]
+EMPTY = {e.name: e.empty for e in emitters.EMITTERS if e.empty}
 
 
 def with_empty(em: str, body: str, call: str) -> str:
@@ -94,7 +88,7 @@ def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
     layers suite, between its layers): their records carry k = again, merged by roofs.compute_roofs."""
     out = []
     for em in cfg["emitters"]:
-        u = cfg["unroll_asm"] if em in ASSEMBLERS else cfg["unroll"]
+        u = cfg["unroll_asm"] if emitters.is_assembler(em) else cfg["unroll"]
         n = cfg["iters"][em]
         for tc in cfg["types"]:
             body = _mac_body(em, tc, u)
@@ -105,17 +99,16 @@ def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
                 out.append(Kernel.listed(key, with_empty(em, body, call)))
     if again:
         return out
-    if "asm_thumb" in cfg["emitters"]:
-        out += isa_kernels(cfg.get("isa", ()), cfg["types"], cfg["iters"]["asm_thumb"])
-    if rv32.EMITTER in cfg["emitters"] and "mul" in cfg.get("isa", ()):
-        out += rv32_peak_kernels(cfg["types"], cfg["iters"][rv32.EMITTER])
+    for em in cfg["emitters"]:
+        if em in PEAKS:
+            out += PEAKS[em](cfg.get("isa", ()), cfg["types"], cfg["iters"][em])
     return out
 
 
-def rv32_peak_kernels(types, n: int) -> list[Kernel]:
+def rv32_peak_kernels(names, types, n: int) -> list[Kernel]:
     """The MUL+ADD register peak of a RISC-V core with M (kernels.rv32.peak_mul), per integer type."""
     out = []
-    for tc in types:
+    for tc in types if "mul" in names else ():
         found = rv32.peak_mul(tc, ISA_REP)
         if found:
             u, reps, body = found
@@ -277,3 +270,8 @@ def isa_kernels(names, types, n: int) -> list[Kernel]:
             key = unit_key("compute", "asm_thumb", TYPE_NAMES[tc], name)
             out.append(Kernel.listed(key, with_empty("asm_thumb", body, call)))
     return out
+
+
+# the writer of each assembler's ISA peak kernels (kernels.emitters.EXTENSIONS' ceilings):
+# (the core's peak kernel names, type codes, iterations) -> kernels
+PEAKS = {"asm_thumb": isa_kernels, rv32.EMITTER: rv32_peak_kernels}

@@ -7,9 +7,6 @@ from dataclasses import dataclass
 from mcuroof.kernels.listing import sent
 
 TYPE_NAMES = {"b": "int8", "h": "int16", "i": "int32", "f": "float32"}
-# sys.platform of MicroPython's ports that run on a host OS (the unix and windows ports): no inline
-# assembler, and their time is the host's
-HOST_PLATFORMS = ("linux", "darwin", "windows", "win32")
 # The fastest movers, from which the memory roof is taken. copy4x copies A to B in passes until
 # COPY4_ELEMENTS elements are copied, so a small buffer's call outweighs the harness's own cost
 # (records named "copy4", in raw logs from before, made one pass per call);

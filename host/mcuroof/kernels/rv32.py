@@ -11,8 +11,6 @@ from __future__ import annotations
 EMITTER = "asm_rv32"
 LOAD = {"b": ("lb", "sb", 1), "h": ("lh", "sh", 2), "i": ("lw", "sw", 4)}  # sign-extending loads
 HEAD = "@micropython.asm_rv32\ndef k(a0,a1,a2,a3):\n"
-# the harness's own cost of a call (kernels.compute.with_empty)
-EMPTY = "@micropython.asm_rv32\ndef z(a0,a1,a2,a3):\n li(a0,0)\n"
 # loop tail: count n (a3) down, branch back while not zero: 2 instructions an iteration
 LOOP_BACK = " addi(a3,a3,-1)\n bne(a3,zero,L)\n"
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcuroof.errors import UserError, read_text
-from mcuroof.kernels.contract import HOST_PLATFORMS, SPLIT, TYPE_NAMES, Kernel, unit_key
+from mcuroof.kernels import emitters as registry
+from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
 
 CONTRACT = (
     "define kernel_NAME() returning (fn, macc, bytes, check[, 'EMITTER DTYPE']): fn() is timed, "
@@ -21,9 +22,7 @@ CONTRACT = (
 )
 PREFIX = "kernel_"
 PIECE_CHARS = 480  # the micro:bit parses a piece in what its 8 KB heap has left beside the harness
-EMITTERS = ("bytecode", "native", "viper", "asm_thumb")  # what a point's 'EMITTER DTYPE' may name
-PROBED = ("native", "viper", "asm_thumb")  # the decorators the probe tries (firmware/probe.py)
-OTHER_ASSEMBLERS = ("asm_xtensa", "asm_rv32")  # MicroPython's inline assemblers of other cores
+EMITTERS = registry.LAYER_EMITTERS  # what a point's 'EMITTER DTYPE' may name
 DTYPES = tuple(TYPE_NAMES.values())
 TOP = "top"  # emitter and dtype of a point that names no roofs: it sits under the top ones
 
@@ -40,12 +39,13 @@ class UserFile:
 
     def missing_emitter(self, board_emitters: list[str], platform: str | None = None) -> tuple[str, int] | None:
         """(emitter, line) of the first decorator the board's MicroPython lacks, or None: one the
-        probe tries and did not find, or another core's assembler (an Arm board has asm_thumb,
-        the unix port none); an assembler the probe does not try is left to the board."""
-        arm = "asm_thumb" in board_emitters or platform in HOST_PLATFORMS
+        probe tries and did not find (kernels.emitters.PROBED), or another core's assembler (an Arm
+        board has asm_thumb, the unix port none); an assembler the probe does not try is left to the board."""
+        arch = registry.arch_of(board_emitters, platform)
 
         def lacks(em: str) -> bool:
-            return em not in board_emitters and (em in PROBED or (em in OTHER_ASSEMBLERS and arm))
+            other = registry.is_assembler(em) and arch is not None and arch not in registry.get(em).archs
+            return em not in board_emitters and (em in registry.PROBED or other)
 
         lacking = [(line, em) for em, line in (self.emitters or {}).items() if lacks(em)]
         return (min(lacking)[1], min(lacking)[0]) if lacking else None
@@ -134,7 +134,7 @@ def _emitters(tree: ast.Module) -> dict:
                 isinstance(d, ast.Attribute)
                 and isinstance(d.value, ast.Name)
                 and d.value.id == "micropython"
-                and d.attr in EMITTERS + OTHER_ASSEMBLERS
+                and d.attr in registry.BOARD_EMITTERS
             ):
                 found[d.attr] = min(found.get(d.attr, d.lineno), d.lineno)
     return found

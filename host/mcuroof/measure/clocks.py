@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from mcuroof.errors import UserError
-from mcuroof.kernels.contract import HOST_PLATFORMS
+from mcuroof.kernels.emitters import HOST_PLATFORMS
 from mcuroof.measure import pipeline
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import MemoryLog

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import time
 
+from mcuroof.kernels.emitters import HOST_PLATFORMS
 from mcuroof.suites import pace as pace_suite
-from mcuroof.suites.timing import HOST_PLATFORMS
 
 
 def ratio(board_us: float, host_s: float) -> float | None:

@@ -26,6 +26,7 @@ import dataclasses
 import functools
 import math
 
+from mcuroof.kernels import emitters
 from mcuroof.kernels.ops import dispatch, dsp_common, dsp_conv, dsp_dense, layer_plan, m0
 from mcuroof.kernels.ops.contract import DTYPES, Job
 from mcuroof.kernels.ops.dsp_common import FRAME_HEAD
@@ -42,7 +43,7 @@ CHANNELS, SPATIAL, DENSE_IN, DENSE_OUT = (1, 512), (1, 96), (8, 2048), (2, 2048)
 # the work (MACs, or elements for MAC-free ops) a shape may hold per emitter: calls of up to
 # about 10-30 ms of board time on a Cortex-M3 under QEMU, so a board's shapes take about a
 # minute of board time per emitter (twice these budgets took 335 s on qemu-m3, 884 shapes)
-WORK = {"asm_thumb": 1 << 18, "viper": 1 << 16, "native": 1 << 12, "bytecode": 1 << 11}
+WORK = {e.name: e.work for e in emitters.EMITTERS if e.work}  # asm_thumb 2^18, viper 2^16, native 2^12, bytecode 2^11
 # a host OS (the unix port) runs its kernels ~1000x as fast as a Cortex-M3 under QEMU: its shapes
 # may hold this much more work, so their working sets reach its caches' sizes and beyond
 HOST_WORK_SCALE = 32
@@ -180,7 +181,7 @@ def work_budget(emitter: str, dtype: str, host: bool = False) -> float:
 
 def whole_job(lay: Layer, dtype: str, emitter: str, heap: int, isa: frozenset, host: bool = False) -> Job | None:
     """The shape's job where it runs whole on the board and within the emitter's budget (None: it does not)."""
-    if not dispatch.source(lay.op, emitter, dtype) or (emitter == "asm_thumb" and not m0.asm_pool_fits(lay)):
+    if not dispatch.source(lay.op, emitter, dtype) or (emitter in m0.EMITTERS and not m0.asm_pool_fits(lay)):
         return None
     work = lay.macc or 2 * nelem(lay.output)
     if work > work_budget(emitter, dtype, host) or full_tile(lay, dtype).heap_bytes(DTYPES[dtype][1]) > heap:

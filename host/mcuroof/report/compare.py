@@ -8,7 +8,7 @@ from pathlib import Path
 from mcuroof.analysis import timing_basis
 from mcuroof.analysis.compare import layer_comparison, measured, roof_rows, tag, variant
 from mcuroof.errors import UserError
-from mcuroof.report import labels
+from mcuroof.report import labels, styles
 from mcuroof.report import plot as plot_mod
 from mcuroof.units import duration, si
 
@@ -152,7 +152,7 @@ def _layer_tables(runs, lay, bases) -> list:
 
 
 MANY = 3  # from this many runs on, a table of the roofs beside the plot instead of labels on it
-EMITTER_MARKERS = {"asm_thumb": "s", "viper": "^", "native": "D", "bytecode": "o", "top": "*"}
+EMITTER_MARKERS = styles.EMITTER_MARKERS
 
 
 def draw(runs: list[tuple[str, dict]], path: Path) -> Path:

@@ -11,13 +11,7 @@ from mcuroof.report import cliff, labels, plot, styles
 from mcuroof.report import compare as report_compare
 from mcuroof.units import duration, si
 
-EMITTER_SYMBOLS = {
-    "asm_thumb": "square",
-    "viper": "triangle-up",
-    "native": "diamond",
-    "bytecode": "circle",
-    "top": "star",
-}
+EMITTER_SYMBOLS = styles.EMITTER_SYMBOLS
 DASHES = {"-": "solid", "--": "dash", "-.": "dashdot", ":": "dot"}
 
 

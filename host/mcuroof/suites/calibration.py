@@ -14,13 +14,14 @@ from __future__ import annotations
 from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.board import identity
 from mcuroof.kernels.contract import Kernel, unit_key
+from mcuroof.kernels.emitters import LAYER_EMITTERS
 from mcuroof.kernels.ops import dispatch, reference
 from mcuroof.kernels.ops.contract import Job
 from mcuroof.predict import cost_model, design
 from mcuroof.suites import timing
 from mcuroof.suites.base import Context, Suite
 
-EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
+EMITTERS = LAYER_EMITTERS  # the emitters with layer kernels (kernels.emitters)
 SET_TYPE = "LT='cal'\n"  # firmware/layers.py's record type for this suite's records
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 from mcuroof.board import identity
+from mcuroof.kernels import emitters
 from mcuroof.kernels.compute import compute_kernels
 from mcuroof.kernels.contract import unit_key, unit_parts
 from mcuroof.suites.base import Context, Suite
@@ -23,7 +24,7 @@ def peak_kernels(probe: dict, ctx: Context | None = None) -> list[str]:
 
 
 def config(probe: dict, ctx: Context | None = None) -> dict:
-    ems = [e for e in probe["emitters"] if e in ("bytecode", "native", "viper", "asm_thumb", "asm_rv32")]
+    ems = emitters.present(probe, "compute")
     types = ["b", "h", "i"] + (["f"] if probe.get("float") else [])
     # the micro:bit's parser cannot hold a longer unrolled kernel in its 8 KB heap
     unroll, unroll_asm = (8, 4) if is_small(probe) else (16, 16)
@@ -41,7 +42,7 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
 def shrink(cfg: dict, key: str) -> tuple[dict, str, int] | None:
     """The config with half the unroll of unit key's emitter (after a MemoryError)."""
     new = copy.deepcopy(cfg)
-    field = "unroll_asm" if unit_parts(key)[1] in ("asm_thumb", "asm_rv32") else "unroll"
+    field = "unroll_asm" if emitters.is_assembler(unit_parts(key)[1]) else "unroll"
     value = new.get(field, 0) // 2
     if value < 1:
         return None

@@ -20,12 +20,13 @@ from mcuroof.board import profiles as boards
 from mcuroof.errors import UserError
 from mcuroof.kernels.compute import compute_kernels
 from mcuroof.kernels.contract import TYPE_NAMES, Kernel, unit_key
+from mcuroof.kernels.emitters import LAYER_EMITTERS
 from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.model import network
 from mcuroof.suites import compute, timing
 from mcuroof.suites.base import Context, Suite
 
-EMITTERS = ("bytecode", "native", "viper", "asm_thumb")
+EMITTERS = LAYER_EMITTERS  # the emitters with layer kernels (kernels.emitters)
 
 
 @dataclass

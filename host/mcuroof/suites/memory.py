@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import copy
 
+from mcuroof.kernels import emitters
 from mcuroof.kernels.contract import unit_key, unit_parts
+from mcuroof.kernels.emitters import HOST_PLATFORMS
 from mcuroof.kernels.memory import memory_kernels
 from mcuroof.suites import compute
 from mcuroof.suites.base import Context, Suite
-from mcuroof.suites.timing import HOST_PLATFORMS, INTERPRETED_WS, MiB, for_context, is_small, slow
+from mcuroof.suites.timing import INTERPRETED_WS, MiB, for_context, is_small, slow
 
 INTERPRETED = ("bytecode", "native")
 
 
 def config(probe: dict, ctx: Context | None = None) -> dict:
-    ems = [e for e in probe["emitters"] if e in ("bytecode", "native", "viper", "asm_thumb", "asm_rv32")]
-    if probe.get("memoryview"):
-        ems.append("c")
+    ems = emitters.present(probe, "memory")  # and "c" (a memoryview copy) where the port has memoryview
     types = ["b", "i"] + (["f"] if probe.get("float") else [])
     return {
         **for_context(probe, ctx),

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from mcuroof.kernels.contract import unit_key
-from mcuroof.kernels.regions import regions_kernels
+from mcuroof.kernels.emitters import HOST_PLATFORMS, is_assembler
+from mcuroof.kernels.regions import READERS, regions_kernels
 from mcuroof.suites.base import Context, Suite
-from mcuroof.suites.timing import HOST_PLATFORMS, for_context, is_small
+from mcuroof.suites.timing import for_context, is_small
 
 # Memory-mapped flash holding the firmware, per sys.platform: (base address, bytes surely inside
 # the firmware image). Only the micro:bit (under QEMU) is tested; the others follow the parts'
@@ -48,8 +49,8 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
     free = probe.get("free", 0)
     if plat in HOST_PLATFORMS:
         return {**cfg, "skip": "unix"}
-    # asm_thumb reads the map; viper where there is no asm_thumb (qemu-rv32)
-    reader = "asm_thumb" if "asm_thumb" in ems else "viper" if "viper" in ems and plat in FLASH_MAP else None
+    # an assembler with a reader (asm_thumb) reads the map; viper where there is none (qemu-rv32)
+    reader = next((e for e in READERS if e in ems and (is_assembler(e) or plat in FLASH_MAP)), None)
     if reader:
         if plat not in FLASH_MAP:
             return {**cfg, "skip": "no-map"}

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from mcuroof.kernels.contract import HOST_PLATFORMS
+from mcuroof.kernels import emitters
+from mcuroof.kernels.emitters import HOST_PLATFORMS
 from mcuroof.kernels.ops.layer_plan import SMALL_HEAP
 
 MiB = 1 << 20
 # loop iterations per kernel call: enough that the call costs little beside the loop
-ITERS = {"bytecode": 32, "native": 64, "viper": 1024, "asm_thumb": 1024, "asm_rv32": 1024}
+ITERS = emitters.iters(large=False)  # bytecode 32, native 64, viper and the assemblers 1024
 # On big ports a call's own cost is not the only one: boxed floats made a 32-iteration float
 # kernel run at half the rate of a 1000-iteration one on the unix port (allocation per call)
-ITERS_LARGE = {"bytecode": 1024, "native": 1024, "viper": 4096, "asm_thumb": 4096, "asm_rv32": 4096}
+ITERS_LARGE = emitters.iters(large=True)  # bytecode, native 1024, viper and the assemblers 4096
 
 
 def is_small(probe: dict) -> bool:

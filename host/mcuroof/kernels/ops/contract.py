@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from mcuroof.kernels import emitters
 from mcuroof.kernels.contract import unit_key
 from mcuroof.model.network import Layer
 
@@ -24,18 +25,13 @@ def shape(params: Params) -> Params:
 
 # the kernel's first line: the tile's shape from P (PARAMS)
 HEAD = " H=P[0];V=P[1];C=P[2];OH=P[3];OW=P[4];OC=P[5];KH=P[6];KW=P[7];SH=P[8];SW=P[9];PT=P[10];PL=P[11]\n"
-MAC_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+MAC_OPS = emitters.MAC_OPS
 OPS = MAC_OPS + ("AVERAGE_POOL_2D", "MAX_POOL_2D", "ADD", "RELU")
 
-# what each emitter has a kernel for: viper has no float pointers, Cortex-M0 no FPU, and the
-# Armv6-M asm_thumb kernels run the MAC layers and average pools (dispatch.source agrees: tested)
-EMITTER_DTYPES = {
-    "bytecode": ("int8", "float32"),
-    "native": ("int8", "float32"),
-    "viper": ("int8",),
-    "asm_thumb": ("int8",),
-}
-EMITTER_OPS = {"asm_thumb": MAC_OPS + ("AVERAGE_POOL_2D",)}
+# what each emitter has a kernel for (kernels.emitters: viper has no float pointers, Cortex-M0 no
+# FPU, the Armv6-M asm_thumb kernels run the MAC layers and average pools; dispatch.source agrees: tested)
+EMITTER_DTYPES = {e.name: e.dtypes for e in emitters.EMITTERS if e.layers}
+EMITTER_OPS = {e.name: e.ops for e in emitters.EMITTERS if e.layers and e.ops is not None}
 
 
 def runs(op: str, emitter: str, dtype: str) -> bool:

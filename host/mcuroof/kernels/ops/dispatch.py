@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from mcuroof.kernels import emitters
 from mcuroof.kernels.listing import sent
 from mcuroof.kernels.ops import dsp_conv, dsp_depthwise, m0, mve, pool
 from mcuroof.kernels.ops.contract import DTYPES, Job
@@ -31,7 +32,7 @@ def _generic(job: Job) -> str | None:
 
 
 def _m0_depthwise(job: Job) -> bool:
-    return job.emitter == "asm_thumb" and job.dtype == "int8" and job.layer.op == "DEPTHWISE_CONV_2D"
+    return job.emitter in m0.EMITTERS and job.dtype == "int8" and job.layer.op == "DEPTHWISE_CONV_2D"
 
 
 def _rows_source(job: Job) -> str:
@@ -69,16 +70,20 @@ def kernel_isa(job: Job) -> str | None:
     return g.isa(job) if g else None
 
 
+# the generic generators by module (kernels.emitters.Emitter.generic names one per emitter):
+# (op, emitter, element type) -> the kernel's source or None
+GENERIC = {
+    "python": python_source,
+    "viper": lambda op, em, ty: viper_source(op, ty),
+    "m0": lambda op, em, ty: m0.dot_source(op, ty),
+}
+
+
 def source(op: str, em: str, ty: str) -> str | None:
     """The generic kernel `k` of this op for any core, or None where the emitter cannot run it
     (the other generators only make faster kernels of ops this one runs)."""
-    if em == "viper":
-        return viper_source(op, ty)
-    if em in ("bytecode", "native"):
-        return python_source(op, em, ty)
-    if em == "asm_thumb":
-        return m0.dot_source(op, ty)
-    return None
+    found = emitters.get(em)
+    return GENERIC[found.generic](op, em, ty) if found and found.generic else None
 
 
 def runs(op: str, em: str, ty: str) -> bool:

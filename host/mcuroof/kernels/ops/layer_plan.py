@@ -88,7 +88,7 @@ def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: floa
         for t in tiles
         if t.heap_bytes(isz) <= heap
         and (max_work is None or _tile_work(layer, t) <= max_work)
-        and (emitter != "asm_thumb" or _fits_asm(t))
+        and (emitter not in m0.EMITTERS or _fits_asm(t))
     ]
     if not fit:
         return None
@@ -109,7 +109,7 @@ def whole(layer: Layer, dtype: str, emitter: str, heap: int) -> Job | None:
     if unsupported(layer) or not dispatch.source(layer.op, emitter, dtype):
         return None
     t = _with_scratch(layer, dtype, emitter, full_tile(layer, dtype))
-    if t.heap_bytes(DTYPES[dtype][1]) > heap or (emitter == "asm_thumb" and not _fits_asm(t)):
+    if t.heap_bytes(DTYPES[dtype][1]) > heap or (emitter in m0.EMITTERS and not _fits_asm(t)):
         return None
     return Job(layer, dtype, emitter, (t,), "")
 
@@ -132,7 +132,7 @@ def plan(
             for em in emitters:
                 if not dispatch.source(layer.op, em, dtype):
                     continue
-                if em == "asm_thumb" and not m0.asm_pool_fits(layer):
+                if em in m0.EMITTERS and not m0.asm_pool_fits(layer):
                     skipped.append(
                         {
                             "index": layer.index,

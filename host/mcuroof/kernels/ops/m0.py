@@ -4,6 +4,7 @@ What each does: docs/kernels.md."""
 
 from __future__ import annotations
 
+from mcuroof.kernels.emitters import EMITTERS as REGISTRY
 from mcuroof.kernels.ops.contract import BIASES, HEAD, MAC_OPS, P
 from mcuroof.kernels.ops.m0_routines import (
     ASM_DOT,
@@ -17,6 +18,9 @@ from mcuroof.kernels.ops.m0_routines import (
 from mcuroof.kernels.ops.python import python_source
 from mcuroof.kernels.thumb1 import LR, PC, SP, Asm
 
+# the emitters whose generic layer kernels these are (kernels.emitters: asm_thumb), with their
+# limits: a packed operand under ASM_PACK_LIMIT, a pool window of up to POOL_MAX_WINDOW
+EMITTERS = tuple(e.name for e in REGISTRY if e.generic == "m0")
 ASM_PACK_LIMIT = 1 << 15  # asm dot takes both offsets packed in one 30-bit small int
 
 
