@@ -14,6 +14,7 @@ ADVICE_KEYS = {
     "below": "below",
     "memory": "slope",
     "compute": "ceiling",
+    "roof": "at roof",
     "nomac": "fuse",
 }
 
