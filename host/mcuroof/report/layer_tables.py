@@ -115,7 +115,7 @@ def fit_line(m: dict) -> str | None:
         return None
     if fit["fits"] is False:
         return (
-            f"[bold red]{fit['text']}[/]: the whole-model speed is an estimate from layers run one "
+            f"[bold red]{fit['text']}[/]. The whole-model speed is an estimate from layers run one "
             "at a time (tiles), not inferences/s this board can do"
         )
     return fit["text"]

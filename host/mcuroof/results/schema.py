@@ -244,7 +244,7 @@ MODEL = obj(
             )
         ),
         # fit.Verdict.as_dict: fits is null where the board's flash or heap is not known
-        "fit": obj({"fits": nullable(FLAG), "text": TEXT}, {"needs": array({"type": "object"})}),
+        "fit": obj({"fits": nullable(FLAG), "text": TEXT}, {"needs": array({"type": "object"}), "weights": TEXT}),
     },
 )
 
