@@ -711,5 +711,6 @@ def test_whole_model_says_bound_and_projected_from_tiles_and_what_it_leaves_out(
     assert "1 of 2" in text and "measured leaves out RESHAPE 7" in text and "a bound, not a prediction" in text
     html = html_tables.model_table(result)
     assert "roofline bound" in html and "projected from tiles" in html and "predicted" not in html
+    assert "projected: how many of them are projected from tiles" in text
     del rows[0]["projected"]  # a file written before rows carried it: from its points
     assert layer_tables.projected(rows[0], result) == [conv.layer.index]

@@ -61,7 +61,7 @@ def _headroom(p: dict) -> str:
 
 # the whole-model table's columns (terminal and report.html): a roofline bound is no prediction,
 # and a measured sum says how much of it was projected from tiles
-BOUND, MEASURED, PROJECTED, OVER = "roofline bound", "measured", "projected from tiles", "measured / bound"
+BOUND, MEASURED, PROJECTED, OVER = "roofline bound", "measured", "projected", "measured / bound"
 
 
 def whole_model_headers(estimate: bool) -> list[str]:
@@ -87,8 +87,8 @@ def projected(r: dict, result: dict) -> list[int]:
 def whole_model_notes(m: dict) -> list[str]:
     """What the whole-model columns are, and the layers its measured sums leave out."""
     notes = [
-        f"{MEASURED}: the sum of the layers' times on the board, of which '{PROJECTED}' ran on a part of "
-        f"the layer and were scaled to the whole; {BOUND}: every layer at its roof, the least time the "
+        f"{MEASURED}: the sum of the layers' times on the board; {PROJECTED}: how many of them are projected "
+        f"from tiles (run on a part of the layer and scaled to the whole); {BOUND}: every layer at its roof, the least time the "
         "roofs allow (a bound, not a prediction)"
     ]
     out = [
