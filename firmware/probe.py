@@ -48,9 +48,11 @@ if arm and 'asm_thumb' in EMS and sys.platform not in ('linux', 'darwin', 'win32
     try:
         import machine
         CPU = [machine.mem32[0xE000ED00]]
-        if CPU[0] >> 4 & 0xFFF in (0xC23, 0xC24, 0xC27, 0xD21, 0xD22):
+        # M3, then M4, M7, M33, M55, M85, M52, M35P (board.identity.PARTS)
+        V7M = (0xC23, 0xC24, 0xC27, 0xD21, 0xD22, 0xD23, 0xD24, 0xD31)
+        if CPU[0] >> 4 & 0xFFF in V7M:
             CPU.append(machine.mem32[0xE000ED6C])
-        if CPU[0] >> 4 & 0xFFF in (0xC24, 0xC27, 0xD21, 0xD22):
+        if CPU[0] >> 4 & 0xFFF in V7M[1:]:
             CPU.append(machine.mem32[0xE000EF40])
             CPU.append(machine.mem32[0xE000EF44])
     except Exception:
@@ -75,7 +77,7 @@ if getattr(sys.implementation, '_mpy', 0) >> 10 & 15 == 11 and 'asm_rv32' in EMS
 # differences modulo 2**30, which 2**32 is a multiple of: safe across CYCCNT's wrap-around).
 # DWT: [DEMCR, CTRL, CYCCNT before, after, us between], as read; None where not read.
 DWT = None
-if CPU and CPU[0] >> 4 & 0xFFF in (0xC23, 0xC24, 0xC27, 0xD21, 0xD22):
+if CPU and CPU[0] >> 4 & 0xFFF in V7M:
     try:
         m = machine.mem32
         m[0xE000EDFC] = m[0xE000EDFC] | 0x1000000

@@ -682,3 +682,35 @@ def test_compare_takes_each_runs_fastest_variant_of_a_layer():
     assert [x["seconds"] for x in conv["best"]] == [0.5, 0.25]
     assert [x["emitter"] for x in conv["best"]] == ["asm_thumb", "asm_thumb"]
     assert conv["ratio"] == [1.0, 2.0]
+
+
+def test_whole_model_says_bound_and_projected_from_tiles_and_what_it_leaves_out():
+    from rich.console import Console
+
+    from mcuroof.report import html_tables, layer_tables
+
+    roofs_ = roofline(1e4, 2e4)
+    conv, pool = job_of(CONV), job_of(POOL)
+    pts = [
+        points.point(conv, [rec_for(conv, us=250000)], roofs_, []),
+        points.point(pool, [rec_for(pool, us=100000)], roofs_, []),
+    ]
+    pts[0]["tile_fraction"] = 0.25  # the conv ran on a quarter of its outputs, projected to the whole
+    rows = points.whole_model(pts)
+    assert [r["projected"] for r in rows] == [[conv.layer.index]]
+    not_profiled = [{"index": 7, "name": "Reshape", "op": "RESHAPE", "why": "no RESHAPE kernel"}]
+    result = {
+        "board": {"name": "t"},
+        "points": pts,
+        "model": {"name": "m", "whole_model": rows, "not_profiled": not_profiled},
+    }
+    console = Console(record=True, width=200)
+    console.print(layer_tables.model_table(result))
+    text = " ".join(console.export_text().split())
+    assert "roofline bound" in text and "predicted" not in text and "measured / bound" in text
+    assert "1 of 2" in text and "measured leaves out RESHAPE 7" in text and "a bound, not a prediction" in text
+    html = html_tables.model_table(result)
+    assert "roofline bound" in html and "projected from tiles" in html and "predicted" not in html
+    assert "projected: how many of them are projected from tiles" in text
+    del rows[0]["projected"]  # a file written before rows carried it: from its points
+    assert layer_tables.projected(rows[0], result) == [conv.layer.index]

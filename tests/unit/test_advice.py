@@ -303,12 +303,20 @@ def test_qemu_says_it_models_no_cache_and_its_noise_is_no_busy_host():
     assert "an emulator is suspected" in tables.noise_text({**result, "board": port})
 
 
-def test_qemu_no_cache_advice_says_qemu_models_none():
-    mem = pt(2.0, bound="memory")
+def test_qemu_gives_no_memory_bound_advice():
+    """Under QEMU a byte moved is only the instructions that move it: no bound named, no "move
+    fewer bytes"; a real core without a cache still gets it."""
     qemu = advice.Features(frozenset({"fpu", "dsp"}), M4.emitters, None, True)
-    text = advice.advise(mem, FLAT, qemu)[1]
-    assert "no cache here: QEMU models none (the real core may have one)" in text
-    assert "QEMU" not in advice.advise(mem, FLAT, M4)[1]
+    below, at = pt(2.0, bound="memory"), pt(1.2, bound="memory")
+    text = advice.advise(below, FLAT, qemu)[1]
+    assert text.startswith("below its roof (2x)") and "memory" not in text.replace("memory- or compute", "")
+    assert "move fewer bytes" not in text and "fuse" not in text and advice.NO_BOUND in text
+    k, text = advice.advise(at, FLAT, qemu)
+    assert k == "roof" and text.startswith("at its roof (83% of it): ") and text.endswith(advice.NO_BOUND)
+    assert advice.advise(pt(1.2), FLAT, qemu)[0] == "roof"
+    assert advice.advise(pt(9.0, bound="memory"), FLAT, qemu)[1].count("fuse") == 0
+    m0 = advice.advise(below, FLAT, M0)[1]
+    assert "below its memory roof" in m0 and "no cache here, so tiling does not help: move fewer bytes" in m0
 
 
 def test_under_qemu_the_advice_counts_instructions_not_speed():

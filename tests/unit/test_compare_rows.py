@@ -138,3 +138,32 @@ def test_network_variant_of_a_run_lacking_a_shared_layer_has_no_total():
 def test_tags_and_variants():
     assert [compare.tag(i) for i in (0, 1, 25, 26)] == ["A", "B", "Z", "R27"]
     assert compare.variant(1, None, "viper") == "B ? viper"
+
+
+def test_runs_whose_times_do_not_compare_get_no_ratio_and_no_fastest():
+    # A under QEMU (instructions), B on the unix port (host time): 10 ms against 5 ms is no speed-up
+    a = run_result("qemu-m3", 1, shift=6, points=[_shaped("c", 0, "int8", "viper", 0.010)])
+    b = run_result("unix", 2, points=[_shaped("c", 0, "int8", "viper", 0.005)])
+    b["board"] = {"name": "unix", "platform": "linux"}
+    runs = [("A", a), ("B", b)]
+    assert [r["ratios"] for r in compare.roof_rows(runs)[:2]] == [[1.0, None], [1.0, None]]
+    lay = compare.layer_comparison(runs)
+    assert lay["layers"][0]["ratio"] == [1.0, None] and lay["layers"][0]["fastest"] is None
+    assert all(v["over_slowest"] is None for v in lay["network"])
+    why = compare.not_compared(runs)
+    assert why == (
+        "run A counts QEMU instructions (-icount), run B counts the host's time (the unix port): "
+        "their times do not compare"
+    )
+
+
+def test_qemu_runs_at_two_shifts_compare_by_instruction_count():
+    # shift 6: 15.625 M instr/s; shift 7: half that. 10 ms at shift 6 = 156,250 instructions,
+    # 20 ms at shift 7 = 156,250 instructions: the same count, ratio 1 (not 0.5)
+    a = run_result("qemu-m3", 1, shift=6, points=[_shaped("c", 0, "int8", "viper", 0.010)])
+    b = run_result("qemu-m3", 0.5, shift=7, points=[_shaped("c", 0, "int8", "viper", 0.020)])
+    lay = compare.layer_comparison([("A", a), ("B", b)])
+    assert lay["layers"][0]["ratio"] == [1.0, pytest.approx(1.0)]
+    assert compare.not_compared([("A", a), ("B", b)]) is None
+    # the memory roof: 40 MB/s at shift 6 and 20 MB/s at shift 7 are 2.56 B/instr both
+    assert compare.roof_rows([("A", a), ("B", b)])[0]["ratios"] == [1.0, pytest.approx(1.0)]

@@ -110,8 +110,9 @@ def test_a_suspected_emulator_claims_no_cycles_at_a_clock_it_did_not_measure():
     assert "emulator is suspected" in basis.sentence and "no figure per cycle" in basis.sentence
     assert "per cycle at" not in basis.sentence + basis.label and "MHz" not in basis.sentence + basis.label
     assert timing_basis.figure_clock(b) is None
-    assert timing_basis.ratio_word([basis, timing_basis.of(board(probe(dwt=counting(1000))))]) == "time ratio"
-    assert timing_basis.least_time_word([basis, basis]) == "least time (instructions under QEMU, real time elsewhere)"
+    real = timing_basis.of(board(probe(dwt=counting(1000))))
+    assert timing_basis.ratio_word([basis, real]) is None and timing_basis.least_time_word([basis, basis]) is None
+    assert "suspected emulator" in timing_basis.why_not(basis, real)
 
 
 def test_qemu_known_by_its_shift_counts_instructions_whatever_its_dwt_reads():
@@ -147,3 +148,17 @@ def test_a_board_whose_time_ran_far_from_real_time_is_a_suspected_emulator_unles
     known = {**slow, "limits": ["memory is idealised"]}
     assert timing_basis.of(known).kind == timing_basis.CYCLES and timing_basis.suspected_emulator(known) is None
     assert timing_basis.suspected_emulator(m0) is None  # no pace measured: nothing to say
+
+
+def test_rp2040js_time_is_its_modelled_cores_cycles_not_real_time():
+    b = {"name": "rp2040js-pico", "platform": "rp2040js-pico", "clock_hz": 125_000_000, "cycle_counter": "none"}
+    b["core"] = {"name": "Cortex-M0+"}
+    basis = timing_basis.of(b)
+    assert (basis.kind, basis.rate_hz, basis.model) == (timing_basis.CYCLES, 125e6, "rp2040js")
+    assert basis.label == "cycles of the modelled Cortex-M0+ at 125 MHz (rp2040js)"
+    assert "real time" not in basis.label and "not real time" in basis.sentence
+    assert timing_basis.ratio_word([basis, basis]) == "cycle-count ratio"
+    assert timing_basis.least_time_word([basis, basis], short=True) == "fewest cycles"
+    real = timing_basis.of(board(probe(dwt=counting(1000))))
+    assert timing_basis.ratio_word([basis, real]) is None
+    assert timing_basis.ratio_word([real, real]) == "speed-up"

@@ -30,6 +30,7 @@ def test_kws_numbers_by_hand():
     assert v.fits is False
     assert v.text() == (
         "does not fit: needs 15.6 KiB of RAM (live activations at layer 1), board has 9,424 B (free heap at the probe)"
+        "; " + fit.WEIGHTS[True]
     )
 
 
@@ -157,3 +158,21 @@ def test_export_carries_the_verdict_and_the_estimate():
     assert rows[0]["inferences_per_s"] is None and rows[0]["estimated_inferences_per_s"] == 0.5
     assert rows[0]["fits"] is False and rows[0]["fit"].startswith("does not fit: needs 15.6 KiB of RAM")
     assert {"fits", "fit", "estimated_inferences_per_s"} <= set(columns)
+
+
+def test_the_verdict_says_where_the_weights_live_and_why():
+    heap = fit.verdict(AD, fit.budget(board(run={"heap_bytes": 110720})))
+    assert heap.text().startswith("does not fit: needs 265.3 KiB of RAM (weights in the heap + live activations")
+    assert heap.text().endswith("; " + fit.WEIGHTS[False]) and heap.as_dict()["weights"] == fit.WEIGHTS[False]
+    assert "bytes or array objects loaded from a file" in heap.text() and "memoryview of a ROM region" in heap.text()
+    flash = fit.verdict(AD, fit.budget(board([FLASH], {"heap_bytes": 1 << 20})))
+    assert flash.text().endswith("; weights in flash: " + fit.WEIGHTS[True].split(": ", 1)[1])
+
+
+def test_analyze_says_what_its_scratch_covers(capsys):
+    from mcuroof.cli import main
+
+    assert main(["analyze", "--model", "kws-dscnn"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "scratch 0 B of heap" in out and "im2col-free" not in out
+    assert "stack frame of up to 6,144 B" in out

@@ -37,6 +37,23 @@ def test_fields_by_hand():
     assert identity.describe({"cpu": [0x000FC240]}).source == "none"
 
 
+@pytest.mark.parametrize(
+    "cpuid, regs, name, isa",
+    [
+        # Cortex-M85 r0p1 with MVE integer + float (MVFR1.MVE 2), FPU with doubles (MVFR0 SP 2, DP 2)
+        (0x411FD231, [0x01111131, 0x10110221, 0x12100211], "Cortex-M85", {"armv7m", "dsp", "fp32", "mve", "mve-fp"}),
+        # Cortex-M52 with integer MVE only (MVFR1.MVE 1) and no FPU
+        (0x410FD240, [0x01111131, 0, 0x00000100], "Cortex-M52", {"armv7m", "dsp", "mve"}),
+        # Cortex-M35P with DSP and a single-precision FPU, no MVE (Armv8-M)
+        (0x410FD310, [0x01111131, 0x10110021, 0x11000011], "Cortex-M35P", {"armv7m", "dsp", "fp32"}),
+    ],
+)
+def test_armv8m_parts_named_and_their_options_read_from_the_registers(cpuid, regs, name, isa):
+    core = identity.describe({"cpu": [cpuid, *regs]})
+    assert (core.name, set(core.isa), core.source) == (name, isa, "registers")
+    assert "muls" not in core.peak_kernels and "mla" in core.peak_kernels  # Armv8-M Mainline has MLA
+
+
 def test_the_board_wins_over_its_profile_with_one_warning():
     pico2 = boards.load_board("pico2")  # says fpu, dsp: give it an M0+ (an RP2040 under the name)
     core = identity.describe({"cpu": [0x410CC601]}, pico2)
@@ -86,3 +103,17 @@ def test_a_risc_v_board_without_a_profile_is_named_for_its_core():
     assert identity.board_name(RV32_PROBE, "/dev/ttyACM0") == "RISC-V RV32IMAC (qemu-rv32) on /dev/ttyACM0"
     # an Arm _mpy (ARMV7EMSP = 7) is not RISC-V
     assert identity.describe({"mpy": 7 << 10 | 6}) == identity.Core(frozenset(), "none")
+
+
+def test_the_probe_reads_the_id_registers_of_every_armv7m_or_later_part():
+    """firmware/probe.py gates ID_ISAR3, MVFR0/1 and the DWT by part number: the same parts as
+    identity.PARTS, less the Armv6-M cores (a read of an absent register may fault there)."""
+    import ast
+    import re
+
+    from mcuroof.kernels.firmware import FIRMWARE_DIR
+
+    text = (FIRMWARE_DIR / "probe.py").read_text()
+    v7m = ast.literal_eval(re.search(r"V7M = (\(.*?\))", text).group(1))
+    assert set(v7m) == {p for p, name in identity.PARTS.items() if name not in identity.ARMV6M}
+    assert v7m[0] == 0xC23  # the M3 first: it has ID_ISAR3 but no MVFR0/1 (V7M[1:])

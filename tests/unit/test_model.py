@@ -246,7 +246,9 @@ def test_cli_json(run_cli, small, capsys):
     assert [l["macc"] for l in doc["layers"]] == [4608, 2304, 0, 2560]
     assert doc["layers"][0]["output"] == [1, 8, 8, 4]
     assert doc["totals"]["macc"] == 9472
+    covers = doc["peak_memory"].pop("scratch_covers")
     assert doc["peak_memory"] == {"bytes": 3508, "layer": 2, "weights": 2740, "activations": 768, "scratch": 0}
+    assert covers.startswith("0 B of heap") and "stack frame of up to 6,144 B" in covers
 
 
 def test_cli_csv(run_cli, small, capsys):

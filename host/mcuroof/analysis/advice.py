@@ -7,7 +7,9 @@ Where the point sits (`kind`):
 - nomac: moves bytes without MACs;
 - software: far below its roof (headroom >= FAR_BELOW);
 - below: under its roof, not at it (AT_CEILING < headroom < FAR_BELOW);
-- memory / compute: at its roof (headroom <= AT_CEILING), on the slope or at the ceiling.
+- memory / compute: at its roof (headroom <= AT_CEILING), on the slope or at the ceiling;
+- roof: at its roof under QEMU, where a byte moved and a MAC are both instructions counted, so
+  no bound is named and no memory-bound step is given (NO_BOUND says why).
 Then the concrete next steps on this board, each only where the board has what it needs:
 a faster emitter (its measured ceiling against this point's rate), a cheaper element type
 (never a lower precision for int8; never for a type whose ceiling is no faster here), SIMD
@@ -89,10 +91,17 @@ POSITION = {
     "do not trust this point",
     "nomac": "moves bytes without MACs: fuse it into the layer before it",
     "software": "far below its roof ({headroom:.3g}x{op}): software overhead",
-    "below": "below its {bound} roof ({headroom:.3g}x{op})",
+    "below": "below its {bound}roof ({headroom:.3g}x{op})",
     "memory": "on the memory slope, at {reach:.0%} of its roof",
     "compute": "at its compute ceiling ({reach:.0%} of it{op})",
+    # under QEMU: a byte moved is only the instructions that move it, so no bound is named
+    "roof": "at its roof ({reach:.0%} of it{op})",
 }
+# what replaces memory-bound advice where time counts instructions (Features.emulated)
+NO_BOUND = (
+    "QEMU counts instructions, so a byte moved costs only the instructions that move it: "
+    "whether this layer is memory- or compute-bound on the chip, only a real board's timing tells"
+)
 
 
 @dataclass(frozen=True)
@@ -139,7 +148,8 @@ def board_features(board: dict) -> Features:
     )
 
 
-def kind(p: dict) -> str:
+def kind(p: dict, emulated: bool = False) -> str:
+    """Where the point sits (the module's docstring); at its roof under QEMU, "roof": no bound."""
     if p.get("above_roof"):
         return "above"
     if not p["macc"]:
@@ -149,7 +159,7 @@ def kind(p: dict) -> str:
         return "software"
     if h and h > AT_CEILING:
         return "below"
-    return p["bound"]
+    return "roof" if emulated else p["bound"]
 
 
 def limiting(p: dict) -> dict:
@@ -182,14 +192,15 @@ def advise(p: dict, roofs: list[dict], feats: Features, peers: list[dict] = ()) 
     (limiting); `peers`: points of the same run, whose runs of the same layer with other
     emitters give measured speed-ups."""
     view = limiting(p)
-    k = kind(view)
+    k = kind(view, feats.emulated)
     h = view.get("headroom") or 1.0
-    text = POSITION[k].format(headroom=h, bound=view["bound"], reach=1 / h, op=_op_clause(p))
+    bound = "" if feats.emulated else view["bound"] + " "  # QEMU: memory and compute look alike
+    text = POSITION[k].format(headroom=h, bound=bound, reach=1 / h, op=_op_clause(p))
     if k in ("above", "nomac"):
         return k, text
     p = view
     steps = [_peer_step(p, peers, feats) or _emitter_step(p, roofs, feats)]
-    if k in ("compute", "below"):
+    if k in ("compute", "below", "roof"):
         steps += _type_steps(p, roofs, feats)
     steps += _place_steps(p, k, roofs, feats)
     steps = [s for s in steps if s]
@@ -355,14 +366,12 @@ def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[st
             steps.append(_isa_overhead(p))
         else:
             steps.append(_asm_overhead(p) if is_assembler(p["emitter"]) else _overhead(p))
+    if feats.emulated:  # no memory-bound advice where a byte moved is an instruction counted
+        memory = p["bound"] == "memory" and k != "software"
+        return steps + ([NO_BOUND] + _region_step(roofs, feats) if memory else [])
     if p["bound"] == "memory" and k in ("memory", "below"):
         if cache:
             steps.append("reuse data while it is in the cache (tile the loops)")
-        elif cache is False and feats.emulated:
-            steps.append(
-                "no cache here: QEMU models none (the real core may have one), so tiling does not help "
-                f"under QEMU: move fewer bytes ({_fewer_bytes(p)})"
-            )
         elif cache is False:
             steps.append(f"no cache here, so tiling does not help: move fewer bytes ({_fewer_bytes(p)})")
         steps += _region_step(roofs, feats)

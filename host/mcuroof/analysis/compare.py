@@ -1,7 +1,8 @@
 """Several runs side by side (boards, clocks, icount shifts, firmware versions): roof ratios,
 per-layer time ratios and the fastest target per layer, and all the roofs on one plot. A ratio
 is named by what the runs' time counts (timing_basis.ratio_word): never a speed-up between QEMU
-runs, whose time counts instructions.
+runs, whose time counts instructions; and there is none between runs whose times do not compare
+(QEMU instructions, a cycle model's cycles, real time, host time: not_compared says why).
 
 Pure computation except draw(); runs are (label, results dict) pairs, the first is the baseline.
 """
@@ -92,10 +93,22 @@ def roof_rows(runs: list[tuple[str, dict]]) -> list[dict]:
     for (kind, name, em, dt), values in keyed.items():
         if sum(v is not None for v in values) >= 2:
             rows.append({"kind": kind, "name": name, "emitter": em, "dtype": dt, "values": values})
-    for row in rows:  # against the first run only: where it lacks the roof, no ratio ("-")
+    b = bases(runs)
+    for row in rows:  # against the first run only: where it lacks the roof or its time differs, no ratio ("-")
         base = row["values"][0]
-        row["ratios"] = [v / base if v and base else None for v in row["values"]]
+        row["ratios"] = [timing_basis.rate_ratio(b[0], base, b[i], v) for i, v in enumerate(row["values"])]
     return rows
+
+
+def not_compared(runs: list[tuple[str, dict]]) -> str | None:
+    """Why the runs' times do not compare, naming the first two that do not; None where all do."""
+    b = bases(runs)
+    for i in range(len(b)):
+        for j in range(i + 1, len(b)):
+            why = timing_basis.why_not(b[i], b[j], (f"run {tag(i)}", f"run {tag(j)}"))
+            if why:
+                return why
+    return None
 
 
 def _v(r: dict | None) -> float | None:
@@ -134,11 +147,15 @@ def layer_comparison(runs: list[tuple[str, dict]]) -> dict | None:
 
     layers: per layer, each run's fastest (dtype, emitter) and its seconds, the ratio of each run
     to the first (`ratio`: first's seconds / this run's; a speed-up in real time, an
-    instruction-count ratio between QEMU runs: timing_basis.ratio_word), and the fastest run,
-    dtype and emitter.
-    network: per (run, dtype, emitter), the summed seconds over the shared layers; a variant that
+    instruction-count ratio between QEMU runs: timing_basis.ratio_word; None where the two runs'
+    times do not compare), and the fastest run, dtype and emitter (None unless all runs' times
+    compare).
+    network: per (run, dtype, emitter), the summed seconds over the shared layers (`over_slowest`:
+    the slowest variant's time over this one's where the runs' times compare); a variant that
     lacks some of them names them (`missing`) with their best time in the same run on another
     variant, which its `seconds` includes (`complete` is False); and per run its best total."""
+    bs = bases(runs)
+    one_scale = timing_basis.ratio_word(bs) is not None
     per_run: list[dict[tuple, dict[tuple, float]]] = []
     labels: dict[tuple, str] = {}
     order: list[tuple] = []
@@ -172,14 +189,22 @@ def layer_comparison(runs: list[tuple[str, dict]]) -> dict | None:
         best = [min(lay[key].items(), key=lambda kv: kv[1]) if key in lay else None for lay in per_run]
         base = best[0][1] if best[0] else None  # over the first run only: "-" where it lacks the layer
         fastest = min(
-            ((i, k, s) for i, b in enumerate(best) if b for k, s in per_run[i][key].items()), key=lambda t: t[2]
+            ((i, k, timing_basis.units(bs[i], s)) for i, x in enumerate(best) if x for k, s in per_run[i][key].items()),
+            key=lambda t: t[2],
         )
         rows.append(
             {
                 "layer": labels[key],
                 "best": [{"dtype": b[0][0], "emitter": b[0][1], "seconds": b[1]} if b else None for b in best],
-                "ratio": [base / b[1] if b and base else None for b in best],
-                "fastest": {"run": fastest[0], "dtype": fastest[1][0], "emitter": fastest[1][1], "seconds": fastest[2]},
+                "ratio": [timing_basis.time_ratio(bs[0], base, bs[i], x[1] if x else None) for i, x in enumerate(best)],
+                "fastest": {
+                    "run": fastest[0],
+                    "dtype": fastest[1][0],
+                    "emitter": fastest[1][1],
+                    "seconds": per_run[fastest[0]][key][fastest[1]],
+                }
+                if one_scale
+                else None,
             }
         )
     network = [
@@ -187,7 +212,22 @@ def layer_comparison(runs: list[tuple[str, dict]]) -> dict | None:
         for i, lay in enumerate(per_run)
         for v in dict.fromkeys(v for k in shared if k in lay for v in lay[k])
     ]
-    network.sort(key=lambda v: (v["seconds"] is None, v["seconds"] or 0))
+    network.sort(  # by time where the runs' times compare, else run by run
+        key=lambda v: (
+            v["seconds"] is None,
+            0 if one_scale else v["run"],
+            timing_basis.units(bs[v["run"]], v["seconds"] or 0),
+        )
+    )
+    slowest = max(
+        (v for v in network if v["seconds"]), key=lambda v: timing_basis.units(bs[v["run"]], v["seconds"]), default=None
+    )
+    for v in network:  # over the slowest variant, where the runs' times compare
+        v["over_slowest"] = (
+            timing_basis.time_ratio(bs[slowest["run"]], slowest["seconds"], bs[v["run"]], v["seconds"])
+            if one_scale and slowest
+            else None
+        )
     best_total = [
         sum(min(lay[k].values()) for k in shared) if all(k in lay for k in shared) else None for lay in per_run
     ]

@@ -2,10 +2,12 @@
 Pure computation: nothing here talks to a board or prints.
 
 A MicroPython board runs a model out of two budgets:
-- flash: the weights, frozen as bytes objects, stay in flash and are read in place. A board with
-  no flash in its profile (the unix port) keeps them in RAM, so they count against the heap.
-- the heap: the live activations at the worst layer (model.peak_memory; the kernels need no
-  scratch). Where layers ran whole on the board, the largest heap one of them took
+- flash: the weights, frozen into the firmware as bytes objects, stay in flash and are read in
+  place. A board with no flash in its profile (the unix port, QEMU's MPS2 boards) holds them in
+  the heap, as bytes or array objects loaded from a file, so they count against the heap. The
+  verdict says which and why (WEIGHTS).
+- the heap: the live activations at the worst layer (model.peak_memory; the kernels allocate no
+  heap scratch: the DSP and MVE asm_thumb kernels' im2col blocks sit in their stack frames). Where layers ran whole on the board, the largest heap one of them took
   (gc.mem_alloc around the layer's buffers, its weights included) is a need measured there,
   and the larger of the two is the need.
 
@@ -24,6 +26,18 @@ from dataclasses import asdict, dataclass
 from mcuroof.board.profiles import Board
 from mcuroof.model import network
 
+# where the weights live, and why, by whether the profile names a flash to freeze them in
+WEIGHTS = {
+    True: (
+        "weights in flash: frozen into the firmware as bytes objects and read in place (loaded from a "
+        "file instead, as mcuroof's own runs send them, MicroPython would hold them in the heap)"
+    ),
+    False: (
+        "weights in RAM: this profile names no flash, so MicroPython holds them in the heap as bytes or "
+        "array objects loaded from a file; frozen bytes in a flash image, or a memoryview of a ROM "
+        "region, would keep them out of the heap"
+    ),
+}
 # Where only the on-chip RAM is known, a need within this share of it fits: MicroPython's heap
 # was more than half the RAM wherever it was measured (micro:bit 10,048 of 16,384 B).
 BOUND_SHARE = 0.5
@@ -62,6 +76,7 @@ class Need:
 @dataclass(frozen=True)
 class Verdict:
     needs: tuple[Need, ...]
+    weights: str = ""  # where the weights live and why (WEIGHTS)
 
     @property
     def fits(self) -> bool | None:
@@ -72,7 +87,11 @@ class Verdict:
         return None if None in states else True
 
     def text(self) -> str:
-        """'fits: ...', 'does not fit: needs X, board has Y', 'may fit: ...' or 'fit unknown: ...'."""
+        """'fits: ...', 'does not fit: needs X, board has Y', 'may fit: ...' or 'fit unknown: ...',
+        then where the weights live and why."""
+        return self._verdict() + (f"; {self.weights}" if self.weights else "")
+
+    def _verdict(self) -> str:
         short = [n for n in self.needs if n.fits is False]
         if short:
             return "does not fit: " + "; ".join(
@@ -90,7 +109,8 @@ class Verdict:
         return "fits: " + "; ".join(f"{size(n.needs)} of {size(n.has)} {n.what} ({n.has_label})" for n in self.needs)
 
     def as_dict(self) -> dict:
-        return {"fits": self.fits, "text": self.text(), "needs": [{**asdict(n), "fits": n.fits} for n in self.needs]}
+        needs = [{**asdict(n), "fits": n.fits} for n in self.needs]
+        return {"fits": self.fits, "text": self.text(), "weights": self.weights, "needs": needs}
 
 
 def size(n: int | None) -> str:
@@ -135,11 +155,11 @@ def verdict(net: network.Network, budget_: Budget, measured_heap: int | None = N
     if budget_.weights_in_flash:
         needs.append(Need("flash", net.weight_bytes, "weights", budget_.flash_bytes, budget_.flash_label))
     else:
-        ram_need, ram_label = ram_need + net.weight_bytes, f"weights + {ram_label}"
+        ram_need, ram_label = ram_need + net.weight_bytes, f"weights in the heap + {ram_label}"
     if measured_heap and measured_heap > ram_need:
         ram_need, ram_label = measured_heap, "heap one whole layer took on the board"
     needs.append(Need("RAM", ram_need, ram_label, budget_.heap_bytes, budget_.heap_label, budget_.heap_is_bound))
-    return Verdict(tuple(needs))
+    return Verdict(tuple(needs), WEIGHTS[budget_.weights_in_flash])
 
 
 def whole_layer_heap(points: list[dict]) -> int | None:

@@ -285,9 +285,11 @@ def _place_under_op_roof(p: dict, roofs: list[dict], by_mem: float) -> None:
 
 
 def whole_model(points: list[dict]) -> list[dict]:
-    """Per element type and emitter: predicted latency from the roofline (sum over layers of
-    MACC / attainable, or bytes / memory roof for MAC-free layers), measured latency (sum of
-    layer times), inferences per second and measured / predicted.
+    """Per element type and emitter: the roofline bound (`predicted_seconds`, a field name kept
+    for old files: sum over layers of MACC / attainable, or bytes / memory roof for MAC-free
+    layers; a bound, not a prediction), measured latency (sum of layer times, `projected`: the
+    layers among them run on a tile and projected to the whole layer), inferences per second and
+    measured / bound.
 
     Every row of an element type covers the same layers: those any emitter profiled at that
     type. A layer the emitter has no verified time for is timed by the fastest emitter that has
@@ -320,6 +322,7 @@ def whole_model(points: list[dict]) -> list[dict]:
                 "layers": len(pts),
                 "macc": sum(p["macc"] for p in pts),
                 "tiles_left_out": [p["index"] for p in mine if p.get("projection") == "tile"],
+                "projected": sorted(p["index"] for p in pts if p.get("tile_fraction", 1) < 1),
                 "borrowed": [{"index": p["index"], "emitter": p["emitter"]} for p in borrowed],
                 "missing": missing,
                 "partial": bool(missing),

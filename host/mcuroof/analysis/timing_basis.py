@@ -5,6 +5,9 @@
   is a rate per instruction times 1e9 / 2^K instructions/s. The board's `clock_hz` there is its
   emulated timer's (SysTick, machine.freq()): never shown as a CPU clock.
 - The unix port (a host OS platform): host time; there is no per-step figure.
+- rp2040js (a cycle model, known by its firmware's sys.platform "rp2040js-*"): time counts the
+  cycles of the modelled Cortex-M0+ at its 125 MHz, each instruction's M0+ cycles with memory
+  that has no wait states: neither real time nor host time (MODELS).
 - A real board: time counts its clock (ticks_us); figures per cycle at `cycle_hz`, the DWT cycle
   counter's rate against ticks_us where the probe saw it count (board.cycle_counter), else at
   `clock_hz`, the clock machine.freq() reported, saying it was not counted.
@@ -31,6 +34,8 @@ COUNTED = "counted"
 # 100 ms span between two records whose latency is a few ms); QEMU ran 0.36-16 here, rp2040js 0.04-0.5
 REAL_TIME_PACE = (0.8, 1.25)
 NO_TRCENA_WHY = "DEMCR did not hold TRCENA, as real silicon does"
+# cycle models, by the prefix of their firmware's sys.platform: what their time counts
+MODELS = {"rp2040js": "rp2040js"}
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,8 @@ class Basis:
     timer_hz: float | None = None  # QEMU: the emulated timer's clock (not a CPU clock)
     clock_from: str | None = None  # CYCLES: "counted" (cycle_hz) or why not: "no cycle counter", ...
     suspect_why: str | None = None  # SUSPECT: what marked the emulator
+    model: str | None = None  # CYCLES counted by a cycle model (rp2040js), not by a chip's clock
+    core: str | None = None  # the modelled core ("Cortex-M0+"), where `model` is set
 
     @property
     def rate_text(self) -> str:
@@ -57,6 +64,8 @@ class Basis:
         """A short heading: "instructions (QEMU shift=6: 15.6 M instr/s)", "cycles at 125 MHz"."""
         if self.kind == INSTRUCTIONS:
             return f"instructions (QEMU shift={self.icount_shift}: {self.rate_text})"
+        if self.kind == CYCLES and self.model:
+            return f"cycles of the modelled {self.core or 'core'} at {self.rate_text} ({self.model})"
         if self.kind == CYCLES:
             if not self.rate_hz:
                 return "cycles (clock not known)"
@@ -70,6 +79,11 @@ class Basis:
             return (
                 f"QEMU -icount shift={self.icount_shift}: time counts instructions ({2**self.icount_shift} ns "
                 f"each, {self.rate_text}), not cycles"
+            )
+        if self.kind == CYCLES and self.model:
+            return (
+                f"{self.model}: time counts the cycles of the modelled {self.core or 'core'} at {self.rate_text} "
+                "(each instruction's cycles, memory without wait states): not real time, not host time"
             )
         if self.kind == CYCLES:
             if not self.rate_hz:
@@ -121,6 +135,10 @@ def of(board: dict) -> Basis:
         return Basis(INSTRUCTIONS, 1e9 / 2**shift, "instr", shift, board.get("clock_hz"))
     if board.get("platform") in HOST_PLATFORMS or board.get("name") == "unix":
         return Basis(HOST, None, None)
+    model = _model(board)
+    if model and board.get("clock_hz"):
+        core = (board.get("core") or {}).get("name")
+        return Basis(CYCLES, float(board["clock_hz"]), "cycle", clock_from=model, model=model, core=core)
     why = suspected_emulator(board)
     if why:
         return Basis(SUSPECT, None, None, timer_hz=board.get("clock_hz"), suspect_why=why)
@@ -144,6 +162,12 @@ def suspected_emulator(board: dict) -> str | None:
     return f"its time ran {pace:.3g}x the host's, where a real board's keeps real time"
 
 
+def _model(board: dict) -> str | None:
+    """The cycle model that ran the board (MODELS, by its firmware's sys.platform), if any."""
+    platform = str(board.get("platform") or "")
+    return next((name for prefix, name in MODELS.items() if platform.startswith(prefix)), None)
+
+
 def _not_counted(board: dict) -> str:
     """Why per-cycle figures are at machine.freq()'s clock, not a counted one."""
     core = (board.get("core") or {}).get("name")
@@ -163,25 +187,76 @@ def figure_clock(board: dict) -> float | None:
     return basis.rate_hz if basis.kind == CYCLES else None
 
 
-def ratio_word(bases: list[Basis]) -> str:
-    """What a ratio of two runs' times or rates is: an instruction-count ratio between
-    instruction-counted runs (never a speed-up), a speed-up between runs in real time, a time
-    ratio between the two kinds."""
-    if any(b.kind == SUSPECT for b in bases):
-        return "time ratio"
-    counted = {b.kind == INSTRUCTIONS for b in bases}
-    if counted == {True}:
+def scale(basis: Basis) -> str | None:
+    """The time scale a run's figures are on; runs compare only within one (None: with none)."""
+    if basis.kind == INSTRUCTIONS:
+        return "QEMU instructions"
+    if basis.kind == CYCLES:
+        return f"{basis.model} cycles" if basis.model else "board time"
+    return HOST if basis.kind == HOST else None
+
+
+def why_not(a: Basis, b: Basis, names: tuple[str, str] = ("one", "the other")) -> str | None:
+    """Why times of runs on bases a and b (called `names`) do not compare; None where they do."""
+    if scale(a) is not None and scale(a) == scale(b):
+        return None
+    return f"{names[0]} {counts(a)}, {names[1]} {counts(b)}: their times do not compare"
+
+
+def counts(b: Basis) -> str:
+    """What a run's time counts, in a clause: "counts QEMU instructions (-icount)"."""
+    if b.kind == INSTRUCTIONS:
+        return "counts QEMU instructions (-icount)"
+    if b.kind == CYCLES and b.model:
+        return f"counts the cycles of {b.model}'s modelled {b.core or 'core'}"
+    if b.kind == CYCLES:
+        return "counts a board's real time"
+    if b.kind == HOST:
+        return "counts the host's time (the unix port)"
+    return "counts ticks of a suspected emulator (perhaps instructions)"
+
+
+def units(basis: Basis, seconds: float) -> float:
+    """A time in the unit its scale compares by: instructions under QEMU (runs at other -icount
+    shifts compare by count), seconds elsewhere."""
+    return seconds * basis.rate_hz if basis.kind == INSTRUCTIONS and basis.rate_hz else seconds
+
+
+def time_ratio(base: Basis, base_seconds: float | None, other: Basis, seconds: float | None) -> float | None:
+    """base's time over other's (above 1: other took less), None where the two do not compare."""
+    if not base_seconds or not seconds or why_not(base, other):
+        return None
+    return units(base, base_seconds) / units(other, seconds)
+
+
+def rate_ratio(base: Basis, base_rate: float | None, other: Basis, rate: float | None) -> float | None:
+    """other's rate per second over base's, per instruction under QEMU; None where they do not compare."""
+    if not base_rate or not rate:
+        return None
+    return time_ratio(base, 1 / base_rate, other, 1 / rate)
+
+
+def ratio_word(bases: list[Basis]) -> str | None:
+    """What a ratio of runs' times or rates is: an instruction-count ratio between QEMU runs,
+    a cycle-count ratio between runs of one cycle model, a speed-up in real or host time; None
+    where the runs' time bases do not all compare (why_not says why)."""
+    scales = {scale(b) for b in bases}
+    if len(scales) != 1 or None in scales:
+        return None
+    one = scales.pop()
+    if one == "QEMU instructions":
         return "instruction-count ratio"
-    return "speed-up" if counted == {False} else "time ratio"
+    return "cycle-count ratio" if one.endswith(" cycles") else "speed-up"
 
 
-def least_time_word(bases: list[Basis], short: bool = False) -> str:
-    """The run with the least time, named for what its time counts."""
-    counted = {b.kind == INSTRUCTIONS for b in bases}
-    if any(b.kind == SUSPECT for b in bases):
-        counted = {True, False}  # time may count instructions
-    if counted == {True}:
+def least_time_word(bases: list[Basis], short: bool = False) -> str | None:
+    """The run with the least time, named for what its time counts; None where the runs' times
+    do not compare."""
+    word = ratio_word(bases)
+    if word is None:
+        return None
+    if word == "instruction-count ratio":
         return "fewest instructions" if short else "fewest instructions (QEMU time)"
-    if counted == {False}:
-        return "fastest"
-    return "least time" if short else "least time (instructions under QEMU, real time elsewhere)"
+    if word == "cycle-count ratio":
+        return "fewest cycles" if short else f"fewest cycles ({bases[0].model}'s model)"
+    return "fastest"

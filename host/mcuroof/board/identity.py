@@ -36,15 +36,20 @@ from mcuroof.kernels import emitters
 # the instruction set it needs: an instruction the core lacks faults. None: MULS + ADDS, which every
 # core runs, is the peak only of a core known to lack MLA (a known Armv6-M core)
 PEAK_KERNELS = emitters.peak_kernels()
-# CPUID part number (bits 15:4; Arm's implementer code 0x41) -> core (Arm TRMs, CPUID register)
+# CPUID part number (bits 15:4; Arm's implementer code 0x41) -> core (Arm TRMs, CPUID register;
+# the same numbers as OpenOCD's cortex_m.h). Which options a core was built with (DSP, FPU, MVE)
+# its other ID registers say (decode), never the part number.
 PARTS = {
     0xC20: "Cortex-M0",
     0xC60: "Cortex-M0+",
     0xC23: "Cortex-M3",
     0xC24: "Cortex-M4",
     0xC27: "Cortex-M7",
-    0xD21: "Cortex-M33",
-    0xD22: "Cortex-M55",
+    0xD21: "Cortex-M33",  # Armv8-M Mainline: DSP and FPU (single) optional
+    0xD31: "Cortex-M35P",  # Armv8-M Mainline, an M33 with physical-attack protection: DSP and FPU optional
+    0xD22: "Cortex-M55",  # Armv8.1-M: DSP; FPU and MVE (integer, or integer and float) optional
+    0xD23: "Cortex-M85",  # Armv8.1-M: DSP; FPU and MVE (integer, or integer and float) optional
+    0xD24: "Cortex-M52",  # Armv8.1-M: DSP; FPU and MVE (integer, or integer and float) optional
 }
 ARMV6M = ("Cortex-M0", "Cortex-M0+")
 MPY_ARCH_RV32IMC = 11  # sys.implementation._mpy bits 10-15 (py/persistentcode.h MP_NATIVE_ARCH_RV32IMC)

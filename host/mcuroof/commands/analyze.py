@@ -10,6 +10,7 @@ import sys
 from mcuroof.analysis import fit
 from mcuroof.board import profiles as boards
 from mcuroof.errors import UserError
+from mcuroof.kernels.ops.dsp_common import MAX_FRAME
 from mcuroof.model.builtins import BUILTINS
 from mcuroof.model.load import load_network
 from mcuroof.model.network import SCRATCH_NOTE, Layer, Network, layer_dict, peak_memory, totals
@@ -98,6 +99,7 @@ def document(net: Network) -> dict:
             "weights": peak.weights,
             "activations": peak.activations,
             "scratch": peak.scratch,
+            "scratch_covers": scratch_note(),
         },
         "notes": list(net.notes),
     }
@@ -140,6 +142,15 @@ def _row(layer: Layer) -> list[str]:
     ]
 
 
+def scratch_note() -> str:
+    """What the scratch figure covers: the heap; the DSP and MVE kernels' im2col blocks are on the stack."""
+    return (
+        f"{SCRATCH_NOTE}; the asm_thumb DSP and MVE kernels (cores with SMLAD or Helium) build their "
+        f"im2col blocks and widened weights in a stack frame of up to {MAX_FRAME:,} B, on the C stack, "
+        "outside the heap"
+    )
+
+
 def print_table(net: Network) -> None:
     from rich.table import Table
 
@@ -171,6 +182,6 @@ def print_table(net: Network) -> None:
         f"+ live activations {peak.activations:,} + scratch {peak.scratch}",
         highlight=False,
     )
-    console.print(f"(weights: each constant tensor once; scratch {SCRATCH_NOTE})", highlight=False)
+    console.print(f"(weights: each constant tensor once; scratch {scratch_note()})", highlight=False)
     for note in net.notes:
         console.print(note, highlight=False)

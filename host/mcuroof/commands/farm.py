@@ -17,6 +17,7 @@ from mcuroof.links import farm_place as place
 from mcuroof.report import compare as report_compare
 from mcuroof.report import terminal
 from mcuroof.suites import registry
+from mcuroof.units import duration
 
 FARM_SUITES = "memory,compute,regions"
 
@@ -199,7 +200,7 @@ def _summary(workers: list[farm.Worker]) -> Table:
     for w in workers:
         where = str(w.folder / "results.json") if w.status in ("done", "kept") else w.reason
         style = None if w.status in ("done", "kept") else "red"
-        table.add_row(w.place, w.status, f"{w.seconds:.0f} s" if w.seconds else "-", where, style=style)
+        table.add_row(w.place, w.status, duration(w.seconds) if w.seconds else "-", where, style=style)
     return table
 
 

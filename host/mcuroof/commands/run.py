@@ -26,6 +26,7 @@ from mcuroof.report import compare, outputs, terminal
 from mcuroof.report import tables as report
 from mcuroof.suites import layers as layer_suite
 from mcuroof.suites import registry
+from mcuroof.units import duration
 
 DEFAULT_SUITES = ",".join(registry.DEFAULT)
 LAYER_OPTIONS = ("model", "dtype", "emitter", "tile_seconds")
@@ -192,7 +193,7 @@ def execute(req: RunRequest) -> int:
     if moved:
         console.print(f"the run that was in {out} is kept in {moved}")
     written = [out / "raw.jsonl", *outputs.outputs(data, out)]
-    console.print(f"wrote {', '.join(map(str, written))} in {data['board']['wall_seconds']:.1f} s")
+    console.print(f"wrote {', '.join(map(str, written))} in {duration(data['board']['wall_seconds'])}")
     if len(written) < 4:
         console.print("no plot or report.html: the results hold no roof and no layer to draw")
     return 0

@@ -48,7 +48,8 @@ FUSED_OPS = {
     "MUL": "MulOptions",
     "CONCATENATION": "ConcatenationOptions",
 }
-SCRATCH_NOTE = "0: im2col-free kernels need no per-layer scratch buffer"
+# what peak_memory's scratch (0) covers: the heap; kernels' stack frames are not in it
+SCRATCH_NOTE = "0 B of heap: no layer kernel allocates a per-layer heap buffer"
 
 
 @dataclass(frozen=True)

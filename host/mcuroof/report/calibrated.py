@@ -89,7 +89,7 @@ def rows(result: dict) -> list[list[str]]:
         [
             layer_names.short(p),
             p["emitter"] if one_type else f"{p['emitter']} {p['dtype']}",
-            duration(p["seconds"]),
+            duration(p["seconds"]) + (" *" if p.get("tile_fraction", 1) < 1 else ""),
             duration(p["calibrated_seconds"]),
             _pct(p.get("calibrated_error")),
             _held(p.get("calibrated_interval"), p["calibrated_seconds"], p["seconds"]),
@@ -112,7 +112,7 @@ def rows(result: dict) -> list[list[str]]:
             [
                 "whole model",
                 f"{r['emitter']} {r['dtype']}",
-                duration(r["measured_seconds"]),
+                duration(r["measured_seconds"]) + (" *" if any(m.get("tile_fraction", 1) < 1 for m in mine) else ""),
                 duration(r.get("calibrated_seconds")),
                 _pct(r.get("calibrated_error")),
                 _held(r.get("calibrated_interval"), r.get("calibrated_seconds"), r["measured_seconds"]),
@@ -128,7 +128,8 @@ def title(result: dict) -> str:
         "Predicted from the board's calibration alone (no layer of the model measured) against measured; "
         "CV: where 90 % of the calibration shapes left out of their family's fit fell ('miss': the "
         "measured time lies outside); 'macs 2.1x': the layer's MACs (channels, working set) are 2.1x "
-        f"the most its family's shapes had, an extrapolation; {basis.sentence}"
+        f"the most its family's shapes had, an extrapolation; '*': measured on a tile and projected to the "
+        f"whole layer (or a sum with such layers); {basis.sentence}"
     )
 
 

@@ -1,6 +1,6 @@
 """One model on many boards: a table of board x kernel with each row's time, what its time counts,
 the fit and the best row among those whose times compare (report for `mcuroof predict --roofs A B
-...`). QEMU's instruction time, real (or cycle-modelled) time, a host's time and Vela's NPU
+...`). QEMU's instruction time, real time, a cycle model's (rp2040js) cycles, a host's time and Vela's NPU
 estimate are scales that never compare; a theoretical bound or an estimate is never 'best'."""
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ def scale(basis: timing_basis.Basis, board: str) -> str:
     """The scale a board's times are on: rows compare only within one."""
     if basis.kind == timing_basis.INSTRUCTIONS:
         return f"QEMU instruction time (shift {basis.icount_shift})"
+    if basis.kind == timing_basis.CYCLES and basis.model:
+        return f"{basis.model}'s modelled {basis.core or 'core'} cycles"
     if basis.kind == timing_basis.CYCLES:
         return "real time (cycles at each board's clock)"
     if basis.kind == timing_basis.HOST:

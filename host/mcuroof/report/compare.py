@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 
 from mcuroof.analysis import timing_basis
-from mcuroof.analysis.compare import layer_comparison, measured, roof_rows, tag, variant
+from mcuroof.analysis.compare import layer_comparison, measured, not_compared, roof_rows, tag, variant
 from mcuroof.errors import UserError
 from mcuroof.report import labels, styles
 from mcuroof.report import plot as plot_mod
@@ -38,21 +38,23 @@ def tables(runs: list[tuple[str, dict]], paths: list[Path] | None = None) -> lis
             str(paths[i]) if paths else "-",
         )
     out.append(t)
-    t = Table(
-        title=f"Roofs per second of each run's time, per {steps(bases)} in brackets ({word}: run / {tag(0)})",
-        title_justify="left",
-    )
+    t = Table(title=f"Roofs per second of each run's time, per {steps(bases)} in brackets", title_justify="left")
+    t.title += f" ({word}: run / {tag(0)})" if word else ""
+    why = not_compared(runs)
+    if why:
+        t.caption, t.caption_justify = f"no ratio where {why}", "left"
+    ratio = [bool(i) and not timing_basis.why_not(bases[0], b) for i, b in enumerate(bases)]
     for col in ("kind", "name", "emitter", "dtype"):
         t.add_column(col)
     for i, (label, _) in enumerate(runs):
         t.add_column(tag(i), justify="right")
-        if i:
+        if ratio[i]:
             t.add_column(f"{tag(i)}/{tag(0)}", justify="right")
     for row in roof_rows(runs):
         cells = []
         for i, v in enumerate(row["values"]):
             cells.append(roof_value(v, row["kind"], bases[i]))
-            if i:
+            if ratio[i]:
                 cells.append(f"{row['ratios'][i]:.3g}" if row["ratios"][i] else "-")
         t.add_row(row["kind"], row["name"], row["emitter"] or "-", row["dtype"] or "-", *cells)
     out.append(t)
@@ -92,32 +94,35 @@ def _layer_tables(runs, lay, bases) -> list:
     word = timing_basis.ratio_word(bases)
     least = timing_basis.least_time_word(bases)
     short = timing_basis.least_time_word(bases, short=True)
-    t = Table(
-        title=f"Layers: best time per run ({word} over {tag(0)}) and the target with the {short}"
-        if short != "fastest"
-        else f"Layers: best time per run ({word} over {tag(0)}) and the fastest target",
-        title_justify="left",
-    )
+    why = not_compared(runs)
+    title = "Layers: best time per run"
+    if word:
+        target = "the fastest target" if short == "fastest" else f"the target with the {short}"
+        title += f" ({word} over {tag(0)}) and {target}"
+    t = Table(title=title, title_justify="left")
+    if why:
+        t.caption, t.caption_justify = f"no ratio and no fastest target where {why}", "left"
     t.add_column("layer")
     for i, _ in enumerate(runs):
         t.add_column(tag(i), justify="right")
-    t.add_column(short)
+    if word:
+        t.add_column(short)
     for row in lay["layers"]:
         cells = []
-        for b, s in zip(row["best"], row["ratio"]):
+        ratios = row["ratio"] if any(row["ratio"][1:]) else [None] * len(row["ratio"])  # no lone "x1"
+        for b, s in zip(row["best"], ratios):
             cells.append(
                 f"{duration(b['seconds'])} {b['dtype']} {b['emitter']}" + (f" (x{s:.3g})" if s else "") if b else "-"
             )
         f = row["fastest"]
-        t.add_row(row["layer"], *cells, variant(f["run"], f["dtype"], f["emitter"]))
+        t.add_row(row["layer"], *cells, *([variant(f["run"], f["dtype"], f["emitter"])] if f else []))
     out = [t]
     n = Table(title=f"Whole network ({lay['shared']} shared layers)", title_justify="left")
-    over = f"{word} over the slowest"
+    over = f"{word} over the slowest" if word else None
     counts = steps(bases, plural=True) if any(b.step for b in bases) else None
     for col in ("target / dtype / emitter", "time", counts, over, "missing layers (their time elsewhere)"):
         if col:
             n.add_column(col, justify="right" if col in ("time", counts, over) else "left")
-    slowest = max((v["seconds"] for v in lay["network"] if v["seconds"]), default=None)
     for v in lay["network"]:
         missing = ", ".join(
             f"{m['layer']} ({duration(m['seconds'])} on {m['dtype']} {m['emitter']})"
@@ -130,7 +135,7 @@ def _layer_tables(runs, lay, bases) -> list:
             variant(v["run"], v["dtype"], v["emitter"]),
             time + ("" if v["complete"] else " *"),
             *([bases[v["run"]].steps_text(v["seconds"])] if counts else []),
-            f"x{slowest / v['seconds']:.3g}" if v["seconds"] and slowest else "-",
+            *([f"x{v['over_slowest']:.3g}" if v["over_slowest"] else "-"] if over else []),
             missing or "-",
         )
     if any(not v["complete"] for v in lay["network"]):
@@ -139,7 +144,9 @@ def _layer_tables(runs, lay, bases) -> list:
     out.append(n)
     if lay.get("match_note"):
         out.append(f"layers {lay['match_note']}")
-    if lay["network"] and lay["network"][0]["seconds"]:
+    if why:
+        out.append(f"no fastest run: {why}")
+    elif lay["network"] and lay["network"][0]["seconds"]:
         f = lay["network"][0]
         out.append(
             f"{least} for the whole network: {tag(f['run'])} {runs[f['run']][0]}, {f['dtype']} {f['emitter']} "

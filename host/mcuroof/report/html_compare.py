@@ -24,6 +24,9 @@ def compare_section(runs: list[tuple[str, dict]], paths: list[Path] | None = Non
     bases = compare.bases(runs)
     tags = [compare.tag(i) for i in range(len(runs))]
     out = [_runs_table(runs, bases, paths), _roofs_compared(runs, bases, tags)]
+    why = compare.not_compared(runs)
+    if why:
+        out.append(f"<p class='note'>No ratio and no fastest run where {esc(why)}.</p>")
     lay = compare.layer_comparison(runs)
     if lay and lay.get("layers"):
         out += [_layers_compared(lay, bases, tags), _network_compared(lay, bases, tags)]
@@ -51,24 +54,23 @@ def _runs_table(runs, bases, paths) -> str:
 
 def _roofs_compared(runs, bases, tags) -> str:
     word = timing_basis.ratio_word(bases)
+    ratio = [bool(i) and not timing_basis.why_not(bases[0], b) for i, b in enumerate(bases)]
     rows = []
     for row in compare.roof_rows(runs):
         cells = [row["kind"], row["name"], row["emitter"] or "-", row["dtype"] or "-"]
         for i, v in enumerate(row["values"]):
             cells.append((report_compare.roof_value(v, row["kind"], bases[i]), v))
-            if i:
+            if ratio[i]:
                 cells.append(num(row["ratios"][i], fmt=lambda x: f"{x:.3g}"))
         rows.append(cells)
     heads = ["kind", "name", "emitter", "dtype"]
     for i, t in enumerate(tags):
-        heads += [t] + ([f"{t}/{tags[0]}"] if i else [])
+        heads += [t] + ([f"{t}/{tags[0]}"] if ratio[i] else [])
+    ratios = f"{word}s: run / {tags[0]} (\"-\" where {tags[0]} lacks the roof). " if word else ""
     return (
         "<h2>Roofs compared</h2>"
         f"<p class='note'>Per second of each run's time, per {esc(report_compare.steps(bases))} in brackets; "
-        f"{esc(word)}s: run / {tags[0]} (\"-\" where {tags[0]} lacks the roof). "
-        + esc(compare_bases(bases))
-        + "</p>"
-        + table(heads, rows)
+        f"{esc(ratios)}" + esc(compare_bases(bases)) + "</p>" + table(heads, rows)
     )
 
 
@@ -76,7 +78,8 @@ def _layers_compared(lay: dict, bases, tags) -> str:
     rows = []
     for row in lay["layers"]:
         cells = [row["layer"]]
-        for b, s in zip(row["best"], row["ratio"]):
+        ratios = row["ratio"] if any(row["ratio"][1:]) else [None] * len(row["ratio"])  # no lone "x1"
+        for b, s in zip(row["best"], ratios):
             cells.append(
                 num(
                     b["seconds"],
@@ -88,10 +91,12 @@ def _layers_compared(lay: dict, bases, tags) -> str:
                 else "-"
             )
         f = row["fastest"]
-        cells.append(f"{tags[f['run']]} {f['dtype']} {f['emitter']}")
+        cells += [f"{tags[f['run']]} {f['dtype']} {f['emitter']}"] if f else []
         rows.append(cells)
     word = timing_basis.ratio_word(bases)
     least = timing_basis.least_time_word(bases, short=True)
+    if not word:
+        return "<h2>Layers: best time per run</h2>" + table(["layer"] + tags, rows)
     return f"<h2>Layers: best time per run ({esc(word)} over {tags[0]})</h2>" + table(["layer"] + tags + [least], rows)
 
 

@@ -8,7 +8,7 @@ import html
 from mcuroof.analysis import timing_basis
 from mcuroof.board import cycle_counter
 from mcuroof.model import names as layer_names
-from mcuroof.report import calibrated
+from mcuroof.report import calibrated, layer_tables
 from mcuroof.report import tables as report
 from mcuroof.suites import sizing
 from mcuroof.units import duration, si
@@ -165,32 +165,27 @@ def model_table(result: dict) -> str:
             num(r["layers"], fmt=str),
             num(r["predicted_seconds"], fmt=duration),
             num(r["measured_seconds"], fmt=duration),
-            num(r.get("measured_over_predicted"), fmt=lambda v: f"{v:.3g}"),
+            f"{len(layer_tables.projected(r, result))} of {r['layers']}",
             num(
                 r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s"),
                 fmt=(lambda v: f"~{v:.3g}") if estimate else (lambda v: f"{v:.3g}"),
             ),
+            num(r.get("measured_over_predicted"), fmt=lambda v: f"{v:.3g}"),
         ]
         for r in m.get("whole_model") or []
     ]
     if not rows:
         return ""
     fit = (m.get("fit") or {}).get("text")
+    heads = layer_tables.whole_model_headers(estimate)
+    if estimate:
+        heads[6] = "estimate/s from tiles (does not fit)"
+    notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in layer_tables.whole_model_notes(m))
     return (
         f"<h2>Whole model: {esc(m.get('name'))} ({si(m.get('macc', 0), 'MACC')})</h2>"
         + (f"<p class='note'>{esc(fit)}</p>" if fit else "")
-        + table(
-            [
-                "emitter",
-                "dtype",
-                "layers",
-                "predicted (roofline)",
-                "measured",
-                "measured / predicted",
-                "estimate/s from tiles (does not fit)" if estimate else "inferences/s",
-            ],
-            rows,
-        )
+        + table(heads, rows)
+        + notes
     )
 
 

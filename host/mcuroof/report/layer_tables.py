@@ -14,6 +14,7 @@ ADVICE_KEYS = {
     "below": "below",
     "memory": "slope",
     "compute": "ceiling",
+    "roof": "at roof",
     "nomac": "fuse",
 }
 
@@ -58,6 +59,46 @@ def _headroom(p: dict) -> str:
     return f"{p['headroom']:.3g}x{op}"
 
 
+# the whole-model table's columns (terminal and report.html): a roofline bound is no prediction,
+# and a measured sum says how much of it was projected from tiles
+BOUND, MEASURED, PROJECTED, OVER = "roofline bound", "measured", "projected", "measured / bound"
+
+
+def whole_model_headers(estimate: bool) -> list[str]:
+    speed = "estimate/s (tiles)" if estimate else "inferences/s"
+    return ["emitter", "dtype", "layers", BOUND, MEASURED, PROJECTED, speed, OVER]
+
+
+def projected(r: dict, result: dict) -> list[int]:
+    """The layers of a whole-model row whose time was projected from a tile (results written
+    before rows carried `projected`: from the row's own points)."""
+    if "projected" in r:
+        return r["projected"]
+    return sorted(
+        p["index"]
+        for p in layer_points(result)
+        if (p["dtype"], p["emitter"]) == (r["dtype"], r["emitter"])
+        and p.get("verified")
+        and p.get("tile_fraction", 1) < 1
+        and p.get("projection") != "tile"
+    )
+
+
+def whole_model_notes(m: dict) -> list[str]:
+    """What the whole-model columns are, and the layers its measured sums leave out."""
+    notes = [
+        f"{MEASURED}: the sum of the layers' times on the board; {PROJECTED}: how many of them are projected "
+        f"from tiles (run on a part of the layer and scaled to the whole); {BOUND}: every layer at its roof, the least time the "
+        "roofs allow (a bound, not a prediction)"
+    ]
+    out = [
+        f"{s.get('op') or s.get('name', '?')} {s['index']}" for s in m.get("not_profiled") or [] if not s.get("emitter")
+    ]
+    if out:
+        notes.append(f"{MEASURED} leaves out {', '.join(out)} (not profiled: see below)")
+    return notes
+
+
 def model_table(result: dict) -> Table | None:
     m = result.get("model") or {}
     rows = m.get("whole_model") or []
@@ -68,9 +109,8 @@ def model_table(result: dict) -> Table | None:
     title = f"Whole model: {m.get('name')} ({si(m.get('macc', 0), 'MACC')})"
     if fit:
         title += f": {fit['text'].split(':')[0]}"
-    t = Table(title=title, title_justify="left")
-    speed = "estimate/s (tiles)" if estimate else "inferences/s"
-    for col in ("emitter", "dtype", "layers", "predicted (roofline)", "measured", speed, "measured / predicted"):
+    t = Table(title=title, title_justify="left", caption="; ".join(whole_model_notes(m)), caption_justify="left")
+    for col in whole_model_headers(estimate):
         t.add_column(col, justify="left" if col in ("emitter", "dtype") else "right")
     for r in rows:
         ratio = r.get("measured_over_predicted")
@@ -81,6 +121,7 @@ def model_table(result: dict) -> Table | None:
             str(r["layers"]),
             duration(r["predicted_seconds"]),
             duration(r["measured_seconds"]),
+            f"{len(projected(r, result))} of {r['layers']}",
             (f"~{rate:.3g}" if estimate else f"{rate:.3g}") if rate else "-",
             f"{ratio:.3g}" if ratio else "-",
         )
@@ -114,7 +155,7 @@ def fit_line(m: dict) -> str | None:
         return None
     if fit["fits"] is False:
         return (
-            f"[bold red]{fit['text']}[/]: the whole-model speed is an estimate from layers run one "
+            f"[bold red]{fit['text']}[/]. The whole-model speed is an estimate from layers run one "
             "at a time (tiles), not inferences/s this board can do"
         )
     return fit["text"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from mcuroof.report.layer_tables import ADVICE_KEYS
-from mcuroof.units import si
+from mcuroof.units import duration, si
 
 
 def user_points(result: dict) -> list[dict]:
@@ -41,7 +41,7 @@ def kernels_table(result: dict) -> Table | None:
 
 def kernel_lines(result: dict) -> list[str]:
     lines = [
-        f"U{p['index']} {p['name']}: {p['seconds'] * 1e6:.4g} us per call, {p['macc']:,} MACC, {p['bytes']:,} B; "
+        f"U{p['index']} {p['name']}: {duration(p['seconds'], 4)} per call, {p['macc']:,} MACC, {p['bytes']:,} B; "
         f"{p['advice']}"
         for p in user_points(result)
     ]

@@ -236,6 +236,8 @@ MODEL = obj(
                     "inferences_per_s": nullable(POSITIVE),
                     "estimated_inferences_per_s": nullable(POSITIVE),
                     "measured_over_predicted": nullable(POSITIVE),
+                    # layers of the sum run on a tile and projected to the whole layer (points.whole_model)
+                    "projected": array(COUNT),
                     "calibrated_seconds": nullable(NON_NEGATIVE),
                     "calibrated_error": nullable(NUMBER),
                     "calibrated_interval": nullable(array(NON_NEGATIVE, minItems=2, maxItems=2)),
@@ -244,7 +246,7 @@ MODEL = obj(
             )
         ),
         # fit.Verdict.as_dict: fits is null where the board's flash or heap is not known
-        "fit": obj({"fits": nullable(FLAG), "text": TEXT}, {"needs": array({"type": "object"})}),
+        "fit": obj({"fits": nullable(FLAG), "text": TEXT}, {"needs": array({"type": "object"}), "weights": TEXT}),
     },
 )
 
