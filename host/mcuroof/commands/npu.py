@@ -18,8 +18,6 @@ from mcuroof.npu import vela
 from mcuroof.npu.document import Compiled, cpu_section, document
 from mcuroof.results import document as results
 
-DEFAULT_SYSTEM = "Ethos_U55_High_End_Embedded"
-
 
 def configure(p) -> None:
     p.add_argument(
@@ -29,7 +27,10 @@ def configure(p) -> None:
         "--config", help=f"NPU configuration(s), comma-separated: {', '.join(vela.CONFIGS)} (default: --board's)"
     )
     p.add_argument(
-        "--system", help=f"Vela system config in its Arm/vela.ini (default: --board's, else {DEFAULT_SYSTEM})"
+        "--system",
+        help="Vela system config in its Arm/vela.ini (default: --board's, else "
+        + ", ".join(f"{v} for an {k}" for k, v in vela.DEFAULT_SYSTEMS.items())
+        + ")",
     )
     p.add_argument("--memory-mode", help="Vela memory mode (default: --board's, else Vela's for the system)")
     p.add_argument("--board", help="a board profile with an [npu] section for the defaults, e.g. corstone300")
@@ -40,7 +41,7 @@ def configure(p) -> None:
     p.add_argument("--json", action="store_true", help="print the JSON document instead of the tables")
 
 
-def _defaults(args) -> tuple[list[str], str, str | None]:
+def _defaults(args) -> tuple[list[str], str | None, str | None]:
     npu = profiles.load_board(args.board).npu if args.board else {}
     if args.board and not npu:
         raise UserError(f"npu: board {args.board} has no [npu] section (corstone300 has one)")
@@ -51,7 +52,7 @@ def _defaults(args) -> tuple[list[str], str, str | None]:
     bad = [c for c in configs if c not in vela.CONFIGS]
     if bad:
         raise UserError(f"npu: --config {bad[0]}: not an Ethos-U55/U65 configuration ({', '.join(vela.CONFIGS)})")
-    return configs, args.system or npu.get("system") or DEFAULT_SYSTEM, args.memory_mode or npu.get("memory_mode")
+    return configs, args.system or npu.get("system"), args.memory_mode or npu.get("memory_mode")
 
 
 def _model(spec: str, out: Path) -> tuple[Path, dict, str | None, str | None]:
@@ -93,7 +94,8 @@ def compile_all(args) -> dict:
         path, macs, note, dtype = _model(spec, args.output)
         for config in configs:
             out = args.output / "vela" / f"{path.stem}-{config}"
-            compiled.append(Compiled(vela.compile_model(path, config, system, memory_mode, out), macs, note, dtype))
+            est = vela.compile_model(path, config, system or vela.default_system(config), memory_mode, out)
+            compiled.append(Compiled(est, macs, note, dtype))
     return document(compiled, cpu, core)
 
 
