@@ -8,8 +8,8 @@ from rich.table import Table
 from rich.text import Text
 
 from mcuroof.analysis import timing_basis
-from mcuroof.board import profiles
 from mcuroof.published import mlperf
+from mcuroof.report.reference_marks import run_core
 from mcuroof.units import si
 
 
@@ -31,15 +31,6 @@ def rows_table(rows: list[dict], title: str) -> Table:
             "; ".join(f"{f['system']} v{f['round']}: {f['flag']}" for f in row["flagged"]) or "-",
         )
     return t
-
-
-def run_core(result: dict) -> str | None:
-    """The core a results document ran on: the probe's, else its board profile's."""
-    core = (result.get("board", {}).get("core") or {}).get("name")
-    if core:
-        return core
-    profile = profiles.find(result.get("board", {}).get("name"))
-    return profile.core_name if profile else None
 
 
 def run_lines(result: dict) -> list[str]:

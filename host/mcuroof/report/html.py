@@ -22,6 +22,7 @@ from mcuroof.report.html_tables import (
     facts,
     layers_table,
     model_table,
+    reference_table,
     ridges_table,
     roofs_table,
 )
@@ -115,6 +116,7 @@ def section(result: dict, key: str, heading: str | None = None) -> str:
         out += ["<h2>Cache cliff: bandwidth against working set</h2>", figure_div(cl, f"{key}-cliff")]
     out += [
         model_table(result),
+        reference_table(result),
         calibrated_table(result),
         layers_table(result, key),
         "<h2>Board, probe and checks</h2>",

@@ -8,7 +8,8 @@ import html
 from mcuroof.analysis import timing_basis
 from mcuroof.board import cycle_counter
 from mcuroof.model import names as layer_names
-from mcuroof.report import calibrated
+from mcuroof.published import mlperf
+from mcuroof.report import c_engines, calibrated, reference_marks
 from mcuroof.report import tables as report
 from mcuroof.suites import sizing
 from mcuroof.units import duration, si
@@ -153,6 +154,37 @@ def calibrated_table(result: dict) -> str:
     return f"<h2>Predicted from calibration</h2><p class='note'>{esc(calibrated.title(result))}</p>" + table(
         list(calibrated.HEADERS), body
     )
+
+
+def reference_table(result: dict) -> str:
+    """The C engines of the run's core (MLPerf Tiny closed int8, MAC/cycle) beside the run's own
+    whole-model figure in its unit; where those units differ (QEMU), the note says so."""
+    core = reference_marks.run_core(result)
+    if not core:
+        return ""
+    head = f"<h2>C engines on a {esc(core)} (MLPerf Tiny closed int8)</h2>"
+    rows = mlperf.best_for(core)
+    if not rows:
+        return head + f"<p class='note'>No published result on a {esc(core)}.</p>"
+    body = []
+    for r in rows:
+        b, a = r["best"], r["with_accelerator"]
+        body.append(
+            [
+                r["bench"],
+                num(b["macs_per_cycle"] if b else None, fmt=lambda v: f"{v:.3g}"),
+                b["system"] if b else "-",
+                num(b["clock_hz"] if b else None, "Hz"),
+                b["round"] if b else "-",
+                f"{a['macs_per_cycle']:.3g} {a['system']} ({a['accelerator']})" if a else "-",
+                "; ".join(f"{f['system']} v{f['round']}: {f['flag']}" for f in r["flagged"]) or "-",
+            ]
+        )
+    lines = c_engines.run_lines(result) + [reference_marks.note(result) or ""]
+    notes = "".join(f"<p class='note'>{esc(x)}</p>" for x in lines if x)
+    caption = f"<p class='note'>source: {esc(mlperf.SOURCE)}; MACs: mcuroof analyze; MAC/cycle at the clock the system names</p>"
+    headers = ["bench", "MAC/cycle", "system", "clock", "round", "with accelerator", "flagged (above the bound)"]
+    return head + table(headers, body) + caption + notes
 
 
 def model_table(result: dict) -> str:
