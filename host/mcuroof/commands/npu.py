@@ -1,7 +1,8 @@
 """`mcuroof npu MODEL... --config ethos-u55-128`: an Ethos-U NPU's roofs and per-operator points,
 estimated by Arm's Vela (pip install 'mcuroof[npu]'), optionally stacked on a measured CPU run.
 
-Writes DIR/npu.json (the document, also printed with --json), DIR/npu.png (the plot) and Vela's
+Writes DIR/npu.json (the document, also printed with --json), DIR/npu.png (the plot),
+DIR/report.html (the plot, interactive, and the tables) and Vela's
 own files under DIR/vela/MODEL-CONFIG/. Nothing runs on an NPU: every NPU figure is Vela's estimate.
 """
 
@@ -100,17 +101,18 @@ def compile_all(args) -> dict:
 
 
 def run(args) -> int:
-    from mcuroof.report import npu_plot, npu_tables, terminal
+    from mcuroof.report import npu_html, npu_plot, npu_tables, terminal
 
     doc = compile_all(args)
     args.output.mkdir(parents=True, exist_ok=True)
     (args.output / "npu.json").write_text(json.dumps(doc, indent=2))
     png = npu_plot.save(doc, args.output / "npu.png")
+    page = npu_html.write(doc, args.output / "report.html")
     if args.json:
         print(json.dumps(doc, indent=2))
         return 0
     console = terminal.console()
     for item in npu_tables.renderables(doc):
         terminal.show(console, item)
-    print(f"wrote {args.output / 'npu.json'}, {png} and Vela's files in {args.output / 'vela'}")
+    print(f"wrote {args.output / 'npu.json'}, {png}, {page} and Vela's files in {args.output / 'vela'}")
     return 0

@@ -18,7 +18,7 @@ from mcuroof.published import mlperf
 from mcuroof.version import __version__
 
 SCHEMA = 1
-CPU_POINT_FIELDS = ("name", "op", "emitter", "dtype", "macc", "seconds", "macs_per_s", "oi")
+CPU_POINT_FIELDS = ("index", "name", "op", "emitter", "dtype", "macc", "seconds", "macs_per_s", "oi")
 
 
 @dataclass(frozen=True)

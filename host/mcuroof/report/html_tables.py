@@ -4,6 +4,7 @@ model, and the board's facts and checks; `table`, `num` and `esc` build any of t
 from __future__ import annotations
 
 import html
+import re
 
 from mcuroof.analysis import timing_basis
 from mcuroof.board import cycle_counter
@@ -11,6 +12,7 @@ from mcuroof.model import names as layer_names
 from mcuroof.published import mlperf
 from mcuroof.report import c_engines, calibrated, reference_marks
 from mcuroof.report import tables as report
+from mcuroof.report.grid import Grid
 from mcuroof.suites import sizing
 from mcuroof.units import duration, si
 
@@ -156,35 +158,38 @@ def calibrated_table(result: dict) -> str:
     )
 
 
+def grid_html(g: Grid, heading: str = "h2") -> str:
+    """A report.grid table as a titled sortable table with its caption; its number columns sort
+    by value (2.08 us before 24.8 us before 10 ms) and align right."""
+    numeric = [h not in g.left for h in g.headers]
+    rows = [[(c, cell_value(c)) if n else c for c, n in zip(row, numeric)] for row in g.rows]
+    cap = f"<p class='note'>{esc(g.caption)}</p>" if g.caption else ""
+    return f"<{heading}>{esc(g.title)}</{heading}>" + table(list(g.headers), rows) + cap
+
+
+PREFIX = {"p": 1e-12, "n": 1e-9, "u": 1e-6, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def cell_value(text: str) -> float | None:
+    """The value of a number as the tables write it: "26,185", "52.4 us", "4 GB/s", "191x"."""
+    m = re.match(r"^\s*(-?[\d,]*\.?\d+(?:e-?\d+)?)\s*([pnumkMGT](?=[A-Za-z]|\s*$))?", text or "")
+    if not m:
+        return None
+    return float(m.group(1).replace(",", "")) * PREFIX.get(m.group(2), 1.0)
+
+
 def reference_table(result: dict) -> str:
     """The C engines of the run's core (MLPerf Tiny closed int8, MAC/cycle) beside the run's own
     whole-model figure in its unit; where those units differ (QEMU), the note says so."""
     core = reference_marks.run_core(result)
     if not core:
         return ""
-    head = f"<h2>C engines on a {esc(core)} (MLPerf Tiny closed int8)</h2>"
     rows = mlperf.best_for(core)
+    title = f"C engines on a {core}: best MLPerf Tiny closed int8 figure (MAC/cycle)"
     if not rows:
-        return head + f"<p class='note'>No published result on a {esc(core)}.</p>"
-    body = []
-    for r in rows:
-        b, a = r["best"], r["with_accelerator"]
-        body.append(
-            [
-                r["bench"],
-                num(b["macs_per_cycle"] if b else None, fmt=lambda v: f"{v:.3g}"),
-                b["system"] if b else "-",
-                num(b["clock_hz"] if b else None, "Hz"),
-                b["round"] if b else "-",
-                f"{a['macs_per_cycle']:.3g} {a['system']} ({a['accelerator']})" if a else "-",
-                "; ".join(f"{f['system']} v{f['round']}: {f['flag']}" for f in r["flagged"]) or "-",
-            ]
-        )
+        return f"<h2>{esc(title)}</h2><p class='note'>No published result on a {esc(core)}.</p>"
     lines = c_engines.run_lines(result) + [reference_marks.note(result) or ""]
-    notes = "".join(f"<p class='note'>{esc(x)}</p>" for x in lines if x)
-    caption = f"<p class='note'>source: {esc(mlperf.SOURCE)}; MACs: mcuroof analyze; MAC/cycle at the clock the system names</p>"
-    headers = ["bench", "MAC/cycle", "system", "clock", "round", "with accelerator", "flagged (above the bound)"]
-    return head + table(headers, body) + caption + notes
+    return grid_html(c_engines.rows_grid(rows, title)) + "".join(f"<p class='note'>{esc(x)}</p>" for x in lines if x)
 
 
 def model_table(result: dict) -> str:

@@ -17,6 +17,8 @@ from mcuroof.analysis import timing_basis
 from mcuroof.board import profiles
 from mcuroof.published import mlperf
 
+NO_RUN = "no CPU run"
+
 
 @dataclass(frozen=True)
 class Mark:
@@ -55,34 +57,60 @@ def _why_not(basis: timing_basis.Basis) -> str | None:
         return None
     if basis.kind == timing_basis.INSTRUCTIONS:
         return "not drawn: this run counts QEMU instructions, the published figure counts cycles"
+    if basis.kind == NO_RUN:
+        return "not drawn: no measured CPU run (--roofs) to draw it at"
     return f"not drawn: this run's time ({basis.kind}) has no cycle to put it per"
 
 
 def marks(result: dict) -> list[Mark]:
     """The marks of a run: the core's best figure on the run's benchmark (the best over the four
     where the run is not an MLPerf Tiny model), then the flagged figures of the same scope."""
-    core = run_core(result)
-    rows = mlperf.best_for(core)
     bench = run_bench(result)
-    rows = [r for r in rows if r["bench"] == bench] if bench else rows
-    basis = timing_basis.of(result.get("board", {}))
+    return marks_for(run_core(result), [bench] if bench else [], timing_basis.of(result.get("board", {})))
+
+
+def marks_for(core: str | None, benches: list[str], basis: timing_basis.Basis) -> list[Mark]:
+    """The marks of a core on these benchmarks (all four where none is given): per benchmark the
+    best figure where several are given, else the best of all; then the flagged figures."""
+    rows = mlperf.best_for(core)
+    rows = [r for r in rows if r["bench"] in benches] if benches else rows
     why = _why_not(basis)
 
     def mark(f: dict, flag: str | None = None) -> Mark:
         y = None if why else f["macs_per_cycle"] * basis.rate_hz
         return Mark(_label(core, f), f["macs_per_cycle"], y, flag, why)
 
-    best = [r["best"] for r in rows if r["best"]]
-    out = [mark(max(best, key=lambda f: f["macs_per_cycle"]))] if best else []
+    groups = [[r] for r in rows] if len(benches) > 1 else [rows]
+    out = []
+    for group in groups:
+        best = [r["best"] for r in group if r["best"]]
+        out += [mark(max(best, key=lambda f: f["macs_per_cycle"]))] if best else []
     return out + [mark(f, f["flag"]) for r in rows for f in r["flagged"]]
+
+
+def cpu_basis(cpu: dict | None) -> timing_basis.Basis:
+    """The timing basis of an npu.json's CPU run (its `step` and `step_rate_hz`)."""
+    if not cpu:
+        return timing_basis.Basis(NO_RUN, None, None)
+    kind = {"instr": timing_basis.INSTRUCTIONS, "cycle": timing_basis.CYCLES}.get(cpu.get("step"), timing_basis.HOST)
+    return timing_basis.Basis(kind, cpu.get("step_rate_hz"), cpu.get("step"))
+
+
+def npu_marks(doc: dict) -> list[Mark]:
+    """The marks of an npu.json: its CPU core's best figure on each shown MLPerf Tiny model."""
+    benches = sorted({r["mlperf_bench"] for r in doc["runs"] if r.get("mlperf_bench")})
+    return marks_for(doc["reference"]["core"], benches, cpu_basis(doc.get("cpu")))
 
 
 def note(result: dict) -> str | None:
     """One line for a figure where a mark is not drawn, or where the core has no published figure."""
-    core = run_core(result)
+    return note_for(run_core(result), marks(result))
+
+
+def note_for(core: str | None, ms: list[Mark]) -> str | None:
+    """The note of `note` for these marks of a core."""
     if not core:
         return None
-    ms = marks(result)
     if not ms:
         return f"C-engine reference (MLPerf Tiny closed int8): no published result on a {core}"
     hidden = [m for m in ms if m.macs_per_s is None]
