@@ -221,3 +221,15 @@ def test_u65_works_with_its_own_system_and_a_u55_system_is_one_line(tmp_path, ca
     assert main(args + ["-o", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--system Ethos_U65_High_End" in err
+
+
+def test_alif_e7_profiles_pair_each_core_with_its_npu():
+    from mcuroof.board import profiles
+
+    hp, he = profiles.load_board("alif-e7-hp"), profiles.load_board("alif-e7-he")
+    assert (hp.core_name, hp.clock_hz, hp.npu["config"]) == ("Cortex-M55", 400_000_000, "ethos-u55-256")
+    assert (he.core_name, he.clock_hz, he.npu["config"]) == ("Cortex-M55", 160_000_000, "ethos-u55-128")
+    assert {m.name: m.size_bytes for m in hp.memories}["DTCM"] == 1024 * 1024
+    assert {m.name: m.size_bytes for m in he.memories}["DTCM"] == 256 * 1024
+    for b in (hp, he):
+        assert b.npu["config"] in vela.CONFIGS and b.npu["config_source"] and b.npu["system_source"]

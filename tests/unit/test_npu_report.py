@@ -79,3 +79,11 @@ def test_npu_figures_draw_the_c_engine_only_on_a_cycle_counted_cpu():
     assert [ln for ln in fig.axes[0].get_lines() if "C engine" in ln.get_label()]
     npu_plot.plt.close(fig)
     assert [t for t in npu_html.figure(pico).data if (t.name or "").startswith("C engine")]
+
+
+def test_per_layer_table_sums_each_model_and_configuration():
+    g = npu_tables.per_layer_grid(doc_on(QEMU, "Cortex-M55"))
+    total = dict(zip(g.headers, g.rows[-1]))
+    # conv_1 + dense: 5,944 + 1,040 NPU cycles; 2 ms + 40 us measured
+    assert total["layer"] == "sum of 2" and total["NPU cycles"] == "6,984" and total["MACs"] == "512,768"
+    assert total["CPU time"] == "2.04 ms" and total["CPU / NPU time"] == f"{2.04e-3 / (6984 / 500e6):.0f}x"

@@ -45,7 +45,9 @@ def configure(p) -> None:
 def _defaults(args) -> tuple[list[str], str | None, str | None]:
     npu = profiles.load_board(args.board).npu if args.board else {}
     if args.board and not npu:
-        raise UserError(f"npu: board {args.board} has no [npu] section (corstone300 has one)")
+        raise UserError(
+            f"npu: board {args.board} has no [npu] section (corstone300, alif-e7-hp and alif-e7-he have one)"
+        )
     config = args.config or npu.get("config")
     if not config:
         raise UserError("npu: give --config (e.g. ethos-u55-128) or --board with an [npu] section (e.g. corstone300)")

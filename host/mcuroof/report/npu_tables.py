@@ -95,24 +95,18 @@ def per_layer_grid(doc: dict) -> Grid | None:
     headers = ("model", "config", "layer", "op", "MACs", "NPU cycles", "NPU time", "CPU time")
     headers += (step,) if step else ()
     headers += ("CPU emitter", "CPU / NPU time")
-    body = []
+    groups: dict[tuple, list] = {}
     for p in rows:
-        m = measured[p["name"]]
-        steps = [_steps(m["seconds"], cpu)] if step else []
+        groups.setdefault((p["model"], p["config"]), []).append((p, measured[p["name"]]))
+    body = []
+    for (model, config), pairs in groups.items():
+        body += [_layer_row(p, m, cpu, step) for p, m in pairs]
+        npu, cpu_s = sum(p["seconds"] for p, _ in pairs), sum(m["seconds"] for _, m in pairs)
         body.append(
-            [
-                _model(p["model"]),
-                p["config"],
-                layer_names.short(m) if m.get("index") is not None else p["name"][-28:],
-                p["tflite_op"],
-                f"{p['macs']:,}",
-                f"{p['cycles']:,}",
-                duration(p["seconds"]),
-                duration(m["seconds"]),
-                *steps,
-                f"{m['emitter']} {m['dtype']}",
-                f"{m['seconds'] / p['seconds']:.0f}x",
-            ]
+            [_model(model), config, f"sum of {len(pairs)}", "-", f"{sum(p['macs'] for p, _ in pairs):,}"]
+            + [f"{sum(p['cycles'] for p, _ in pairs):,}", duration(npu), duration(cpu_s)]
+            + ([_steps(cpu_s, cpu)] if step else [])
+            + ["-", f"{cpu_s / npu:.0f}x"]
         )
     clocks = ", ".join(sorted({f"{c / 1e6:g} MHz" for c in clock.values() if c}))
     caption = (
@@ -121,6 +115,23 @@ def per_layer_grid(doc: dict) -> Grid | None:
     )
     title = f"Per layer: NPU estimate beside {cpu['board']}'s measured time"
     return Grid(title, headers, body, caption, ("model", "config", "layer", "op", "CPU emitter"))
+
+
+def _layer_row(p: dict, m: dict, cpu: dict, step: str | None) -> list[str]:
+    """One layer: Vela's point p beside the CPU run's measured point m."""
+    return [
+        _model(p["model"]),
+        p["config"],
+        layer_names.short(m) if m.get("index") is not None else p["name"][-28:],
+        p["tflite_op"],
+        f"{p['macs']:,}",
+        f"{p['cycles']:,}",
+        duration(p["seconds"]),
+        duration(m["seconds"]),
+        *([_steps(m["seconds"], cpu)] if step else []),
+        f"{m['emitter']} {m['dtype']}",
+        f"{m['seconds'] / p['seconds']:.0f}x",
+    ]
 
 
 def _steps(seconds: float, cpu: dict) -> str:
