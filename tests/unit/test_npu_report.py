@@ -87,3 +87,23 @@ def test_per_layer_table_sums_each_model_and_configuration():
     # conv_1 + dense: 5,944 + 1,040 NPU cycles; 2 ms + 40 us measured
     assert total["layer"] == "sum of 2" and total["NPU cycles"] == "6,984" and total["MACs"] == "512,768"
     assert total["CPU time"] == "2.04 ms" and total["CPU / NPU time"] == f"{2.04e-3 / (6984 / 500e6):.0f}x"
+
+
+def test_roofs_of_several_runs_of_one_board_merge_and_two_boards_are_refused(tmp_path, capsys):
+    import json
+    from pathlib import Path
+
+    from mcuroof.cli import main
+    from mcuroof.commands import npu as npu_command
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    kws = json.loads((examples / "kws-microbit.json").read_text())
+    other = {**kws, "roofs": [], "model": {**kws["model"], "name": "other"}}
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    cpu, core = npu_command.cpu_of([tmp_path / "other.json", examples / "kws-microbit.json"])
+    assert cpu["roofs"] and cpu["board"] == "qemu-microbit"  # the roofs of the run that measured some
+    assert {p["model"] for p in cpu["points"]} == {"other", kws["model"]["name"]}
+    assert len(cpu["points"]) == 2 * len(kws["points"])
+    args = ["npu", "kws-dscnn", "--config", "ethos-u55-128", "-o", str(tmp_path / "o"), "--roofs"]
+    assert main(args + [str(examples / "kws-microbit.json"), str(examples / "vww-unix.json")]) == 2
+    assert "one CPU board at a time" in capsys.readouterr().err

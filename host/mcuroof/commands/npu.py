@@ -36,7 +36,12 @@ def configure(p) -> None:
     p.add_argument("--memory-mode", help="Vela memory mode (default: --board's, else Vela's for the system)")
     p.add_argument("--board", help="a board profile with an [npu] section for the defaults, e.g. corstone300")
     p.add_argument(
-        "--roofs", type=Path, metavar="CPU-RESULTS", help="results.json of a measured CPU run to stack under"
+        "--roofs",
+        type=Path,
+        nargs="+",
+        metavar="CPU-RESULTS",
+        help="results.json of measured CPU runs on one board to stack under (e.g. one per model: "
+        "the first with measured roofs draws them; every run's layers are placed)",
     )
     p.add_argument("-o", "--output", type=Path, default=Path("npu-out"), help="output folder (default: npu-out)")
     p.add_argument("--json", action="store_true", help="print the JSON document instead of the tables")
@@ -76,12 +81,19 @@ def _model(spec: str, out: Path) -> tuple[Path, dict, str | None, str | None]:
     return path, {l.name: l.macc for l in net.layers}, None, net.layers[0].dtype if net.layers else None
 
 
-def _cpu(path: Path | None) -> tuple[dict | None, str | None]:
-    if path is None:
+def cpu_of(paths: list[Path] | None) -> tuple[dict | None, str | None]:
+    """The CPU section of one board's runs: the roofs of the first run that measured some, the
+    layer points of them all (a KWS run and a VWW run place both models' layers)."""
+    if not paths:
         return None, None
-    data = results.load(path)
-    cpu = cpu_section(data, str(path))
-    profile = profiles.find(data["board"]["name"])
+    runs = [(p, results.load(p)) for p in paths]
+    boards = sorted({data["board"]["name"] for _, data in runs})
+    if len(boards) > 1:
+        raise UserError(f"npu: --roofs: runs of one CPU board at a time (these are of {', '.join(boards)})")
+    sections = [cpu_section(data, str(p)) for p, data in runs]
+    cpu = next((c for c in sections if c["roofs"]), sections[0])
+    cpu = {**cpu, "points": [pt for c in sections for pt in c["points"]], "results": ", ".join(map(str, paths))}
+    profile = profiles.find(boards[0])
     return cpu, cpu["core"] or (profile.core_name if profile else None)
 
 
@@ -89,7 +101,7 @@ def compile_all(args) -> dict:
     """Every model on every configuration, as one document."""
     configs, system, memory_mode = _defaults(args)
     vela.require()
-    cpu, core = _cpu(args.roofs)
+    cpu, core = cpu_of(args.roofs)
     if core is None and args.board:
         core = profiles.load_board(args.board).core_name
     compiled = []

@@ -86,8 +86,8 @@ def per_layer_grid(doc: dict) -> Grid | None:
     cpu = doc.get("cpu")
     if not cpu:
         return None
-    measured = {p["name"]: p for p in doc["cpu_points"] if p.get("seconds")}
-    rows = [p for p in doc["points"] if p["source"] == "vela" and p["name"] in measured and p["op"] != "Relu"]
+    measured = _fastest(doc["cpu_points"])
+    rows = [p for p in doc["points"] if p["source"] == "vela" and _key(p, measured) and p["op"] != "Relu"]
     if not rows:
         return None
     step = {"instr": "CPU instructions (QEMU)", "cycle": "CPU cycles"}.get(cpu.get("step"))
@@ -97,7 +97,7 @@ def per_layer_grid(doc: dict) -> Grid | None:
     headers += ("CPU emitter", "CPU / NPU time")
     groups: dict[tuple, list] = {}
     for p in rows:
-        groups.setdefault((p["model"], p["config"]), []).append((p, measured[p["name"]]))
+        groups.setdefault((p["model"], p["config"]), []).append((p, measured[_key(p, measured)]))
     body = []
     for (model, config), pairs in groups.items():
         body += [_layer_row(p, m, cpu, step) for p, m in pairs]
@@ -115,6 +115,24 @@ def per_layer_grid(doc: dict) -> Grid | None:
     )
     title = f"Per layer: NPU estimate beside {cpu['board']}'s measured time"
     return Grid(title, headers, body, caption, ("model", "config", "layer", "op", "CPU emitter"))
+
+
+def _fastest(points: list[dict]) -> dict:
+    """The fastest measured CPU point per (model, layer name)."""
+    best: dict = {}
+    for p in points:
+        k = (p.get("model"), p["name"])
+        if p.get("seconds") and (k not in best or p["seconds"] < best[k]["seconds"]):
+            best[k] = p
+    return best
+
+
+def _key(p: dict, measured: dict) -> tuple | None:
+    """The measured point of a Vela point: same model (by stem) and layer name, else same name."""
+    own = (Path(p["model"]).stem, p["name"])
+    if own in measured:
+        return own
+    return next((k for k in measured if k[1] == p["name"]), None)
 
 
 def _layer_row(p: dict, m: dict, cpu: dict, step: str | None) -> list[str]:
