@@ -107,3 +107,13 @@ def test_roofs_of_several_runs_of_one_board_merge_and_two_boards_are_refused(tmp
     args = ["npu", "kws-dscnn", "--config", "ethos-u55-128", "-o", str(tmp_path / "o"), "--roofs"]
     assert main(args + [str(examples / "kws-microbit.json"), str(examples / "vww-unix.json")]) == 2
     assert "one CPU board at a time" in capsys.readouterr().err
+
+
+def test_a_layer_is_never_placed_by_another_model_s_run_of_the_same_layer_name():
+    doc = doc_on(QEMU, "Cortex-M55")  # the CPU run's points carry no model: one run, matched by name
+    assert npu_tables.per_layer_grid(doc) is not None
+    cpu = cpu_run(QEMU, "Cortex-M55")
+    two = [{**p, "model": "kws"} for p in cpu["points"]] + [{**p, "model": "vww"} for p in cpu["points"]]
+    cpu = {**cpu, "points": two}  # m.tflite is neither kws nor vww
+    doc = document.document([document.Compiled(estimate(), {"probs": 0}, None, "int8")], cpu, "Cortex-M55")
+    assert npu_tables.per_layer_grid(doc) is None and doc["whole_model"][0]["seconds"] is None

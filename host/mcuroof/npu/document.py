@@ -64,9 +64,10 @@ def units_note(cpu: dict | None) -> str:
 
 def _own_points(points: list[dict], model: str) -> list[dict]:
     """The CPU points of this model (its runs name it as the file's stem or the built-in's name);
-    all of them where none does (a renamed file)."""
+    where none does, those of a single run of another name (a renamed file), never another model's
+    when several runs are given."""
     own = [p for p in points if p.get("model") == Path(model).stem]
-    return own or points
+    return own or (points if len({p.get("model") for p in points}) == 1 else [])
 
 
 def _run(c: Compiled, cpu: dict | None) -> tuple[dict, list[dict], list[dict], dict]:

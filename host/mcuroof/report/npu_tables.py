@@ -128,10 +128,13 @@ def _fastest(points: list[dict]) -> dict:
 
 
 def _key(p: dict, measured: dict) -> tuple | None:
-    """The measured point of a Vela point: same model (by stem) and layer name, else same name."""
+    """The measured point of a Vela point: same model (by stem) and layer name; by name alone only
+    where the CPU points are of one run of another name (as document._own_points)."""
     own = (Path(p["model"]).stem, p["name"])
     if own in measured:
         return own
+    if len({k[0] for k in measured}) != 1 or Path(p["model"]).stem in {k[0] for k in measured}:
+        return None
     return next((k for k in measured if k[1] == p["name"]), None)
 
 
