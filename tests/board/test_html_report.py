@@ -101,9 +101,8 @@ def test_compare_report_in_chromium(browser, tmp_path):
 def test_c_engine_mark_and_npu_report_in_chromium(browser, tmp_path):
     """A cycle-counted run's report draws its core's C-engine mark; `mcuroof npu`'s report.html
     loads without console errors, with a Vela point per NPU operation and the per-layer table."""
-    from unit.test_npu_report import PICO, doc_on
-
     from mcuroof.report import npu_html
+    from unit.test_npu_report import PICO, doc_on
 
     data = json.loads((DATA / "results-kws-microbit.json").read_text())
     data["board"] = {"name": "rp2040js-pico", "clock_hz": 125_000_000, "core": {"name": "Cortex-M0+"}}
