@@ -174,10 +174,10 @@ def figure(
     marks = reference_marks.marks(result)
     xlim, ylim = with_marks(limits(result["roofs"], result.get("points") or []), marks)
     shown = [p for p in result.get("points") or [] if is_shown(p)]
-    for ax, em in zip(axes[0], groups):
+    for i, (ax, em) in enumerate(zip(axes[0], groups)):
         part = select(result, [em]) if em else result
         draw_axes(ax, part, xlim, ylim, label_points=False)
-        draw_marks(ax, marks)
+        draw_marks(ax, marks, labelled=i == 0, width=45 if panels else 110)
         if em:
             ax.set_title(em, fontsize=10)
     step_axis(axes[0][-1], timing_basis.of(result.get("board", {})))
@@ -224,7 +224,7 @@ def with_marks(lims, marks: list, margin: float = 2.5):
     return (x0, x1), (min([y0] + [y / margin for y in ys]), max([y1] + [y * margin for y in ys]))
 
 
-def draw_marks(ax, marks: list) -> None:
+def draw_marks(ax, marks: list, labelled: bool = True, width: int = 110) -> None:
     """The C-engine reference (report.reference_marks): a dotted line with a diamond at each end
     and its label over it; a figure above the core's bound in red with its reason. A mark not
     drawn (the units do not compare) is named in the figure's foot note (figure)."""
@@ -235,7 +235,9 @@ def draw_marks(ax, marks: list) -> None:
         color = "#d62728" if m.flag else "#222222"
         ax.plot([x0, x1], [m.macs_per_s] * 2, color=color, ls=(0, (1, 1.5)), lw=1.4, zorder=5)
         ax.plot([x0, x1], [m.macs_per_s] * 2, "D", color=color, ms=6, zorder=6, clip_on=False)
-        text = textwrap.fill(m.label + (f"; ABOVE THE CORE'S BOUND: {m.flag}" if m.flag else ""), 110)
+        if not labelled:  # side-by-side panels: the first one names it
+            continue
+        text = textwrap.fill(m.label + (f"; ABOVE THE CORE'S BOUND: {m.flag}" if m.flag else ""), width)
         ax.text(x0 * (x1 / x0) ** 0.02, m.macs_per_s * 1.08, text, fontsize=7.5, color=color, va="bottom", zorder=6)
 
 
