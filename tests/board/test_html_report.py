@@ -96,3 +96,29 @@ def test_compare_report_in_chromium(browser, tmp_path):
         assert browser.execute_script(f"return document.getElementById('r{i}-roofline') !== null")
     SHOTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(SHOTS / "compare.png"))
+
+
+def test_c_engine_mark_and_npu_report_in_chromium(browser, tmp_path):
+    """A cycle-counted run's report draws its core's C-engine mark; `mcuroof npu`'s report.html
+    loads without console errors, with a Vela point per NPU operation and the per-layer table."""
+    from mcuroof.report import npu_html
+    from unit.test_npu_report import PICO, doc_on
+
+    data = json.loads((DATA / "results-kws-microbit.json").read_text())
+    data["board"] = {"name": "rp2040js-pico", "clock_hz": 125_000_000, "core": {"name": "Cortex-M0+"}}
+    out = html_report.write(data, tmp_path / "report.html")
+    _load(browser, out)
+    names = browser.execute_script("return document.getElementById('r0-roofline').data.map(t => t.name || '')")
+    assert sum(n.startswith("C engine on a Cortex-M0+") for n in names) == 1
+    assert "C engines on a Cortex-M0+" in browser.page_source
+    doc = doc_on(PICO, "Cortex-M0+")
+    out = npu_html.write(doc, tmp_path / "npu.html")
+    _load(browser, out)
+    vela = browser.execute_script(
+        "return document.getElementById('npu-roofline').data"
+        ".filter(t => (t.name || '').includes('Vela estimate')).reduce((n, t) => n + t.x.length, 0)"
+    )
+    assert vela == sum(1 for p in doc["points"] if p["source"] == "vela")
+    assert "Per layer: NPU estimate beside rp2040js-pico" in browser.page_source
+    SHOTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "npu-report.png"))

@@ -178,3 +178,58 @@ def test_tables_and_plot_say_estimated_and_list_the_cpu_operator(tmp_path):
     fig = npu_plot.figure(doc)
     assert "not measured" in fig.axes[0].get_title()
     npu_plot.plt.close(fig)
+
+
+# Vela 5.2's summary of KWS on ethos-u65-256, Ethos_U65_High_End (Dedicated_Sram_384KB): weights and
+# feature maps in DRAM, the SRAM an arena cache that still moves bytes (columns cut to the ones read)
+SUMMARY_U65 = (
+    "experiment,network,accelerator_configuration,system_config,memory_mode,core_clock,sram_bandwidth,"
+    "dram_bandwidth,on_chip_flash_bandwidth,off_chip_flash_bandwidth,weights_storage_area,"
+    "feature_map_storage_area,inference_time,nn_macs,cycles_total,sram_total_bytes,dram_total_bytes,"
+    "on_chip_flash_total_bytes,off_chip_flash_total_bytes\n"
+    "default,kws,Ethos_U65_256,Ethos_U65_High_End,Dedicated_Sram_384KB,1000000000.0,14.901161193847656,"
+    "3.4924596548080444,14.901161193847656,14.901161193847656,DRAM,DRAM,5.6883e-05,2664792,56883,"
+    "275120,73760,0,0\n"
+)
+# its first convolution: 16,828 cycles, 1,223 SRAM and 12,974 DRAM access cycles
+PER_LAYER_U65 = HEADER + "Conv2D,Conv2D,NPU,12496,56.6,16828,29.6,16828,1223,12974,0,0,320000,12.0,7.4,conv_2d_0\n"
+
+
+def test_u65_dedicated_sram_is_a_roof_so_its_points_stay_under_it():
+    s = vela_output.summary(SUMMARY_U65)
+    assert s.placed == ("DRAM", "SRAM")  # the SRAM holds no tensor but moves 275,120 bytes
+    est = vela.Estimate("m.tflite", "ethos-u65-256", s, vela_output.operations(PER_LAYER_U65), Path("."), "")
+    (conv,) = roofline.npu_points(est)
+    # bytes: 1,223 cycles x 16 B (SRAM) + 12,974 cycles x 3.75 B (DRAM) = 19,568 + 48,652
+    assert conv["bytes"] == 19_568 + 48_652  # 48,652.5 rounded to even
+    bound = (16e9 + 3.75e9) * 320000 / conv["bytes"]
+    assert conv["roof_macs_per_s"] == pytest.approx(min(256e9, bound))
+    assert conv["macs_per_s"] == pytest.approx(320000 / 16828e-9) and conv["macs_per_s"] < conv["roof_macs_per_s"]
+
+
+def test_default_system_follows_the_npu_family():
+    assert vela.default_system("ethos-u55-128") == "Ethos_U55_High_End_Embedded"
+    assert vela.default_system("ethos-u65-256") == "Ethos_U65_High_End"
+
+
+@needs_vela
+def test_u65_works_with_its_own_system_and_a_u55_system_is_one_line(tmp_path, capsys):
+    assert main(["npu", "kws-dscnn", "--config", "ethos-u65-256", "-o", str(tmp_path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["runs"][0]["system"] == "Ethos_U65_High_End" and doc["checks"]["points_above_roof"] == 0
+    args = ["npu", "kws-dscnn", "--config", "ethos-u65-256", "--system", "Ethos_U55_High_End_Embedded"]
+    assert main(args + ["-o", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--system Ethos_U65_High_End" in err
+
+
+def test_alif_e7_profiles_pair_each_core_with_its_npu():
+    from mcuroof.board import profiles
+
+    hp, he = profiles.load_board("alif-e7-hp"), profiles.load_board("alif-e7-he")
+    assert (hp.core_name, hp.clock_hz, hp.npu["config"]) == ("Cortex-M55", 400_000_000, "ethos-u55-256")
+    assert (he.core_name, he.clock_hz, he.npu["config"]) == ("Cortex-M55", 160_000_000, "ethos-u55-128")
+    assert {m.name: m.size_bytes for m in hp.memories}["DTCM"] == 1024 * 1024
+    assert {m.name: m.size_bytes for m in he.memories}["DTCM"] == 256 * 1024
+    for b in (hp, he):
+        assert b.npu["config"] in vela.CONFIGS and b.npu["config_source"] and b.npu["system_source"]

@@ -189,13 +189,14 @@ def _npu_rows(config: str, specs: list[str], nets) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="mcuroof-npu-") as tmp:
         for spec, net in zip(specs, nets):
             path, macs, _, dtype = npu_command._model(spec, Path(tmp))
-            est = vela.compile_model(path, config, npu_command.DEFAULT_SYSTEM, None, Path(tmp) / "vela")
+            system = vela.default_system(config)
+            est = vela.compile_model(path, config, system, None, Path(tmp) / "vela")
             cpu_ops = roofline.cpu_operators(est, macs)
             whole = roofline.whole_model(est, cpu_ops, None)
             rows.append(
                 {
                     "model": net.name,
-                    "board": f"{config} ({npu_command.DEFAULT_SYSTEM})",
+                    "board": f"{config} ({system})",
                     "emitter": None,
                     "dtype": dtype or "int8",
                     "kernel": "NPU (Vela)",

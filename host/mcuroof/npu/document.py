@@ -10,6 +10,7 @@ a real board: its clock), named in `cpu.time_basis`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from mcuroof.analysis import timing_basis
 from mcuroof.npu import roofline
@@ -18,7 +19,7 @@ from mcuroof.published import mlperf
 from mcuroof.version import __version__
 
 SCHEMA = 1
-CPU_POINT_FIELDS = ("name", "op", "emitter", "dtype", "macc", "seconds", "macs_per_s", "oi")
+CPU_POINT_FIELDS = ("model", "index", "name", "op", "emitter", "dtype", "macc", "seconds", "macs_per_s", "oi")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ def cpu_section(results: dict, path: str) -> dict:
     """The measured CPU run given with --roofs: its measured roofs and how its time counts."""
     basis = timing_basis.of(results["board"])
     core = (results["board"].get("core") or {}).get("name")
+    model = (results.get("model") or {}).get("name")
     return {
         "results": path,
         "board": results["board"]["name"],
@@ -47,7 +49,7 @@ def cpu_section(results: dict, path: str) -> dict:
         "step": basis.step,
         "step_rate_hz": basis.rate_hz,
         "roofs": [r for r in results["roofs"] if r["source"] == "measured" and r["role"] == "roof"],
-        "points": results.get("points", []),
+        "points": [{**p, "model": model} for p in results.get("points", [])],
         "whole_model": (results.get("model") or {}).get("whole_model", []),
     }
 
@@ -60,9 +62,17 @@ def units_note(cpu: dict | None) -> str:
     return f"{npu}; CPU figures ({cpu['board']}): {cpu['time_basis']}. They add up as seconds, not as like units."
 
 
+def _own_points(points: list[dict], model: str) -> list[dict]:
+    """The CPU points of this model (its runs name it as the file's stem or the built-in's name);
+    where none does, those of a single run of another name (a renamed file), never another model's
+    when several runs are given."""
+    own = [p for p in points if p.get("model") == Path(model).stem]
+    return own or (points if len({p.get("model") for p in points}) == 1 else [])
+
+
 def _run(c: Compiled, cpu: dict | None) -> tuple[dict, list[dict], list[dict], dict]:
     est = c.estimate
-    measured = roofline.best_measured(cpu["points"], c.dtype) if cpu else None
+    measured = roofline.best_measured(_own_points(cpu["points"], est.model), c.dtype) if cpu else None
     cpu_ops = roofline.cpu_operators(est, c.layer_macs)
     points = roofline.npu_points(est)
     points += [

@@ -21,6 +21,13 @@ INSTALL = "pip install 'mcuroof[npu]'"
 ESTIMATED = "estimated by Vela 5.2, not measured"
 CONFIGS = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256", "ethos-u65-512")
 DEFAULT_INI = "Arm/vela.ini"
+# Vela's own Arm/vela.ini system config for each NPU family when none is given
+DEFAULT_SYSTEMS = {"Ethos-U55": "Ethos_U55_High_End_Embedded", "Ethos-U65": "Ethos_U65_High_End"}
+
+
+def default_system(config: str) -> str:
+    """ "Ethos_U65_High_End" for "ethos-u65-256": an Ethos-U65 needs an arena in SRAM or DRAM."""
+    return DEFAULT_SYSTEMS["Ethos-U65" if config.startswith("ethos-u65") else "Ethos-U55"]
 
 
 @dataclass(frozen=True)
@@ -61,10 +68,15 @@ def _reasons(stdout: str) -> str:
     return "\n".join(keep)
 
 
-def _fail(model: Path, proc) -> UserError:
+def _fail(model: Path, config: str, system: str, proc) -> UserError:
     text = (proc.stderr or proc.stdout or "").strip().splitlines()
-    last = next((ln for ln in reversed(text) if ln.strip()), f"exit status {proc.returncode}")
-    return UserError(f"npu: Vela could not compile {model}: {last.strip()}")
+    last = next((ln for ln in reversed(text) if ln.strip()), f"exit status {proc.returncode}").strip()
+    if "arena_mem_area" in last and config.startswith("ethos-u65"):
+        return UserError(
+            f"npu: {config} cannot use system {system} (Vela: an Ethos-U65's arena must be in SRAM or DRAM): "
+            f"give --system {DEFAULT_SYSTEMS['Ethos-U65']} or another Ethos-U65 system of Vela's {DEFAULT_INI}"
+        )
+    return UserError(f"npu: Vela could not compile {model} for {config} ({system}): {last}")
 
 
 def compile_model(model: Path, config: str, system: str, memory_mode: str | None, out_dir: Path) -> Estimate:
@@ -75,7 +87,7 @@ def compile_model(model: Path, config: str, system: str, memory_mode: str | None
     out_dir.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run(command(model, config, system, memory_mode, out_dir), capture_output=True, text=True)
     if proc.returncode != 0:
-        raise _fail(model, proc)
+        raise _fail(model, config, system, proc)
     stem = model.stem
     files = [out_dir / f"{stem}_per-layer.csv", out_dir / f"{stem}_summary_{system}.csv"]
     missing = [f.name for f in files if not f.is_file()]

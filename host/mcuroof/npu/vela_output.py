@@ -26,6 +26,13 @@ BANDWIDTH = {
     "On-chip Flash": "on_chip_flash_bandwidth",
     "Off-chip Flash": "off_chip_flash_bandwidth",
 }
+# memory label -> the summary's column of the network's bytes moved through it
+TOTAL_BYTES = {
+    "SRAM": "sram_total_bytes",
+    "DRAM": "dram_total_bytes",
+    "On-chip Flash": "on_chip_flash_total_bytes",
+    "Off-chip Flash": "off_chip_flash_total_bytes",
+}
 # per-layer CSV column of access cycles -> memory label
 ACCESS = {"SRAM AC": "SRAM", "DRAM AC": "DRAM", "OnFlash AC": "On-chip Flash", "OffFlash AC": "Off-chip Flash"}
 GIB = 2**30
@@ -53,7 +60,8 @@ class Summary:
     memory_mode: str
     clock_hz: float
     bandwidths: dict  # memory label -> design peak bytes/s, for every memory the summary names
-    placed: tuple  # the memories the system config and memory mode place feature maps and weights in
+    placed: tuple  # the memories the system config and memory mode place feature maps and weights in, and
+    # any other the network moves bytes through (an Ethos-U65's SRAM used as its arena cache, Dedicated_Sram)
     cycles: int  # the whole network
     seconds: float  # Vela's inference_time
     macs: int
@@ -84,11 +92,18 @@ def summary(text: str) -> Summary:
         memory_mode=row["memory_mode"],
         clock_hz=_num(row["core_clock"]),
         bandwidths={m: _num(row[col]) * GIB for m, col in BANDWIDTH.items() if _num(row.get(col))},
-        placed=tuple(dict.fromkeys((row["feature_map_storage_area"], row["weights_storage_area"]))),
+        placed=_placed(row),
         cycles=int(_num(row["cycles_total"])),
         seconds=_num(row["inference_time"]),
         macs=int(_num(row["nn_macs"])),
     )
+
+
+def _placed(row: dict) -> tuple:
+    """The storage areas of feature maps and weights, then every memory with bytes through it."""
+    areas = [row["feature_map_storage_area"], row["weights_storage_area"]]
+    used = [m for m, col in TOTAL_BYTES.items() if _num(row.get(col)) > 0]
+    return tuple(dict.fromkeys(areas + used))
 
 
 def operations(per_layer_csv: str) -> list[Operation]:

@@ -8,38 +8,36 @@ from rich.table import Table
 from rich.text import Text
 
 from mcuroof.analysis import timing_basis
-from mcuroof.board import profiles
 from mcuroof.published import mlperf
+from mcuroof.report.grid import Grid, to_rich
+from mcuroof.report.reference_marks import run_core
 from mcuroof.units import si
 
 
-def rows_table(rows: list[dict], title: str) -> Table:
+def rows_grid(rows: list[dict], title: str) -> Grid:
     """MAC/cycle per (core, benchmark): the core alone, beside accelerated and flagged figures."""
-    t = Table(title=title, title_justify="left", caption=f"source: {mlperf.SOURCE}; MACs: mcuroof analyze")
-    for col in ("core", "bench", "MAC/cycle", "system", "clock", "round", "with accelerator", "flagged"):
-        t.add_column(col, justify="right" if col in ("MAC/cycle", "clock") else "left")
+    body = []
     for row in rows:
         b, a = row["best"], row["with_accelerator"]
-        t.add_row(
-            row["core"],
-            row["bench"],
-            f"{b['macs_per_cycle']:.3g}" if b else "-",
-            b["system"] if b else "-",
-            si(b["clock_hz"], "Hz") if b else "-",
-            b["round"] if b else "-",
-            f"{a['macs_per_cycle']:.3g} {a['system']} ({a['accelerator']})" if a else "-",
-            "; ".join(f"{f['system']} v{f['round']}: {f['flag']}" for f in row["flagged"]) or "-",
+        body.append(
+            [
+                row["core"],
+                row["bench"],
+                f"{b['macs_per_cycle']:.3g}" if b else "-",
+                b["system"] if b else "-",
+                si(b["clock_hz"], "Hz") if b else "-",
+                b["round"] if b else "-",
+                f"{a['macs_per_cycle']:.3g} {a['system']} ({a['accelerator']})" if a else "-",
+                "; ".join(f"{f['system']} v{f['round']}: {f['flag']}" for f in row["flagged"]) or "-",
+            ]
         )
-    return t
+    headers = ("core", "bench", "MAC/cycle", "system", "clock", "round", "with accelerator", "flagged")
+    caption = f"source: {mlperf.SOURCE}; MACs: mcuroof analyze"
+    return Grid(title, headers, body, caption, tuple(h for h in headers if h not in ("MAC/cycle", "clock")))
 
 
-def run_core(result: dict) -> str | None:
-    """The core a results document ran on: the probe's, else its board profile's."""
-    core = (result.get("board", {}).get("core") or {}).get("name")
-    if core:
-        return core
-    profile = profiles.find(result.get("board", {}).get("name"))
-    return profile.core_name if profile else None
+def rows_table(rows: list[dict], title: str) -> Table:
+    return to_rich(rows_grid(rows, title))
 
 
 def run_lines(result: dict) -> list[str]:

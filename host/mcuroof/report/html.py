@@ -22,6 +22,7 @@ from mcuroof.report.html_tables import (
     facts,
     layers_table,
     model_table,
+    reference_table,
     ridges_table,
     roofs_table,
 )
@@ -54,14 +55,14 @@ document.querySelectorAll('table.sortable th').forEach(function(th){th.addEventL
 
 def write(result: dict, path: Path, title: str | None = None) -> Path:
     """One run's report."""
-    return _save(page([section(result, "r0")], title or _title(result)), path)
+    return save_page(page([section(result, "r0")], title or _title(result)), path)
 
 
 def write_compare(runs: list[tuple[str, dict]], path: Path, paths: list[Path] | None = None) -> Path:
     """Several runs in one report: the comparison first, then each run's own section."""
     parts = [compare_section(runs, paths)]
     parts += [section(data, f"r{i}", f"{compare.tag(i)}: {label}") for i, (label, data) in enumerate(runs)]
-    return _save(page(parts, "mcuroof comparison: " + ", ".join(label for label, _ in runs)), path)
+    return save_page(page(parts, "mcuroof comparison: " + ", ".join(label for label, _ in runs)), path)
 
 
 def page(parts: list[str], title: str) -> str:
@@ -89,7 +90,7 @@ def plotly_js() -> str:
     return text if m and m.group(1) == get_plotlyjs_version() else get_plotlyjs()
 
 
-def _save(text: str, path: Path) -> Path:
+def save_page(text: str, path: Path) -> Path:
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as e:
@@ -115,6 +116,7 @@ def section(result: dict, key: str, heading: str | None = None) -> str:
         out += ["<h2>Cache cliff: bandwidth against working set</h2>", figure_div(cl, f"{key}-cliff")]
     out += [
         model_table(result),
+        reference_table(result),
         calibrated_table(result),
         layers_table(result, key),
         "<h2>Board, probe and checks</h2>",

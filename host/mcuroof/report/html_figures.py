@@ -7,7 +7,7 @@ import html
 
 from mcuroof.analysis import compare, timing_basis
 from mcuroof.model import names as layer_names
-from mcuroof.report import cliff, labels, plot, styles
+from mcuroof.report import cliff, labels, plot, reference_marks, styles
 from mcuroof.report import compare as report_compare
 from mcuroof.units import duration, si
 
@@ -42,7 +42,8 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
                 ln.tag = tag
             all_lines.append(ln)
         all_points += [(i, tag, p) for p in data.get("points") or [] if plot.is_shown(p)]
-    (x0, x1), (y0, y1) = plot.fit(all_lines, [p for _, _, p in all_points])
+    marks = [] if runs else reference_marks.marks(result)
+    (x0, x1), (y0, y1) = plot.with_marks(plot.fit(all_lines, [p for _, _, p in all_points]), marks)
     fig = go.Figure()
     for ln in all_lines:
         r = ln.roofs[0]
@@ -109,7 +110,57 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
         legend=dict(groupclick="toggleitem", font=dict(size=10)),
         height=620,
     )
+    _marks(fig, marks, (x0, x1), None if runs else reference_marks.note(result))
     return fig
+
+
+def _marks(fig, marks: list, xr, note: str | None) -> None:
+    """The C-engine reference (report.reference_marks): a dotted line with diamond ends per drawn
+    mark, red with its reason where above the core's bound; the note under the axes otherwise."""
+    import math
+
+    import plotly.graph_objects as go
+
+    for m in (m for m in marks if m.macs_per_s):
+        color = "#d62728" if m.flag else "#222222"
+        text = m.label + (f"<br>ABOVE THE CORE'S BOUND: {html.escape(m.flag)}" if m.flag else "")
+        fig.add_trace(
+            go.Scatter(
+                x=list(xr),
+                y=[m.macs_per_s] * 2,
+                mode="lines+markers",
+                marker=dict(symbol="diamond", size=10, color=color),
+                line=dict(color=color, dash="dot", width=2),
+                name=("flagged: " if m.flag else "") + m.label,
+                hovertext=text,
+                hoverinfo="text",
+                legendgroup="C engine",
+                legendgrouptitle_text="C engine (MLPerf Tiny)",
+            )
+        )
+        fig.add_annotation(
+            text=m.label + (" (ABOVE THE CORE'S BOUND: hover)" if m.flag else ""),
+            xref="paper",
+            x=0.01,
+            y=math.log10(m.macs_per_s),  # a log axis places annotations by the exponent
+            yanchor="bottom",
+            xanchor="left",
+            showarrow=False,
+            font=dict(size=10, color=color),
+        )
+    if note:
+        fig.add_annotation(
+            text=html.escape(note).replace("\n", "<br>"),
+            xref="paper",
+            yref="paper",
+            x=0,
+            y=-0.16,
+            showarrow=False,
+            align="left",
+            xanchor="left",
+            font=dict(size=11, color="#444"),
+        )
+        fig.update_layout(margin=dict(b=110))
 
 
 def _per_step(roof: dict, basis: timing_basis.Basis) -> str:

@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 from mcuroof.report import plot as base
+from mcuroof.report import reference_marks
 from mcuroof.units import duration, si
 
 plt = base.plt
@@ -21,14 +22,15 @@ CPU_COLOR = "#555555"
 X_RANGE = (0.01, 1000.0)
 
 
-def _xs():
+def xs() -> list[float]:
+    """The x values a roof is drawn through: 200 steps over X_RANGE, log-spaced."""
     lo, hi = X_RANGE
     return [lo * (hi / lo) ** (i / 200) for i in range(201)]
 
 
 def _roof_line(ax, compute: float, bandwidth: float, color: str, style: str, label: str) -> None:
-    xs = _xs()
-    ax.plot(xs, [min(compute, bandwidth * x) for x in xs], color=color, linestyle=style, linewidth=1.4, label=label)
+    x = xs()
+    ax.plot(x, [min(compute, bandwidth * v) for v in x], color=color, linestyle=style, linewidth=1.4, label=label)
 
 
 def _npu_roofs(ax, doc: dict, colors: dict) -> None:
@@ -88,19 +90,14 @@ def _points(ax, doc: dict, colors: dict, markers: dict) -> None:
 
 
 def _reference(ax, doc: dict) -> None:
-    """The best C engine of the CPU's core on each shown model's benchmark (MLPerf Tiny), at the
-    CPU run's step rate: MAC/cycle x cycles/s; under QEMU x instructions/s, and labelled so."""
-    cpu, rows = doc.get("cpu"), doc["reference"]["rows"]
-    if not cpu or not cpu.get("step_rate_hz") or not rows:
-        return
-    benches = {r["mlperf_bench"] for r in doc["runs"] if r.get("mlperf_bench")}
-    step = "cycle" if cpu["step"] == "cycle" else "QEMU instruction (as if one took one cycle)"
-    for row in (r for r in rows if r["bench"] in benches and r["best"]):
-        b = row["best"]
-        y = b["macs_per_cycle"] * cpu["step_rate_hz"]
-        label = f"C engine on a {row['core']}, {row['bench']}: {b['macs_per_cycle']:.3g} MAC/cycle ({b['system']}, MLPerf Tiny v{b['round']}), drawn per {step}"
-        label = textwrap.fill(label, 80)
-        ax.axhline(y, color=CPU_COLOR, linestyle=(0, (1, 2)), linewidth=1.2, label=label)
+    """The best C engine of the CPU's core on each shown model's benchmark (MLPerf Tiny), drawn
+    where the CPU run counts cycles (report.reference_marks: not on QEMU's instruction time)."""
+    for m in reference_marks.npu_marks(doc):
+        if m.macs_per_s is None:
+            continue
+        color = "#d62728" if m.flag else CPU_COLOR
+        label = textwrap.fill(m.label + (f"; ABOVE THE CORE'S BOUND: {m.flag}" if m.flag else ""), 80)
+        ax.axhline(m.macs_per_s, color=color, linestyle=(0, (1, 2)), linewidth=1.2, label=label)
 
 
 def _key(ax, doc: dict, markers: dict) -> None:
@@ -131,7 +128,8 @@ def _footnote(doc: dict) -> str:
         lines.append(
             f"{Path(w['model']).stem} on {w['config']}: NPU {duration(w['npu_seconds'])} (estimated) + {cpu} = {total}"
         )
-    return "\n".join(lines + textwrap.wrap(doc["units"], 180))
+    note = reference_marks.note_for(doc["reference"]["core"], reference_marks.npu_marks(doc))
+    return "\n".join(lines + textwrap.wrap(doc["units"], 180) + (note.splitlines() if note else []))
 
 
 def figure(doc: dict):

@@ -1,15 +1,17 @@
-"""The tables of an npu.json (`mcuroof npu`), as rich renderables: the NPU roofs, the whole-model
-estimates, the CPU-fallback operators, Vela's per-layer estimate beside the CPU's measured time,
-and the C-engine reference of the CPU's core. Every Vela figure says it is estimated."""
+"""The tables of an npu.json (`mcuroof npu`): the NPU roofs, the whole-model estimates, the
+CPU-fallback operators, Vela's per-layer estimate beside the CPU's measured time, and the C-engine
+reference of the CPU's core. Each is a Grid (title, headers, text rows, caption), rendered for the
+terminal here (rich) and for report.html by report.npu_html. Every Vela figure says it is estimated."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rich.table import Table
 from rich.text import Text
 
+from mcuroof.model import names as layer_names
 from mcuroof.report import c_engines
+from mcuroof.report.grid import Grid, to_rich
 from mcuroof.units import duration, si
 
 
@@ -17,123 +19,169 @@ def _model(path: str) -> str:
     return Path(path).stem
 
 
-def roofs_table(doc: dict) -> Table:
-    t = Table(title=f"NPU roofs (theory: Vela {doc['vela']}'s system config)", title_justify="left")
-    for col in ("config", "system", "kind", "name", "value", "basis"):
-        t.add_column(col, justify="right" if col == "value" else "left")
-    for r in doc["roofs"]:
-        value = si(r["macs_per_s"], "MAC/s") if r["kind"] == "compute" else si(r["bytes_per_s"], "B/s")
-        t.add_row(r["config"], r["system"], r["kind"], r["name"], value, r["basis"])
-    return t
+def roofs_grid(doc: dict) -> Grid:
+    rows = [
+        [
+            r["config"],
+            r["system"],
+            r["kind"],
+            r["name"],
+            si(r["macs_per_s"], "MAC/s") if r["kind"] == "compute" else si(r["bytes_per_s"], "B/s"),
+            r["basis"],
+        ]
+        for r in doc["roofs"]
+    ]
+    headers = ("config", "system", "kind", "name", "value", "basis")
+    return Grid(f"NPU roofs (theory: Vela {doc['vela']}'s system config)", headers, rows, "", headers[:4] + ("basis",))
 
 
-def whole_table(doc: dict) -> Table:
+def whole_grid(doc: dict) -> Grid:
     cpu = doc.get("cpu")
     caption = f"NPU: {doc['estimated']}" + (f"; CPU: measured on {cpu['board']} ({cpu['time_basis']})" if cpu else "")
-    t = Table(title="Whole model: NPU estimate + CPU-fallback operators", title_justify="left", caption=caption)
-    for col in ("model", "config", "NPU cycles", "NPU time", "CPU ops", "CPU time", "total", "MAC/s (NPU)"):
-        t.add_column(col, justify="left" if col in ("model", "config") else "right")
-    for w, run in zip(doc["whole_model"], doc["runs"]):
+    rows = []
+    for w in doc["whole_model"]:
         macs = sum(
             p["macs"]
             for p in doc["points"]
             if p["target"] == "npu" and p["model"] == w["model"] and p["config"] == w["config"]
         )
-        t.add_row(
-            _model(w["model"]),
-            w["config"],
-            f"{w['npu_cycles']:,}",
-            duration(w["npu_seconds"]),
-            str(w["cpu_operators"]),
-            "-" if w["cpu_seconds"] is None else duration(w["cpu_seconds"]),
-            "-" if w["seconds"] is None else duration(w["seconds"]),
-            si(macs / w["npu_seconds"], "MAC/s") if w["npu_seconds"] else "-",
+        rows.append(
+            [
+                _model(w["model"]),
+                w["config"],
+                f"{w['npu_cycles']:,}",
+                duration(w["npu_seconds"]),
+                str(w["cpu_operators"]),
+                "-" if w["cpu_seconds"] is None else duration(w["cpu_seconds"]),
+                "-" if w["seconds"] is None else duration(w["seconds"]),
+                si(macs / w["npu_seconds"], "MAC/s") if w["npu_seconds"] else "-",
+            ]
         )
-    return t
+    headers = ("model", "config", "NPU cycles", "NPU time", "CPU ops", "CPU time", "total", "MAC/s (NPU)")
+    return Grid("Whole model: NPU estimate + CPU-fallback operators", headers, rows, caption, headers[:2])
 
 
-def cpu_ops_table(doc: dict) -> Table | Text:
+def cpu_ops_grid(doc: dict) -> Grid | str:
     ops = doc["cpu_operators"]
     if not ops:
         models = sorted({_model(r["model"]) for r in doc["runs"]})
-        return Text(f"CPU-fallback operators: none (every operator of {', '.join(models)} maps to the NPU)")
-    t = Table(title="Operators Vela leaves on the CPU", title_justify="left")
-    for col in ("model", "config", "operator", "name", "MACs (mcuroof)"):
-        t.add_column(col, justify="right" if col.startswith("MACs") else "left")
-    for op in ops:
-        macs = "-" if op["macs"] is None else f"{op['macs']:,}"
-        t.add_row(_model(op["model"]), op["config"], op["tflite_op"], op["name"][-48:], macs)
-    return t
+        return f"CPU-fallback operators: none (every operator of {', '.join(models)} maps to the NPU)"
+    rows = [
+        [
+            _model(op["model"]),
+            op["config"],
+            op["tflite_op"],
+            op["name"][-48:],
+            "-" if op["macs"] is None else f"{op['macs']:,}",
+        ]
+        for op in ops
+    ]
+    headers = ("model", "config", "operator", "name", "MACs (mcuroof)")
+    return Grid("Operators Vela leaves on the CPU", headers, rows, "", headers[:4])
 
 
-def per_layer_table(doc: dict) -> Table | None:
-    """Vela's per-layer NPU estimate beside the CPU run's measured time of the same layer."""
+def per_layer_grid(doc: dict) -> Grid | None:
+    """Vela's per-layer NPU estimate (cycles at the NPU clock) beside the CPU run's measured time
+    of the same layer (its steps: QEMU instructions or the board's cycles)."""
     cpu = doc.get("cpu")
     if not cpu:
         return None
-    measured = {p["name"]: p for p in doc["cpu_points"] if p.get("seconds")}
-    rows = [p for p in doc["points"] if p["source"] == "vela" and p["name"] in measured and p["op"] != "Relu"]
+    measured = _fastest(doc["cpu_points"])
+    rows = [p for p in doc["points"] if p["source"] == "vela" and _key(p, measured) and p["op"] != "Relu"]
     if not rows:
         return None
-    caption = f"NPU: cycles at its clock, {doc['estimated']}; CPU: measured, {cpu['time_basis']}"
-    t = Table(
-        title=f"Per layer: NPU estimate beside {cpu['board']}'s measured time", title_justify="left", caption=caption
-    )
-    for col in (
-        "model",
-        "config",
-        "layer",
-        "op",
-        "MACs",
-        "NPU cycles",
-        "NPU time",
-        "CPU time",
-        "CPU emitter",
-        "CPU / NPU",
-    ):
-        t.add_column(col, justify="left" if col in ("model", "config", "layer", "op", "CPU emitter") else "right")
+    step = {"instr": "CPU instructions (QEMU)", "cycle": "CPU cycles"}.get(cpu.get("step"))
+    clock = {r["config"]: r["clock_hz"] for r in doc["runs"]}
+    headers = ("model", "config", "layer", "op", "MACs", "NPU cycles", "NPU time", "CPU time")
+    headers += (step,) if step else ()
+    headers += ("CPU emitter", "CPU / NPU time")
+    groups: dict[tuple, list] = {}
     for p in rows:
-        m = measured[p["name"]]
-        t.add_row(
-            _model(p["model"]),
-            p["config"],
-            p["name"][-28:],
-            p["tflite_op"],
-            f"{p['macs']:,}",
-            f"{p['cycles']:,}",
-            duration(p["seconds"]),
-            duration(m["seconds"]),
-            f"{m['emitter']} {m['dtype']}",
-            f"{m['seconds'] / p['seconds']:.0f}x",
+        groups.setdefault((p["model"], p["config"]), []).append((p, measured[_key(p, measured)]))
+    body = []
+    for (model, config), pairs in groups.items():
+        body += [_layer_row(p, m, cpu, step) for p, m in pairs]
+        npu, cpu_s = sum(p["seconds"] for p, _ in pairs), sum(m["seconds"] for _, m in pairs)
+        body.append(
+            [_model(model), config, f"sum of {len(pairs)}", "-", f"{sum(p['macs'] for p, _ in pairs):,}"]
+            + [f"{sum(p['cycles'] for p, _ in pairs):,}", duration(npu), duration(cpu_s)]
+            + ([_steps(cpu_s, cpu)] if step else [])
+            + ["-", f"{cpu_s / npu:.0f}x"]
         )
-    return t
+    clocks = ", ".join(sorted({f"{c / 1e6:g} MHz" for c in clock.values() if c}))
+    caption = (
+        f"NPU: Vela's cycles at its clock ({clocks}), {doc['estimated']}; CPU: measured on {cpu['board']}, "
+        f"{cpu['time_basis']}; CPU / NPU is a ratio of seconds, not of like steps"
+    )
+    title = f"Per layer: NPU estimate beside {cpu['board']}'s measured time"
+    return Grid(title, headers, body, caption, ("model", "config", "layer", "op", "CPU emitter"))
 
 
-def reference_table(doc: dict) -> Table | Text:
+def _fastest(points: list[dict]) -> dict:
+    """The fastest measured CPU point per (model, layer name)."""
+    best: dict = {}
+    for p in points:
+        k = (p.get("model"), p["name"])
+        if p.get("seconds") and (k not in best or p["seconds"] < best[k]["seconds"]):
+            best[k] = p
+    return best
+
+
+def _key(p: dict, measured: dict) -> tuple | None:
+    """The measured point of a Vela point: same model (by stem) and layer name; by name alone only
+    where the CPU points are of one run of another name (as document._own_points)."""
+    own = (Path(p["model"]).stem, p["name"])
+    if own in measured:
+        return own
+    if len({k[0] for k in measured}) != 1 or Path(p["model"]).stem in {k[0] for k in measured}:
+        return None
+    return next((k for k in measured if k[1] == p["name"]), None)
+
+
+def _layer_row(p: dict, m: dict, cpu: dict, step: str | None) -> list[str]:
+    """One layer: Vela's point p beside the CPU run's measured point m."""
+    return [
+        _model(p["model"]),
+        p["config"],
+        layer_names.short(m) if m.get("index") is not None else p["name"][-28:],
+        p["tflite_op"],
+        f"{p['macs']:,}",
+        f"{p['cycles']:,}",
+        duration(p["seconds"]),
+        duration(m["seconds"]),
+        *([_steps(m["seconds"], cpu)] if step else []),
+        f"{m['emitter']} {m['dtype']}",
+        f"{m['seconds'] / p['seconds']:.0f}x",
+    ]
+
+
+def _steps(seconds: float, cpu: dict) -> str:
+    """A measured time as the CPU steps it counts: "640 k"."""
+    rate = cpu.get("step_rate_hz")
+    return si(seconds * rate, "").strip() if rate else "-"
+
+
+def reference_grid(doc: dict) -> Grid | str:
     ref = doc["reference"]
     if not ref["core"]:
-        return Text("C-engine reference (MLPerf Tiny): no CPU core known (give --roofs or --board)")
+        return "C-engine reference (MLPerf Tiny): no CPU core known (give --roofs or --board)"
     if not ref["rows"]:
-        return Text(f"C-engine reference (MLPerf Tiny closed, int8): no published result on a {ref['core']}")
-    return c_engines.rows_table(ref["rows"], f"C engines on a {ref['core']}: best MLPerf Tiny closed int8 figure")
+        return f"C-engine reference (MLPerf Tiny closed, int8): no published result on a {ref['core']}"
+    return c_engines.rows_grid(ref["rows"], f"C engines on a {ref['core']}: best MLPerf Tiny closed int8 figure")
+
+
+def grids(doc: dict) -> list:
+    """Every table and line of the summary, in order (a Grid or a line of text)."""
+    items = [doc["units"], roofs_grid(doc), whole_grid(doc), cpu_ops_grid(doc), per_layer_grid(doc)]
+    items.append(reference_grid(doc))
+    notes = sorted({r["model_note"] for r in doc["runs"] if r["model_note"]})
+    items += [f"built-in networks: {n}" for n in notes]
+    above = doc["checks"]["points_above_roof"]
+    items.append(
+        f"NPU points above the NPU roof: {above}" + (f" ({', '.join(doc['checks']['above_roof'])})" if above else "")
+    )
+    return [i for i in items if i is not None]
 
 
 def renderables(doc: dict) -> list:
-    items = [
-        Text(doc["units"]),
-        roofs_table(doc),
-        whole_table(doc),
-        cpu_ops_table(doc),
-        per_layer_table(doc),
-        reference_table(doc),
-    ]
-    notes = sorted({r["model_note"] for r in doc["runs"] if r["model_note"]})
-    items += [Text(f"built-in networks: {n}") for n in notes]
-    above = doc["checks"]["points_above_roof"]
-    items.append(
-        Text(
-            f"NPU points above the NPU roof: {above}"
-            + (f" ({', '.join(doc['checks']['above_roof'])})" if above else "")
-        )
-    )
-    return [i for i in items if i is not None]
+    return [to_rich(i) if isinstance(i, Grid) else Text(i) for i in grids(doc)]

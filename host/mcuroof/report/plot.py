@@ -10,6 +10,7 @@ height share one label (report.labels places them). The legend holds only the po
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -22,6 +23,7 @@ from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.analysis import timing_basis
 from mcuroof.errors import UserError
 from mcuroof.model import names as layer_names
+from mcuroof.report import reference_marks
 from mcuroof.report.labels import Line, place_labels, place_point_labels
 from mcuroof.report.styles import (
     DTYPE_MARKERS,
@@ -169,18 +171,23 @@ def figure(
         sharey=True,
         squeeze=False,
     )
-    xlim, ylim = limits(result["roofs"], result.get("points") or [])
+    marks = reference_marks.marks(result)
+    xlim, ylim = with_marks(limits(result["roofs"], result.get("points") or []), marks)
     shown = [p for p in result.get("points") or [] if is_shown(p)]
-    for ax, em in zip(axes[0], groups):
+    for i, (ax, em) in enumerate(zip(axes[0], groups)):
         part = select(result, [em]) if em else result
         draw_axes(ax, part, xlim, ylim, label_points=False)
+        draw_marks(ax, marks, labelled=i == 0, width=45 if panels else 110)
         if em:
             ax.set_title(em, fontsize=10)
     step_axis(axes[0][-1], timing_basis.of(result.get("board", {})))
     fig.suptitle(title or board_title(result.get("board", {})), fontsize=11)
     if shown:
         _key(fig, shown)
-    fig.tight_layout(rect=(0, 0, 0.8 if shown else 1, 1))
+    note = reference_marks.note(result)
+    if note:
+        fig.text(0.01, 0.01, note, fontsize=7.5, color="#444", va="bottom")
+    fig.tight_layout(rect=(0, 0.035 if note else 0, 0.8 if shown else 1, 1))
     for ax in axes[0]:  # after the layout: label placement works in display space
         place_labels(ax)
         place_point_labels(ax)
@@ -208,6 +215,30 @@ def draw_axes(ax, result: dict, xlim=None, ylim=None, label_points: bool = True)
         place_labels(ax)
         place_point_labels(ax)
     return ax
+
+
+def with_marks(lims, marks: list, margin: float = 2.5):
+    """The axis ranges widened to hold every drawn C-engine mark."""
+    (x0, x1), (y0, y1) = lims
+    ys = [m.macs_per_s for m in marks if m.macs_per_s]
+    return (x0, x1), (min([y0] + [y / margin for y in ys]), max([y1] + [y * margin for y in ys]))
+
+
+def draw_marks(ax, marks: list, labelled: bool = True, width: int = 110) -> None:
+    """The C-engine reference (report.reference_marks): a dotted line with a diamond at each end
+    and its label over it; a figure above the core's bound in red with its reason. A mark not
+    drawn (the units do not compare) is named in the figure's foot note (figure)."""
+    x0, x1 = ax.get_xlim()
+    for m in marks:
+        if m.macs_per_s is None:
+            continue
+        color = "#d62728" if m.flag else "#222222"
+        ax.plot([x0, x1], [m.macs_per_s] * 2, color=color, ls=(0, (1, 1.5)), lw=1.4, zorder=5)
+        ax.plot([x0, x1], [m.macs_per_s] * 2, "D", color=color, ms=6, zorder=6, clip_on=False)
+        if not labelled:  # side-by-side panels: the first one names it
+            continue
+        text = textwrap.fill(m.label + (f"; ABOVE THE CORE'S BOUND: {m.flag}" if m.flag else ""), width)
+        ax.text(x0 * (x1 / x0) ** 0.02, m.macs_per_s * 1.08, text, fontsize=7.5, color=color, va="bottom", zorder=6)
 
 
 def step_axis(ax, basis: timing_basis.Basis, unit: str = "MACC") -> None:
