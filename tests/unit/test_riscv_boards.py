@@ -1,11 +1,16 @@
 """The RISC-V board profiles (esp32-c3, esp32-c6, rp2350-riscv): their theory per cycle against a
-hand computation, and what a probe of each identifies."""
+hand computation, what a probe of each identifies, and the qemu-rv32 firmware renamed "esp32"
+(firmware/port/boards/qemu-rv32-esp32) that tests a RISC-V board without a profile
+(tests/board/test_qemu_rv32.py runs it)."""
 
 from __future__ import annotations
+
+import shutil
 
 import pytest
 
 from mcuroof.board import identity, profiles
+from mcuroof.links import firmware_build, qemu
 from mcuroof.suites import compute
 
 MPY_RV32 = 11 << 10 | 6  # sys.implementation._mpy: architecture 11 (RV32IMC), .mpy version 6
@@ -61,3 +66,29 @@ def test_a_hazard3_with_asm_rv32_gets_its_mul_ceiling():
     assert core.name == "RISC-V RV32IMAC" and core.peak_kernels == ["mul"]
     keys = [k.key for k in compute.compute_kernels(compute.config(probe))]
     assert [k for k in keys if k.endswith("/mul")] == [f"compute/asm_rv32/{t}/mul" for t in ("int8", "int16", "int32")]
+
+
+def test_the_renamed_firmware_follows_qemu_rv32s_files(tmp_path, monkeypatch):
+    """qemu-rv32-esp32 builds on qemu-rv32's folder: a change there rebuilds it; a change of its
+    own leaves qemu-rv32's cached firmware alone."""
+    port = tmp_path / "port"
+    shutil.copytree(firmware_build.PORT_DIR, port, ignore=shutil.ignore_patterns("build*"))
+    monkeypatch.setattr(firmware_build, "PORT_DIR", port)
+    rv32, esp = firmware_build.port_digest("qemu-rv32"), firmware_build.port_digest("qemu-rv32-esp32")
+    assert rv32 != esp
+    own = port / "boards" / "qemu-rv32-esp32" / "mpconfigboard.h"
+    own.write_text(own.read_text() + "\n")
+    assert firmware_build.port_digest("qemu-rv32") == rv32 and firmware_build.port_digest("qemu-rv32-esp32") != esp
+    esp = firmware_build.port_digest("qemu-rv32-esp32")
+    hal = port / "boards" / "qemu-rv32" / "hal_rv32.c"
+    hal.write_text(hal.read_text() + "\n")
+    assert firmware_build.port_digest("qemu-rv32-esp32") != esp
+    assert '#define MCUROOF_BOARD "esp32"' in own.read_text()
+
+
+def test_qemu_runs_the_renamed_firmware_on_virt(monkeypatch, tmp_path):
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(firmware_build, "ensure", lambda board, on_progress=None: tmp_path / f"{board}.elf")
+    cmd = qemu.QemuMicrobit(board="qemu-rv32", build="qemu-rv32-esp32").cmd
+    assert cmd[0] == "/usr/bin/qemu-system-riscv32" and cmd[cmd.index("-M") + 1] == "virt"
+    assert cmd[-2:] == ["-kernel", str(tmp_path / "qemu-rv32-esp32.elf")]
