@@ -60,10 +60,13 @@ def test_an_esp32_c3_is_risc_v_without_misa():
 
 
 def test_a_hazard3_with_asm_rv32_gets_its_mul_ceiling():
-    misa = 1 << 30 | sum(1 << (ord(c) - ord("A")) for c in "IMAC")
+    """Hazard3's misa (Hazard3 doc/sections/csr.adoc): MXL 1, X (custom extensions, always), U,
+    M, I, C, B (Zba, Zbb and Zbs all present, as on the RP2350), A."""
+    misa = 1 << 30 | sum(1 << (ord(c) - ord("A")) for c in "XUMICBA")
+    assert misa == 0x40901107
     probe = _probe("rp2", ["bytecode", "native", "viper", "asm_rv32"], misa)
     core = identity.describe(probe, profiles.load_board("rp2350-riscv"))
-    assert core.name == "RISC-V RV32IMAC" and core.peak_kernels == ["mul"]
+    assert core.name == "RISC-V RV32IMACBX" and core.peak_kernels == ["mul"] and "rv32b" in core.isa
     keys = [k.key for k in compute.compute_kernels(compute.config(probe))]
     assert [k for k in keys if k.endswith("/mul")] == [f"compute/asm_rv32/{t}/mul" for t in ("int8", "int16", "int32")]
 

@@ -280,6 +280,7 @@ EXTENSIONS = (
     ),
     Extension("rv32a", "RV32 A (atomics)", RV32, "misa bit A"),
     Extension("rv32c", "RV32 C (compressed)", RV32, "misa bit C; assumed where misa reads 0"),
+    Extension("rv32b", "RV32 B (Zba, Zbb, Zbs: the RP2350's Hazard3)", RV32, "misa bit B"),
     Extension(
         "pie",
         "Xtensa PIE (ESP32-S3: 128-bit SIMD)",
