@@ -3,6 +3,7 @@ Debian's RISC-V toolchain, the serial link (raw-paste, soft reboot, Ctrl-C throu
 probe that knows RISC-V without CPUID, the default suites end to end, and the same firmware reached
 with --port and no profile. The firmware is built once and cached (~/.cache/mcuroof/firmware)."""
 
+import json
 import shutil
 
 import pytest
@@ -118,3 +119,31 @@ def test_without_a_profile_over_its_port(tmp_path, capsys):
     assert data["board"]["core"]["isa"] == ["rv32a", "rv32c", "rv32i", "rv32imc", "rv32m"]
     assert data["checks"]["failed"] == 0
     assert {r["emitter"] for r in data["roofs"] if r["source"] == "measured"} >= {"bytecode", "native", "viper"}
+
+
+def test_a_risc_v_board_named_esp32_without_a_profile(tmp_path, capsys):
+    """qemu-rv32's firmware with sys.platform "esp32" (firmware/port/boards/qemu-rv32-esp32), the
+    name an ESP32-C3 or -C6 gives, over --port and no profile: RISC-V is identified from _mpy and
+    misa, the asm_rv32 ceilings are measured, and the raw log's probe record shows no Arm register
+    read (cpu and dwt None: the probe reads CPUID and the DWT only on a Thumb core)."""
+    from mcuroof.links.qemu import QemuMicrobit
+
+    qemu = QemuMicrobit(board="qemu-rv32", build="qemu-rv32-esp32")
+    pty = qemu.start()
+    try:
+        out = tmp_path / "out"
+        assert main(["run", "--port", pty, "--suite", "compute", "-o", str(out)]) == 0
+    finally:
+        qemu.stop()
+    lines = [json.loads(ln) for ln in (out / "raw.jsonl").read_text().splitlines()]
+    (probe,) = [ln["rec"] for ln in lines if ln["kind"] == "record" and ln["rec"].get("t") == "probe"]
+    assert probe["platform"] == "esp32" and identity.mpy_arch(probe) == identity.MPY_ARCH_RV32IMC
+    assert probe["cpu"] is None and probe["dwt"] is None and probe["misa"] >> 30 == 1
+    data = results.load(out / "results.json")
+    assert data["board"]["name"] == f"RISC-V RV32IMAC (esp32) on {pty}"
+    assert "armv7m" not in data["board"]["core"]["isa"] and "rv32m" in data["board"]["core"]["isa"]
+    mul = [r for r in data["roofs"] if r["source"] == "measured" and r.get("kernel") == "mul"]
+    assert sorted(r["dtype"] for r in mul) == ["int16", "int32", "int8"] and {r["emitter"] for r in mul} == {"asm_rv32"}
+    # under -icount shift=6 (QEMU's default here): 15.625 M instructions a second; 32 MACs in 66
+    assert all(0.45 <= r["macs_per_s"] / (1e9 / 2**6) <= 32 / 66 * 1.01 for r in mul)
+    assert data["checks"]["failed"] == 0

@@ -36,6 +36,8 @@ class Emitter:
     ops: tuple[str, ...] | None = ALL_OPS  # the ops its layer kernels run
     generic: str | None = None  # the kernels.ops module of its generic layer kernel (kernels.ops.dispatch)
     work: int = 0  # MACs a calibration shape may hold (predict.design: ~10-30 ms on a Cortex-M3 under QEMU)
+    interpreted: bool = False  # every operation goes through the runtime: its memory sweeps stop early (suites.memory)
+    host_ws: int = 0  # the largest working set of its memory sweep on a host OS (suites.memory)
 
     @property
     def decorator(self) -> str:
@@ -59,6 +61,8 @@ EMITTERS = (
         dtypes=("int8", "float32"),
         generic="python",
         work=1 << 11,
+        interpreted=True,
+        host_ws=1 << 20,  # interpreter loops are flat past the host's caches
     ),
     Emitter(
         "native",
@@ -72,6 +76,8 @@ EMITTERS = (
         dtypes=("int8", "float32"),
         generic="python",
         work=1 << 12,
+        interpreted=True,
+        host_ws=1 << 20,
     ),
     Emitter(
         "viper",
@@ -85,6 +91,7 @@ EMITTERS = (
         dtypes=("int8",),  # viper has no float pointers
         generic="viper",
         work=1 << 16,
+        host_ws=16 << 20,
     ),
     Emitter(
         "asm_thumb",
@@ -114,7 +121,7 @@ EMITTERS = (
         "@micropython.asm_rv32\ndef z(a0,a1,a2,a3):\n li(a0,0)\n",
     ),
     # MicroPython's own C code: a memoryview slice copy (memcpy), where the port has memoryview
-    Emitter("c", "memoryview", frozenset({THUMB, RV32, XTENSA, HOST}), "c", ("memory",)),
+    Emitter("c", "memoryview", frozenset({THUMB, RV32, XTENSA, HOST}), "c", ("memory",), host_ws=192 << 20),
 )
 BY_NAME = {e.name: e for e in EMITTERS}
 NAMES = tuple(BY_NAME)
@@ -158,6 +165,10 @@ def arch_of(emitters, platform: str | None = None) -> str | None:
     if platform in HOST_PLATFORMS:
         return HOST
     return next((a for e in emitters if (em := BY_NAME.get(e)) and em.assembler for a in em.archs), None)
+
+
+INTERPRETED = tuple(e.name for e in EMITTERS if e.interpreted)
+HOST_WORKING_SETS = {e.name: e.host_ws for e in EMITTERS if e.host_ws}  # the C copy goes out to DRAM
 
 
 def iters(large: bool) -> dict[str, int]:
@@ -269,6 +280,7 @@ EXTENSIONS = (
     ),
     Extension("rv32a", "RV32 A (atomics)", RV32, "misa bit A"),
     Extension("rv32c", "RV32 C (compressed)", RV32, "misa bit C; assumed where misa reads 0"),
+    Extension("rv32b", "RV32 B (Zba, Zbb, Zbs: the RP2350's Hazard3)", RV32, "misa bit B"),
     Extension(
         "pie",
         "Xtensa PIE (ESP32-S3: 128-bit SIMD)",

@@ -80,12 +80,18 @@ class QemuMicrobit:
         monitor: bool = False,
         board: str = "qemu-microbit",
         on_progress=None,
+        build: str | None = None,
     ):
         binary, extra, hint = OTHER_QEMU.get(board, ("qemu-system-arm", [], APT_HINT))
         qemu = shutil.which(binary)
         if not qemu:
             raise UserError(f"{binary} not found: {hint}")
-        load = ["-device", f"loader,file={firmware}"] if firmware != FIRMWARE else firmware_args(board, on_progress)
+        # build: another firmware_build board for this machine (qemu-rv32-esp32 on qemu-rv32's virt)
+        load = (
+            ["-device", f"loader,file={firmware}"]
+            if firmware != FIRMWARE
+            else firmware_args(build or board, on_progress)
+        )
         self.icount_shift = icount_shift
         # monitor=True (tests): a QEMU monitor on a unix socket, for system_reset
         self._mondir = tempfile.TemporaryDirectory(prefix="mcuroof-qemu-") if monitor else None

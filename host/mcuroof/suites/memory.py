@@ -11,9 +11,9 @@ from mcuroof.kernels.emitters import HOST_PLATFORMS
 from mcuroof.kernels.memory import memory_kernels
 from mcuroof.suites import compute
 from mcuroof.suites.base import Context, Suite
-from mcuroof.suites.timing import INTERPRETED_WS, MiB, for_context, is_small, slow
+from mcuroof.suites.timing import INTERPRETED_WS, for_context, is_small, slow
 
-INTERPRETED = ("bytecode", "native")
+INTERPRETED = emitters.INTERPRETED  # bytecode, native
 
 
 def config(probe: dict, ctx: Context | None = None) -> dict:
@@ -40,8 +40,9 @@ def working_sets(probe: dict, ems: list[str], slow_board: bool = False) -> dict[
         # bytecode int8 copy 8.65 us an element at 1 KiB, 8.63 at 16 KiB, a call 141 ms there and
         # 1.7 s of host time); the fast movers sweep the heap
         return {em: min(INTERPRETED_WS, probe["free"]) if em in INTERPRETED else probe["free"] for em in ems}
-    # interpreter loops are flat past the caches; the C copy goes out to DRAM
-    return {"bytecode": 1 * MiB, "native": 1 * MiB, "viper": 16 * MiB, "c": 192 * MiB}
+    # interpreter loops are flat past the caches; the C copy goes out to DRAM (bytecode and native
+    # 1 MiB, viper 16 MiB, c 192 MiB: kernels.emitters)
+    return dict(emitters.HOST_WORKING_SETS)
 
 
 MIN_WS = 3 * 16 * 4  # below this a memory kernel has no sweep left to run
