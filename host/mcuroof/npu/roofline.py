@@ -36,6 +36,8 @@ def roofs(summary: Summary) -> list[dict]:
             "dtype": "int8",
             "macs_per_s": summary.macs_per_cycle * clock,
             "source": "theory",
+            "per_cycle": summary.macs_per_cycle,
+            "clock_hz": clock,
             "basis": f"{summary.macs_per_cycle} MAC/cycle ({npu}) x {clock / 1e6:g} MHz, {where}",
         }
     ]
@@ -48,6 +50,8 @@ def roofs(summary: Summary) -> list[dict]:
                 "name": f"{npu} {name}",
                 "bytes_per_s": bps,
                 "source": "theory",
+                "per_cycle": bps / clock,
+                "clock_hz": clock,
                 "basis": f"design peak {bps / 1e9:.3g} GB/s ({bps / clock:g} B/cycle x {clock / 1e6:g} MHz), {where}",
             }
         )

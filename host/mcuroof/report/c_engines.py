@@ -9,7 +9,7 @@ from rich.text import Text
 
 from mcuroof.analysis import timing_basis
 from mcuroof.published import mlperf
-from mcuroof.report.grid import Grid, to_rich
+from mcuroof.report.grid import Grid, to_rich, without_empty
 from mcuroof.report.reference_marks import run_core
 from mcuroof.units import si
 
@@ -33,7 +33,9 @@ def rows_grid(rows: list[dict], title: str) -> Grid:
         )
     headers = ("core", "bench", "MAC/cycle", "system", "clock", "round", "with accelerator", "flagged")
     caption = f"source: {mlperf.SOURCE}; MACs: mcuroof analyze"
-    return Grid(title, headers, body, caption, tuple(h for h in headers if h not in ("MAC/cycle", "clock")))
+    grid = Grid(title, headers, body, caption, tuple(h for h in headers if h not in ("MAC/cycle", "clock")))
+    one_core = len({row["core"] for row in rows}) == 1  # then the title names it
+    return without_empty(grid, *(("core",) if one_core else ()))
 
 
 def rows_table(rows: list[dict], title: str) -> Table:
