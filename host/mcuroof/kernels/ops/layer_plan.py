@@ -114,6 +114,19 @@ def whole(layer: Layer, dtype: str, emitter: str, heap: int) -> Job | None:
     return Job(layer, dtype, emitter, (t,), "")
 
 
+def at_fraction(layer: Layer, dtype: str, emitter: str, heap: int, fraction: float | None) -> Job | None:
+    """The job a run plans for this layer in this heap under a time budget of `fraction` of the
+    layer's work (None: no budget), cut to its first tile and that tile's companion: to measure a
+    projection against the whole layer (tools/tile_invariance.py, docs/tiles.md)."""
+    budget = None if fraction is None else fraction * _tile_work(layer, full_tile(layer, dtype))
+    job = plan_layer(layer, dtype, emitter, heap, budget)
+    if job is None:
+        return None
+    first, shape = job.tiles[0], companion_shape(layer, job.tiles[0])
+    comp = [t for t in job.tiles[len(job.candidates) :] if (t.rows, t.cols, t.chans) == shape][:1]
+    return dataclasses.replace(job, tiles=(first, *comp), companions=len(comp))
+
+
 def plan(
     net: Network,
     dtypes: list[str],
