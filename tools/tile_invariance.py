@@ -27,7 +27,7 @@ from mcuroof.links.open import open_link
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
 from mcuroof.model.load import load_network
-from mcuroof.suites import calibration, layers, timing
+from mcuroof.suites import layers, timing
 
 SUITE = "calibration"  # its units run one Job each through firmware/layers.py, records 'cal'
 
@@ -40,8 +40,9 @@ def kind(layer) -> str:
     )
 
 
-def cases(layer, dtype: str, emitter: str, heap: int, fractions, heaps) -> list[tuple[str, object]]:
-    """(label, Job) of the whole layer, then of each distinct tiled plan."""
+def cases(layer, dtype: str, emitter: str, heap: int, fractions, heaps, shapes=()) -> list[tuple[str, object]]:
+    """(label, Job) of the whole layer, then of each distinct tiled plan, then of each tile shape
+    (rows, cols, chans: clipped to the layer's)."""
     whole = layer_plan.whole(layer, dtype, emitter, heap)
     if whole is None:
         return []
@@ -52,6 +53,13 @@ def cases(layer, dtype: str, emitter: str, heap: int, fractions, heaps) -> list[
         if job is not None and job.tiles not in seen:
             seen.add(job.tiles)
             out.append((label, job))
+    ext = tiles.extent(layer)
+    for shape in shapes:
+        r, c, ch = (min(a, b) for a, b in zip(shape, ext))
+        job = layer_plan.shaped(layer, dtype, emitter, r, c, ch)
+        if job.tiles not in seen and job.tiles[0].heap_bytes(1) <= heap:
+            seen.add(job.tiles)
+            out.append((f"shape {r}x{c}x{ch}", job))
     return out
 
 
@@ -92,7 +100,7 @@ def row(layer, label: str, job, got: list[tuple], whole_s: float | None) -> dict
 
 
 def measure_layer(collector, probe, layer, dtype, emitter, args, first: int) -> list[dict]:
-    named = cases(layer, dtype, emitter, probe.get("free", 0), args.fractions, args.heaps)
+    named = cases(layer, dtype, emitter, probe.get("free", 0), args.fractions, args.heaps, args.shapes)
     if not named:
         return []
     jobs = numbered([j for _, j in named], first)
@@ -125,11 +133,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--dtype", default="int8")
     ap.add_argument("--fractions", default="0.5,0.25,0.125,0.0625,0.03125")
     ap.add_argument("--heaps", default="", help="heaps (bytes) to plan the layer's tile in, as a smaller board")
+    ap.add_argument("--shapes", default="", help="tiles as ROWSxCOLSxCHANS, e.g. 1x5x64,7x1x64")
     ap.add_argument("-o", "--output", default="out-tiles")
     args = ap.parse_args(argv)
     args.fractions = [float(v) for v in args.fractions.split(",") if v]
     args.heaps = [int(v) for v in args.heaps.split(",") if v]
     args.layers = [int(v) for v in args.layers.split(",") if v]
+    args.shapes = [tuple(int(n) for n in v.split("x")) for v in args.shapes.split(",") if v]
     args.emitter = layers.parse_list(args.emitter, layers.EMITTERS, "--emitter")
     return args
 

@@ -432,3 +432,24 @@ def test_layers_without_a_kernel_say_why():
     assert tiles.unsupported(conv(inputs=((1, 63, 3),))) == "input or output is not NHWC"
     assert tiles.unsupported(conv(output=(1, 20, 6))) == "input or output is not NHWC"
     assert tiles.unsupported(conv(kernel=None)) == "input or output is not NHWC"
+
+
+def test_a_python_kernel_returns_at_once_on_no_input_so_its_own_call_is_timed_apart():
+    from mcuroof.analysis import roofs
+    from mcuroof.kernels.ops import dispatch
+
+    src, g = dispatch.guarded("def rq(P):\n pass\n#--\ndef k(X,W,O,P):\n H=P[0]\n")
+    assert (src, g) == ("def rq(P):\n pass\n#--\ndef k(X,W,O,P):\n if X is None:return\n H=P[0]\n", 1)
+    for dec in ("@micropython.viper\n", "@micropython.native\n", "@micropython.asm_thumb\n"):
+        assert dispatch.guarded(dec + "def k(X,W,O,P):\n pass\n") == (dec + "def k(X,W,O,P):\n pass\n", 0)
+    job = layer_plan.plan_layer(conv(), "int8", "bytecode", 1 << 20, None)
+    call = [line for line in dispatch.listing(job).splitlines() if line.startswith("_j=")]
+    assert call[0].endswith("]],0,1)")  # g=1: firmware/layers.py times k(None)
+    assert dispatch.listing(job).splitlines()[-1].endswith("[_j],1)")  # and the companion's
+    viper = layer_plan.plan_layer(conv(), "int8", "viper", 1 << 20, None)
+    assert [line for line in dispatch.listing(viper).splitlines() if line.startswith("_j=")][0].endswith("]],0,0)")
+    # 10 calls: 1000 us; the harness's loop and empty call 100 us; k's own empty call 300 us
+    rec = {"us": 1000, "ovh": 100, "call": 300, "r": 10}
+    assert roofs.seconds(rec) == pytest.approx(70e-6) and roofs.call_seconds(rec) == pytest.approx(20e-6)
+    assert roofs.seconds({"us": 1000, "ovh": 100, "r": 10}) == pytest.approx(90e-6)
+    assert roofs.call_seconds({"us": 1000, "ovh": 100, "r": 10}) is None

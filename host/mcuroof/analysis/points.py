@@ -190,6 +190,8 @@ def point(
         "tile_reason": job.why_tiled,
         "projection": how,
         "tile_seconds": timed[0][1],
+        # the empty call of the tile's Python k (its heap-allocated frame), left out of seconds
+        "frame_seconds": roofs_mod.call_seconds(main),
         "verified": verified,
         "heap_bytes": main.get("heap"),
         "tile_data_bytes": tile.data_bytes(DTYPES[job.dtype][1]),

@@ -127,6 +127,14 @@ def at_fraction(layer: Layer, dtype: str, emitter: str, heap: int, fraction: flo
     return dataclasses.replace(job, tiles=(first, *comp), companions=len(comp))
 
 
+def shaped(layer: Layer, dtype: str, emitter: str, rows: int, cols: int, chans: int) -> Job:
+    """The job of the tile of the first `rows` x `cols` x `chans` of the layer's output and its
+    companion (tiles.companion_shape), as a run would make it: to measure a projection."""
+    t = _with_scratch(layer, dtype, emitter, tile(layer, dtype, rows, cols, chans))
+    comp = [_companion(layer, dtype, emitter, t)] if companion_shape(layer, t) else []
+    return Job(layer, dtype, emitter, (t, *comp), "time", len(comp))
+
+
 def plan(
     net: Network,
     dtypes: list[str],
