@@ -44,9 +44,8 @@ def cases(layer, dtype: str, emitter: str, heap: int, fractions, heaps, shapes=(
     """(label, Job) of the whole layer, then of each distinct tiled plan, then of each tile shape
     (rows, cols, chans: clipped to the layer's)."""
     whole = layer_plan.whole(layer, dtype, emitter, heap)
-    if whole is None:
-        return []
-    out, seen = [("whole", whole)], {whole.tiles}
+    out = [("whole", whole)] if whole else []  # none: the tiles' projections are compared with each other
+    seen = {j.tiles for _, j in out}
     plans = [(f"budget {f:g}", heap, f) for f in fractions] + [(f"heap {h}", h, None) for h in heaps]
     for label, h, f in plans:
         job = layer_plan.at_fraction(layer, dtype, emitter, h, f)
@@ -111,7 +110,7 @@ def measure_layer(collector, probe, layer, dtype, emitter, args, first: int) -> 
         if r.get("t") == "cal":
             by_index.setdefault(r["k"], []).append(r)
     got = [timed(j, by_index.get(j.layer.index, [])) for j in jobs]
-    whole_s = got[0][0][1] if got[0] else None
+    whole_s = got[0][0][1] if named[0][0] == "whole" and got[0] else None
     return [row(layer, label, job, g, whole_s) for (label, job), g in zip(named, got) if g]
 
 

@@ -396,8 +396,34 @@ def test_a_column_cut_tile_with_every_channel_fits_a_per_row_cost_from_two_width
     # scaling the 2-column tile by executed work would count its per-row cost for every 2 columns
     t, s = run(2)
     assert s * 2340 / tiles.executed_work(layer, t) > 1.3 * seconds
-    # a tile with every column is the layer's rows: scaled, no companion
-    assert tiles.companion_shape(layer, tiles.tile(layer, "int8", 2, 4, 6)) is None
+    # a tile with every column and two rows or more has half its rows as companion; one row: none
+    assert tiles.companion_shape(layer, tiles.tile(layer, "int8", 2, 4, 6)) == (1, 4, 6)
+    assert tiles.companion_shape(layer, tiles.tile(layer, "int8", 1, 4, 6)) is None
+
+
+def test_whole_rows_are_preferred_and_a_half_row_companion_fits_the_padded_rows_apart():
+    layer = conv()  # 5 x 4 output, 6 channels; output row 0 reads 2 input rows (1 padded), rows 1-3 read 3
+    # a heap for 2 whole rows (0.4 of the layer) or 3 rows of 2 columns (0.3): whole rows first
+    heap = tiles.tile(layer, "int8", 2, 4, 6).heap_bytes(1)
+    job = layer_plan.plan_layer(layer, "int8", "bytecode", heap, None)
+    first, comp = job.tiles[0], job.tiles[len(job.candidates)]
+    assert (first.rows, first.cols, first.chans) == (2, 4, 6) and (comp.rows, comp.cols, comp.chans) == (1, 4, 6)
+    f, b = 2e-3, 1e-5  # per output row, per executed MAC
+
+    def run(rows):
+        t = tiles.tile(layer, "int8", rows, 4, 6)
+        return t, f * rows + b * tiles.executed_work(layer, t)
+
+    # executed MACs: row 0 2 x 10 taps x 3 x 6 = 360, rows 0-1 900, the layer 2340 in 5 rows
+    assert [tiles.executed_work(layer, run(n)[0]) for n in (1, 2)] == [360, 900]
+    assert points.project(job, [run(2), run(1)]) == (pytest.approx(5 * f + 2340 * b), "rows")
+    # scaling the 2-row tile by its executed MACs alone: (0.004 + 0.009) * 2340 / 900 = 0.0338
+    assert run(2)[1] * 2340 / 900 == pytest.approx(0.0338)
+    # no padded row (MACs in proportion to rows): the pair cannot tell a row's cost apart; scaled
+    one = conv(kernel=(1, 1), stride=(1, 1), padding="valid", inputs=((1, 5, 4, 3),), weights=((6, 1, 1, 3), (6,)))
+    pw = layer_plan.plan_layer(one, "int8", "bytecode", 1 << 20, None)
+    pair = [(tiles.tile(one, "int8", n, 4, 6), 0.01 * n) for n in (2, 1)]
+    assert points.project(pw, pair) == (pytest.approx(0.05), "rows")
 
 
 def test_a_point_whose_rows_are_mostly_call_cost_says_so():

@@ -99,25 +99,31 @@ def project(job, timed: list[tuple]) -> tuple[float, str]:
 
 
 def _row_pair(timed: list[tuple]) -> bool:
-    """A tile and its half-column companion: same rows and channels, fewer columns."""
+    """A tile and its half-column companion (same rows and channels, fewer columns), or its
+    half-row companion (same columns and channels, fewer rows)."""
     if len(timed) < 2:
         return False
     (t1, _), (t2, _) = timed[:2]
-    return (t2.rows, t2.chans) == (t1.rows, t1.chans) and t2.cols < t1.cols
+    narrower = (t2.rows, t2.chans) == (t1.rows, t1.chans) and t2.cols < t1.cols
+    shorter = (t2.cols, t2.chans) == (t1.cols, t1.chans) and t2.rows < t1.rows
+    return narrower or shorter
 
 
 def row_costs(layer, timed: list[tuple]) -> tuple[float, float]:
-    """(f, b) of t = f * rows + b * W from a tile and its half-column companion (same rows):
-    f the cost of one output row whatever its width, b the per-MAC cost."""
+    """(f, b) of t = f * rows + b * W from a tile and its half-column or half-row companion:
+    f the cost of one output row of the tile's width whatever its MACs, b the per-MAC cost.
+    Where the two tiles' MACs are in proportion to their rows (no padded row), b alone."""
     (t1, s1), (t2, s2) = timed[:2]
     w1, w2 = tiles.executed_work(layer, t1), tiles.executed_work(layer, t2)
-    b = (s1 - s2) / (w1 - w2)
-    fixed = s1 - b * w1
-    if fixed < 0:
+    det = t1.rows * w2 - t2.rows * w1
+    if not det:
+        return 0.0, s1 / w1
+    f, b = (s1 * w2 - s2 * w1) / det, (t1.rows * s2 - t2.rows * s1) / det
+    if f < 0:
         return 0.0, s1 / w1
     if b < 0:
         return s1 / t1.rows, 0.0
-    return fixed / t1.rows, b
+    return f, b
 
 
 def costs(layer, timed: list[tuple]) -> tuple[float, float]:
