@@ -479,3 +479,39 @@ def test_a_python_kernel_returns_at_once_on_no_input_so_its_own_call_is_timed_ap
     assert roofs.seconds(rec) == pytest.approx(70e-6) and roofs.call_seconds(rec) == pytest.approx(20e-6)
     assert roofs.seconds({"us": 1000, "ovh": 100, "r": 10}) == pytest.approx(90e-6)
     assert roofs.call_seconds({"us": 1000, "ovh": 100, "r": 10}) is None
+
+
+def test_a_projection_carries_the_spread_of_its_kind_of_tile_and_the_timers_tick():
+    from mcuroof.analysis import tile_error
+
+    layer = conv()  # 5 x 4 output, 6 channels
+    job = layer_plan.plan_layer(layer, "int8", "bytecode", 1 << 20, None)
+    t = lambda r, c, ch: tiles.tile(layer, "int8", r, c, ch)  # noqa: E731
+    assert tile_error.kind(job, [(t(5, 4, 6), 1.0)]) == "whole"
+    assert tile_error.kind(job, [(t(2, 4, 6), 1.0), (t(1, 4, 6), 0.5)]) == "row pair"
+    assert tile_error.kind(job, [(t(2, 2, 6), 1.0), (t(2, 1, 6), 0.5)]) == "column pair"
+    assert tile_error.kind(job, [(t(1, 4, 6), 1.0)]) == "scaled"
+    assert tile_error.kind(job, [(t(1, 1, 6), 1.0), (t(1, 1, 3), 0.5)]) == "pixel channel pair"
+    assert tile_error.kind(job, [(t(1, 1, 3), 1.0)]) is None  # a lone cut tile: left out of totals
+    # a tick of 23 us over 10 calls: each call's time within 2 x 2.3 us; a projection that adds
+    # the two tiles' times moves by both
+    assert tile_error.tick_seconds({"r": 10}, 23) == pytest.approx(4.6e-6)
+    add = lambda job, timed: (sum(s for _, s in timed), "x")  # noqa: E731
+    lo, hi = tile_error.tick_interval(add, job, [(t(2, 4, 6), 0.01), (t(1, 4, 6), 0.004)], [4.6e-6, 1e-6])
+    assert (lo, hi) == (pytest.approx(0.014 - 5.6e-6), pytest.approx(0.014 + 5.6e-6))
+    # projected = whole x (1 + spread): a row pair's -4.5 % .. +1 % puts the whole at 0.014 / 1.01 .. 0.014 / 0.955
+    assert tile_error.interval((0.014, 0.014), tile_error.SPREAD["row pair"]) == (
+        pytest.approx(0.014 / 1.01),
+        pytest.approx(0.014 / 0.955),
+    )
+    # on a point: the row pair's interval, and the whole model's sum of them
+    ref = lambda tl: reference.checksum(reference.reference_output("CONV_2D", "int8", tl))  # noqa: E731
+    pair = layer_plan.shaped(layer, "int8", "bytecode", 2, 4, 6)
+    recs = [
+        {"cand": 0, "chk": ref(pair.tiles[0]), "us": 13000, "ovh": 0, "r": 1},
+        {"cand": 1, "chk": ref(pair.tiles[1]), "us": 5600, "ovh": 0, "r": 1},
+    ]
+    p = points.point(pair, recs, [], [], tick_us=None)
+    assert p["tile_kind"] == "row pair" and p["projection"] == "rows"
+    assert p["seconds_interval"] == [pytest.approx(p["seconds"] / 1.01), pytest.approx(p["seconds"] / 0.955)]
+    assert points.whole_model([p])[0]["measured_interval"] == p["seconds_interval"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from mcuroof.analysis import advice as advice_mod
 from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.analysis import tile_error
 from mcuroof.kernels import compute as compute_kernels
 from mcuroof.kernels.ops import reference, tiles
 from mcuroof.kernels.ops.contract import DTYPES
@@ -162,12 +163,14 @@ def point(
     emitters: list[str],
     features=None,
     kernel_isa: str | None = None,
+    tick_us: float | None = None,
 ) -> dict:
     """The point of a Job from its layer records (firmware/layers.py): the first candidate's
     record, then its companion's if the job has companions. `emitters` the board's (its
     probe's), `features` what the board has (advice.Features, or its profile's [core].features:
     None not declared), `kernel_isa` the
-    extension its kernel used (kernels.ops.dispatch.kernel_isa)."""
+    extension its kernel used (kernels.ops.dispatch.kernel_isa), `tick_us` the board's timer
+    step (its probe's), for the projection's interval (tile_error)."""
     layer = job.layer
     n = len(job.candidates)
     main = next(r for r in recs if r.get("cand", 0) < n)
@@ -176,6 +179,9 @@ def point(
     verified = reference.verify(job, main)
     timed = [(tile, roofs_mod.seconds(main))] + [(_tile_of(job, r), roofs_mod.seconds(r)) for r in extra[:1]]
     seconds, how = project(job, timed)
+    kind = tile_error.kind(job, timed)
+    ticks = [tile_error.tick_seconds(r, tick_us) for r in [main] + extra[:1]]
+    tick_iv = tile_error.tick_interval(project, job, timed, ticks)
     executed = tiles.executed_work(layer, tiles.full_tile(layer, job.dtype)) if layer.macc else 0
     moved = layer_bytes(layer, job.dtype)
     oi = executed / moved if moved else 0.0
@@ -195,6 +201,10 @@ def point(
         "tile_fraction": tile.fraction,
         "tile_reason": job.why_tiled,
         "projection": how,
+        # where the whole layer's time lies: the timer's tick carried through the projection and
+        # the spread this kind of tile showed against whole layers (analysis/tile_error.py)
+        "tile_kind": kind,
+        "seconds_interval": list(tile_error.interval(tick_iv, tile_error.SPREAD[kind])) if kind else None,
         "tile_seconds": timed[0][1],
         # the empty call of the tile's Python k (its heap-allocated frame), left out of seconds
         "frame_seconds": roofs_mod.call_seconds(main),
@@ -336,11 +346,18 @@ def whole_model(points: list[dict]) -> list[dict]:
                 "partial": bool(missing),
                 "predicted_seconds": predicted,
                 "measured_seconds": measured,
+                "measured_interval": _interval_sum(pts),
                 "inferences_per_s": 1 / measured if measured and not missing else None,
                 "measured_over_predicted": measured / predicted if predicted else None,
             }
         )
     return out
+
+
+def _interval_sum(pts: list[dict]) -> list[float] | None:
+    """The sum of the points' seconds_interval (None where a point has none)."""
+    ivs = [p.get("seconds_interval") for p in pts]
+    return None if not ivs or None in ivs else [sum(i[0] for i in ivs), sum(i[1] for i in ivs)]
 
 
 def roofline_seconds(p: dict) -> float:
