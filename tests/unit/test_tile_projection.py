@@ -500,7 +500,8 @@ def test_a_projection_carries_the_spread_of_its_kind_of_tile_and_the_timers_tick
     lo, hi = tile_error.tick_interval(add, job, [(t(2, 4, 6), 0.01), (t(1, 4, 6), 0.004)], [4.6e-6, 1e-6])
     assert (lo, hi) == (pytest.approx(0.014 - 5.6e-6), pytest.approx(0.014 + 5.6e-6))
     # projected = whole x (1 + spread): a row pair's -4.5 % .. +1 % puts the whole at 0.014 / 1.01 .. 0.014 / 0.955
-    assert tile_error.interval((0.014, 0.014), tile_error.SPREAD["row pair"]) == (
+    assert tile_error.spread("row pair", "native") == (-0.045, 0.01)  # not measured: the widest
+    assert tile_error.interval((0.014, 0.014), tile_error.spread("row pair", "asm_thumb")) == (
         pytest.approx(0.014 / 1.01),
         pytest.approx(0.014 / 0.955),
     )
@@ -511,7 +512,7 @@ def test_a_projection_carries_the_spread_of_its_kind_of_tile_and_the_timers_tick
         {"cand": 0, "chk": ref(pair.tiles[0]), "us": 13000, "ovh": 0, "r": 1},
         {"cand": 1, "chk": ref(pair.tiles[1]), "us": 5600, "ovh": 0, "r": 1},
     ]
-    p = points.point(pair, recs, [], [], tick_us=None)
+    p = points.point(replace(pair, emitter="native"), recs, [], [], tick_us=None)
     assert p["tile_kind"] == "row pair" and p["projection"] == "rows"
     assert p["seconds_interval"] == [pytest.approx(p["seconds"] / 1.01), pytest.approx(p["seconds"] / 0.955)]
     assert points.whole_model([p])[0]["measured_interval"] == p["seconds_interval"]

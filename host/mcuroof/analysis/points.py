@@ -204,7 +204,7 @@ def point(
         # where the whole layer's time lies: the timer's tick carried through the projection and
         # the spread this kind of tile showed against whole layers (analysis/tile_error.py)
         "tile_kind": kind,
-        "seconds_interval": list(tile_error.interval(tick_iv, tile_error.SPREAD[kind])) if kind else None,
+        "seconds_interval": list(tile_error.interval(tick_iv, tile_error.spread(kind, job.emitter))) if kind else None,
         "tile_seconds": timed[0][1],
         # the empty call of the tile's Python k (its heap-allocated frame), left out of seconds
         "frame_seconds": roofs_mod.call_seconds(main),
