@@ -20,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from mcuroof.analysis import points, roofs
+from mcuroof.analysis import points, roofs, tile_error
 from mcuroof.kernels.ops import layer_plan, reference, tiles
 from mcuroof.links.base import Target
 from mcuroof.links.open import open_link
@@ -67,20 +67,25 @@ def numbered(jobs: list, first: int) -> list:
     return [dataclasses.replace(j, layer=dataclasses.replace(j.layer, index=first + i)) for i, j in enumerate(jobs)]
 
 
-def timed(job, recs: list[dict]) -> list[tuple] | None:
+def timed(job, recs: list[dict], tick_us: float | None) -> tuple[list[tuple], list[float]] | None:
     """(tile, seconds) of the tile that ran and of its companion, as analysis.points.point takes
-    them; None where the tile's output failed its check."""
+    them, and their timer quantization; None where the tile's output failed its check."""
     n = len(job.candidates)
     main = [r for r in recs if r.get("cand", 0) < n]
     if not main or not reference.verify(job, main[0]):
         return None
     extra = [r for r in recs if r.get("cand", 0) >= n and reference.verify(job, r)]
-    return [(job.tiles[r["cand"]], roofs.seconds(r)) for r in main[:1] + extra[:1]]
+    used = main[:1] + extra[:1]
+    return [(job.tiles[r["cand"]], roofs.seconds(r)) for r in used], [tile_error.tick_seconds(r, tick_us) for r in used]
 
 
-def row(layer, label: str, job, got: list[tuple], whole_s: float | None) -> dict:
+def row(layer, label: str, job, got: list[tuple], whole_s: float | None, ticks: list[float]) -> dict:
     t = got[0][0]
     projected, how = points.project(job, got)
+    tk = tile_error.kind(job, got)
+    iv = tile_error.interval(
+        tile_error.tick_interval(points.project, job, got, ticks), tile_error.spread(tk, job.emitter)
+    )
     return {
         "index": layer.index,
         "kind": kind(layer),
@@ -95,6 +100,8 @@ def row(layer, label: str, job, got: list[tuple], whole_s: float | None) -> dict
         "projected_seconds": projected,
         "whole_seconds": whole_s,
         "spread": projected / whole_s - 1 if whole_s else None,
+        "tile_kind": tk,
+        "interval": list(iv),  # where the whole layer's time lies, as results.json's points say
     }
 
 
@@ -109,9 +116,9 @@ def measure_layer(collector, probe, layer, dtype, emitter, args, first: int) -> 
     for r in recs:
         if r.get("t") == "cal":
             by_index.setdefault(r["k"], []).append(r)
-    got = [timed(j, by_index.get(j.layer.index, [])) for j in jobs]
-    whole_s = got[0][0][1] if named[0][0] == "whole" and got[0] else None
-    return [row(layer, label, job, g, whole_s) for (label, job), g in zip(named, got) if g]
+    got = [timed(j, by_index.get(j.layer.index, []), probe.get("tick_us")) for j in jobs]
+    whole_s = got[0][0][0][1] if named[0][0] == "whole" and got[0] else None
+    return [row(layer, label, job, g[0], whole_s, g[1]) for (label, job), g in zip(named, got) if g]
 
 
 def line(r: dict) -> str:
