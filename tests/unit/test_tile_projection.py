@@ -493,6 +493,13 @@ def test_a_projection_carries_the_spread_of_its_kind_of_tile_and_the_timers_tick
     assert tile_error.kind(job, [(t(1, 4, 6), 1.0)]) == "scaled"
     assert tile_error.kind(job, [(t(1, 1, 6), 1.0), (t(1, 1, 3), 0.5)]) == "pixel channel pair"
     assert tile_error.kind(job, [(t(1, 1, 3), 1.0)]) is None  # a lone cut tile: left out of totals
+    assert tile_error.kind(job, [(t(5, 4, 4), 1.0), (t(5, 4, 2), 0.5)]) == "channel pair"  # every pixel
+    one = conv(
+        kernel=(1, 1), stride=(1, 1), padding="valid", inputs=((1, 5, 4, 3),), weights=((6, 1, 1, 3), (6,)), macc=360
+    )
+    pw = layer_plan.plan_layer(one, "int8", "bytecode", 1 << 20, None)
+    cut = [(tiles.tile(one, "int8", 1, 1, c), 1.0) for c in (6, 3)]
+    assert tile_error.kind(pw, cut) == "pixel channel pair, no padding"
     # a tick of 23 us over 10 calls: each call's time within 2 x 2.3 us; a projection that adds
     # the two tiles' times moves by both
     assert tile_error.tick_seconds({"r": 10}, 23) == pytest.approx(4.6e-6)
