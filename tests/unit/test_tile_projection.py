@@ -494,6 +494,7 @@ def test_a_projection_carries_the_spread_of_its_kind_of_tile_and_the_timers_tick
     assert tile_error.kind(job, [(t(1, 1, 6), 1.0), (t(1, 1, 3), 0.5)]) == "pixel channel pair"
     assert tile_error.kind(job, [(t(1, 1, 3), 1.0)]) is None  # a lone cut tile: left out of totals
     assert tile_error.kind(job, [(t(5, 4, 4), 1.0), (t(5, 4, 2), 0.5)]) == "channel pair"  # every pixel
+    assert tile_error.kind(job, [(t(2, 4, 4), 1.0), (t(2, 4, 2), 0.5)]) == "row channel pair"
     one = conv(
         kernel=(1, 1), stride=(1, 1), padding="valid", inputs=((1, 5, 4, 3),), weights=((6, 1, 1, 3), (6,)), macc=360
     )
