@@ -396,8 +396,34 @@ def test_a_column_cut_tile_with_every_channel_fits_a_per_row_cost_from_two_width
     # scaling the 2-column tile by executed work would count its per-row cost for every 2 columns
     t, s = run(2)
     assert s * 2340 / tiles.executed_work(layer, t) > 1.3 * seconds
-    # a tile with every column is the layer's rows: scaled, no companion
-    assert tiles.companion_shape(layer, tiles.tile(layer, "int8", 2, 4, 6)) is None
+    # a tile with every column and two rows or more has half its rows as companion; one row: none
+    assert tiles.companion_shape(layer, tiles.tile(layer, "int8", 2, 4, 6)) == (1, 4, 6)
+    assert tiles.companion_shape(layer, tiles.tile(layer, "int8", 1, 4, 6)) is None
+
+
+def test_whole_rows_are_preferred_and_a_half_row_companion_fits_the_padded_rows_apart():
+    layer = conv()  # 5 x 4 output, 6 channels; output row 0 reads 2 input rows (1 padded), rows 1-3 read 3
+    # a heap for 2 whole rows (0.4 of the layer) or 3 rows of 2 columns (0.3): whole rows first
+    heap = tiles.tile(layer, "int8", 2, 4, 6).heap_bytes(1)
+    job = layer_plan.plan_layer(layer, "int8", "bytecode", heap, None)
+    first, comp = job.tiles[0], job.tiles[len(job.candidates)]
+    assert (first.rows, first.cols, first.chans) == (2, 4, 6) and (comp.rows, comp.cols, comp.chans) == (1, 4, 6)
+    f, b = 2e-3, 1e-5  # per output row, per executed MAC
+
+    def run(rows):
+        t = tiles.tile(layer, "int8", rows, 4, 6)
+        return t, f * rows + b * tiles.executed_work(layer, t)
+
+    # executed MACs: row 0 2 x 10 taps x 3 x 6 = 360, rows 0-1 900, the layer 2340 in 5 rows
+    assert [tiles.executed_work(layer, run(n)[0]) for n in (1, 2)] == [360, 900]
+    assert points.project(job, [run(2), run(1)]) == (pytest.approx(5 * f + 2340 * b), "rows")
+    # scaling the 2-row tile by its executed MACs alone: (0.004 + 0.009) * 2340 / 900 = 0.0338
+    assert run(2)[1] * 2340 / 900 == pytest.approx(0.0338)
+    # no padded row (MACs in proportion to rows): the pair cannot tell a row's cost apart; scaled
+    one = conv(kernel=(1, 1), stride=(1, 1), padding="valid", inputs=((1, 5, 4, 3),), weights=((6, 1, 1, 3), (6,)))
+    pw = layer_plan.plan_layer(one, "int8", "bytecode", 1 << 20, None)
+    pair = [(tiles.tile(one, "int8", n, 4, 6), 0.01 * n) for n in (2, 1)]
+    assert points.project(pw, pair) == (pytest.approx(0.05), "rows")
 
 
 def test_a_point_whose_rows_are_mostly_call_cost_says_so():
@@ -432,3 +458,69 @@ def test_layers_without_a_kernel_say_why():
     assert tiles.unsupported(conv(inputs=((1, 63, 3),))) == "input or output is not NHWC"
     assert tiles.unsupported(conv(output=(1, 20, 6))) == "input or output is not NHWC"
     assert tiles.unsupported(conv(kernel=None)) == "input or output is not NHWC"
+
+
+def test_a_python_kernel_returns_at_once_on_no_input_so_its_own_call_is_timed_apart():
+    from mcuroof.analysis import roofs
+    from mcuroof.kernels.ops import dispatch
+
+    src, g = dispatch.guarded("def rq(P):\n pass\n#--\ndef k(X,W,O,P):\n H=P[0]\n")
+    assert (src, g) == ("def rq(P):\n pass\n#--\ndef k(X,W,O,P):\n if X is None:return\n H=P[0]\n", 1)
+    for dec in ("@micropython.viper\n", "@micropython.native\n", "@micropython.asm_thumb\n"):
+        assert dispatch.guarded(dec + "def k(X,W,O,P):\n pass\n") == (dec + "def k(X,W,O,P):\n pass\n", 0)
+    job = layer_plan.plan_layer(conv(), "int8", "bytecode", 1 << 20, None)
+    call = [line for line in dispatch.listing(job).splitlines() if line.startswith("_j=")]
+    assert call[0].endswith("]],0,1)")  # g=1: firmware/layers.py times k(None)
+    assert dispatch.listing(job).splitlines()[-1].endswith("[_j],1)")  # and the companion's
+    viper = layer_plan.plan_layer(conv(), "int8", "viper", 1 << 20, None)
+    assert [line for line in dispatch.listing(viper).splitlines() if line.startswith("_j=")][0].endswith("]],0,0)")
+    # 10 calls: 1000 us; the harness's loop and empty call 100 us; k's own empty call 300 us
+    rec = {"us": 1000, "ovh": 100, "call": 300, "r": 10}
+    assert roofs.seconds(rec) == pytest.approx(70e-6) and roofs.call_seconds(rec) == pytest.approx(20e-6)
+    assert roofs.seconds({"us": 1000, "ovh": 100, "r": 10}) == pytest.approx(90e-6)
+    assert roofs.call_seconds({"us": 1000, "ovh": 100, "r": 10}) is None
+
+
+def test_a_projection_carries_the_spread_of_its_kind_of_tile_and_the_timers_tick():
+    from mcuroof.analysis import tile_error
+
+    layer = conv()  # 5 x 4 output, 6 channels
+    job = layer_plan.plan_layer(layer, "int8", "bytecode", 1 << 20, None)
+    t = lambda r, c, ch: tiles.tile(layer, "int8", r, c, ch)  # noqa: E731
+    assert tile_error.kind(job, [(t(5, 4, 6), 1.0)]) == "whole"
+    assert tile_error.kind(job, [(t(2, 4, 6), 1.0), (t(1, 4, 6), 0.5)]) == "row pair"
+    assert tile_error.kind(job, [(t(2, 2, 6), 1.0), (t(2, 1, 6), 0.5)]) == "column pair"
+    assert tile_error.kind(job, [(t(1, 4, 6), 1.0)]) == "scaled"
+    assert tile_error.kind(job, [(t(1, 1, 6), 1.0), (t(1, 1, 3), 0.5)]) == "pixel channel pair"
+    assert tile_error.kind(job, [(t(1, 1, 3), 1.0)]) is None  # a lone cut tile: left out of totals
+    assert tile_error.kind(job, [(t(5, 4, 4), 1.0), (t(5, 4, 2), 0.5)]) == "channel pair"  # every pixel
+    assert tile_error.kind(job, [(t(2, 4, 4), 1.0), (t(2, 4, 2), 0.5)]) == "row channel pair"
+    one = conv(
+        kernel=(1, 1), stride=(1, 1), padding="valid", inputs=((1, 5, 4, 3),), weights=((6, 1, 1, 3), (6,)), macc=360
+    )
+    pw = layer_plan.plan_layer(one, "int8", "bytecode", 1 << 20, None)
+    cut = [(tiles.tile(one, "int8", 1, 1, c), 1.0) for c in (6, 3)]
+    assert tile_error.kind(pw, cut) == "pixel channel pair, no padding"
+    # a tick of 23 us over 10 calls: each call's time within 2 x 2.3 us; a projection that adds
+    # the two tiles' times moves by both
+    assert tile_error.tick_seconds({"r": 10}, 23) == pytest.approx(4.6e-6)
+    add = lambda job, timed: (sum(s for _, s in timed), "x")  # noqa: E731
+    lo, hi = tile_error.tick_interval(add, job, [(t(2, 4, 6), 0.01), (t(1, 4, 6), 0.004)], [4.6e-6, 1e-6])
+    assert (lo, hi) == (pytest.approx(0.014 - 5.6e-6), pytest.approx(0.014 + 5.6e-6))
+    # projected = whole x (1 + spread): a row pair's -4.5 % .. +1 % puts the whole at 0.014 / 1.01 .. 0.014 / 0.955
+    assert tile_error.spread("row pair", "native") == (-0.045, 0.01)  # not measured: the widest
+    assert tile_error.interval((0.014, 0.014), tile_error.spread("row pair", "asm_thumb")) == (
+        pytest.approx(0.014 / 1.01),
+        pytest.approx(0.014 / 0.955),
+    )
+    # on a point: the row pair's interval, and the whole model's sum of them
+    ref = lambda tl: reference.checksum(reference.reference_output("CONV_2D", "int8", tl))  # noqa: E731
+    pair = layer_plan.shaped(layer, "int8", "bytecode", 2, 4, 6)
+    recs = [
+        {"cand": 0, "chk": ref(pair.tiles[0]), "us": 13000, "ovh": 0, "r": 1},
+        {"cand": 1, "chk": ref(pair.tiles[1]), "us": 5600, "ovh": 0, "r": 1},
+    ]
+    p = points.point(replace(pair, emitter="native"), recs, [], [], tick_us=None)
+    assert p["tile_kind"] == "row pair" and p["projection"] == "rows"
+    assert p["seconds_interval"] == [pytest.approx(p["seconds"] / 1.01), pytest.approx(p["seconds"] / 0.955)]
+    assert points.whole_model([p])[0]["measured_interval"] == p["seconds_interval"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from mcuroof.analysis import advice as advice_mod
 from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.analysis import tile_error
 from mcuroof.kernels import compute as compute_kernels
 from mcuroof.kernels.emitters import DONORS
 from mcuroof.kernels.ops import reference, tiles
@@ -100,25 +101,31 @@ def project(job, timed: list[tuple]) -> tuple[float, str]:
 
 
 def _row_pair(timed: list[tuple]) -> bool:
-    """A tile and its half-column companion: same rows and channels, fewer columns."""
+    """A tile and its half-column companion (same rows and channels, fewer columns), or its
+    half-row companion (same columns and channels, fewer rows)."""
     if len(timed) < 2:
         return False
     (t1, _), (t2, _) = timed[:2]
-    return (t2.rows, t2.chans) == (t1.rows, t1.chans) and t2.cols < t1.cols
+    narrower = (t2.rows, t2.chans) == (t1.rows, t1.chans) and t2.cols < t1.cols
+    shorter = (t2.cols, t2.chans) == (t1.cols, t1.chans) and t2.rows < t1.rows
+    return narrower or shorter
 
 
 def row_costs(layer, timed: list[tuple]) -> tuple[float, float]:
-    """(f, b) of t = f * rows + b * W from a tile and its half-column companion (same rows):
-    f the cost of one output row whatever its width, b the per-MAC cost."""
+    """(f, b) of t = f * rows + b * W from a tile and its half-column or half-row companion:
+    f the cost of one output row of the tile's width whatever its MACs, b the per-MAC cost.
+    Where the two tiles' MACs are in proportion to their rows (no padded row), b alone."""
     (t1, s1), (t2, s2) = timed[:2]
     w1, w2 = tiles.executed_work(layer, t1), tiles.executed_work(layer, t2)
-    b = (s1 - s2) / (w1 - w2)
-    fixed = s1 - b * w1
-    if fixed < 0:
+    det = t1.rows * w2 - t2.rows * w1
+    if not det:
+        return 0.0, s1 / w1
+    f, b = (s1 * w2 - s2 * w1) / det, (t1.rows * s2 - t2.rows * s1) / det
+    if f < 0:
         return 0.0, s1 / w1
     if b < 0:
         return s1 / t1.rows, 0.0
-    return fixed / t1.rows, b
+    return f, b
 
 
 def costs(layer, timed: list[tuple]) -> tuple[float, float]:
@@ -157,12 +164,14 @@ def point(
     emitters: list[str],
     features=None,
     kernel_isa: str | None = None,
+    tick_us: float | None = None,
 ) -> dict:
     """The point of a Job from its layer records (firmware/layers.py): the first candidate's
     record, then its companion's if the job has companions. `emitters` the board's (its
     probe's), `features` what the board has (advice.Features, or its profile's [core].features:
     None not declared), `kernel_isa` the
-    extension its kernel used (kernels.ops.dispatch.kernel_isa)."""
+    extension its kernel used (kernels.ops.dispatch.kernel_isa), `tick_us` the board's timer
+    step (its probe's), for the projection's interval (tile_error)."""
     layer = job.layer
     n = len(job.candidates)
     main = next(r for r in recs if r.get("cand", 0) < n)
@@ -171,6 +180,9 @@ def point(
     verified = reference.verify(job, main)
     timed = [(tile, roofs_mod.seconds(main))] + [(_tile_of(job, r), roofs_mod.seconds(r)) for r in extra[:1]]
     seconds, how = project(job, timed)
+    kind = tile_error.kind(job, timed)
+    ticks = [tile_error.tick_seconds(r, tick_us) for r in [main] + extra[:1]]
+    tick_iv = tile_error.tick_interval(project, job, timed, ticks)
     executed = tiles.executed_work(layer, tiles.full_tile(layer, job.dtype)) if layer.macc else 0
     moved = layer_bytes(layer, job.dtype)
     oi = executed / moved if moved else 0.0
@@ -190,7 +202,13 @@ def point(
         "tile_fraction": tile.fraction,
         "tile_reason": job.why_tiled,
         "projection": how,
+        # where the whole layer's time lies: the timer's tick carried through the projection and
+        # the spread this kind of tile showed against whole layers (analysis/tile_error.py)
+        "tile_kind": kind,
+        "seconds_interval": list(tile_error.interval(tick_iv, tile_error.spread(kind, job.emitter))) if kind else None,
         "tile_seconds": timed[0][1],
+        # the empty call of the tile's Python k (its heap-allocated frame), left out of seconds
+        "frame_seconds": roofs_mod.call_seconds(main),
         "verified": verified,
         "heap_bytes": main.get("heap"),
         "tile_data_bytes": tile.data_bytes(DTYPES[job.dtype][1]),
@@ -328,11 +346,18 @@ def whole_model(points: list[dict]) -> list[dict]:
                 "partial": bool(missing),
                 "predicted_seconds": predicted,
                 "measured_seconds": measured,
+                "measured_interval": _interval_sum(pts),
                 "inferences_per_s": 1 / measured if measured and not missing else None,
                 "measured_over_predicted": measured / predicted if predicted else None,
             }
         )
     return out
+
+
+def _interval_sum(pts: list[dict]) -> list[float] | None:
+    """The sum of the points' seconds_interval (None where a point has none)."""
+    ivs = [p.get("seconds_interval") for p in pts]
+    return None if not ivs or None in ivs else [sum(i[0] for i in ivs), sum(i[1] for i in ivs)]
 
 
 def roofline_seconds(p: dict) -> float:

@@ -198,8 +198,19 @@ def model_lines(result: dict) -> list[str]:
         lines.append(
             f"{len(tiled)} of {len(layer_points(result))} layer runs ran on a tile (memory or time budget); "
             f"their time is projected to the whole layer by executed MACs, {fit} of them by a per-pixel "
-            f"+ per-MAC fit over two channel counts, {rows} by a per-row + per-MAC fit over two widths"
+            f"+ per-MAC fit over two channel counts, {rows} by a per-row + per-MAC fit over two widths or row counts"
         )
+        spans = [
+            f"{w['emitter']} {w['dtype']} {duration(w['measured_interval'][0])} to "
+            f"{duration(w['measured_interval'][1])}"
+            for w in (result.get("model") or {}).get("whole_model", [])
+            if w.get("measured_interval")
+        ]
+        if spans:
+            lines.append(
+                f"whole model within (the spread each kind of tile showed against whole layers, docs/tiles.md): "
+                f"{'; '.join(spans)}"
+            )
         if lone:
             names = ", ".join(f"{p['index']} {p['emitter']}" for p in lone)
             lines.append(f"{len(lone)} lone tile(s) without a fit (layers {names}): left out of whole-model totals")

@@ -180,6 +180,12 @@ POINT = obj(
         # the share of a fitted layer's time spent per pixel ("fit") or per row ("rows"): points.call_share
         "call_share": nullable(_shape("number", "be a number in [0, 1]", minimum=0, maximum=1)),
         "kernel_isa": one_of("dsp", "mve", None),
+        # the kind of tile its time was projected from and where the whole layer's time lies:
+        # the timer's tick through the projection and that kind's measured spread (analysis.tile_error)
+        "tile_kind": nullable(TEXT),
+        "seconds_interval": nullable(array(NON_NEGATIVE, minItems=2, maxItems=2)),
+        # the empty call of its Python kernel, left out of `seconds` (firmware/layers.py ecall)
+        "frame_seconds": nullable(NON_NEGATIVE),
         # where its op kind cannot use compute_roof's instruction: the fastest ceiling it can use
         # (points._place_under_op_roof)
         "op_roof": TEXT,
@@ -241,6 +247,7 @@ MODEL = obj(
                     "calibrated_seconds": nullable(NON_NEGATIVE),
                     "calibrated_error": nullable(NUMBER),
                     "calibrated_interval": nullable(array(NON_NEGATIVE, minItems=2, maxItems=2)),
+                    "measured_interval": nullable(array(NON_NEGATIVE, minItems=2, maxItems=2)),
                     "calibrated_not_predicted": array(obj({"index": COUNT, "why": TEXT}, {"emitter": TEXT})),
                 },
             )

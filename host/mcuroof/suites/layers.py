@@ -114,7 +114,9 @@ def results_parts(request: Request, records: list[dict], roofs: list[dict], boar
         if rec.get("t") == "layer" and key(rec) in by_key:
             recs.setdefault(key(rec), []).append(rec)
     pts = [
-        points_mod.point(by_key[key], rs, roofs, emitters, features, dispatch.kernel_isa(by_key[key]))
+        points_mod.point(
+            by_key[key], rs, roofs, emitters, features, dispatch.kernel_isa(by_key[key]), board.get("tick_us")
+        )
         for key, rs in recs.items()
         if any(r.get("cand", 0) < len(by_key[key].candidates) for r in rs)
     ]

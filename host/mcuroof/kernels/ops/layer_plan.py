@@ -70,6 +70,17 @@ def _fits_asm(t: Tile) -> bool:
     return t.nx < lim and t.nw < lim and t.params.C * max(t.params.KW, 1) < 4096
 
 
+def _row_pairable(layer: Layer, t: Tile) -> bool:
+    """Whether a tile of a convolution spans whole output rows, two or more (or the layer has one
+    row): its half-row companion then fits a per-row cost apart from the per-MAC cost, which
+    held the projection within 0.4 % of the whole layer on qemu-m3 where tiles of part of a
+    row were off by up to 19 % (docs/tiles.md). True for other ops (no preference)."""
+    if layer.op not in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        return True
+    rows, cols, _ = extent(layer)
+    return t.cols == cols and (t.rows >= 2 or rows == 1)
+
+
 def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: float | None) -> Job | None:
     """The job for one layer: candidate tiles, largest first, that fit heap and time budget."""
     if unsupported(layer) or not dispatch.source(layer.op, emitter, dtype):
@@ -78,8 +89,15 @@ def plan_layer(layer: Layer, dtype: str, emitter: str, heap: int, max_work: floa
     rows, cols, chans = extent(layer)
     tiles = sorted(
         {tile(layer, dtype, r, w, c) for r in _halvings(rows) for w in _halvings(cols) for c in _halvings(chans)},
-        # every channel first; else two or more, so a half-channel companion exists
-        key=lambda t: (t.chans < chans, t.chans < min(2, chans), -t.fraction, t.heap_bytes(isz)),
+        # every channel first; else two or more, so a half-channel companion exists; then
+        # whole rows, two or more (a half-row companion: _row_pairable)
+        key=lambda t: (
+            t.chans < chans,
+            t.chans < min(2, chans),
+            not _row_pairable(layer, t),
+            -t.fraction,
+            t.heap_bytes(isz),
+        ),
     )
     tiles = [_with_scratch(layer, dtype, emitter, t) for t in tiles]
     full = tiles[0]
@@ -112,6 +130,27 @@ def whole(layer: Layer, dtype: str, emitter: str, heap: int) -> Job | None:
     if t.heap_bytes(DTYPES[dtype][1]) > heap or (emitter in m0.EMITTERS and not _fits_asm(t)):
         return None
     return Job(layer, dtype, emitter, (t,), "")
+
+
+def at_fraction(layer: Layer, dtype: str, emitter: str, heap: int, fraction: float | None) -> Job | None:
+    """The job a run plans for this layer in this heap under a time budget of `fraction` of the
+    layer's work (None: no budget), cut to its first tile and that tile's companion: to measure a
+    projection against the whole layer (tools/tile_invariance.py, docs/tiles.md)."""
+    budget = None if fraction is None else fraction * _tile_work(layer, full_tile(layer, dtype))
+    job = plan_layer(layer, dtype, emitter, heap, budget)
+    if job is None:
+        return None
+    first, shape = job.tiles[0], companion_shape(layer, job.tiles[0])
+    comp = [t for t in job.tiles[len(job.candidates) :] if (t.rows, t.cols, t.chans) == shape][:1]
+    return dataclasses.replace(job, tiles=(first, *comp), companions=len(comp))
+
+
+def shaped(layer: Layer, dtype: str, emitter: str, rows: int, cols: int, chans: int) -> Job:
+    """The job of the tile of the first `rows` x `cols` x `chans` of the layer's output and its
+    companion (tiles.companion_shape), as a run would make it: to measure a projection."""
+    t = _with_scratch(layer, dtype, emitter, tile(layer, dtype, rows, cols, chans))
+    comp = [_companion(layer, dtype, emitter, t)] if companion_shape(layer, t) else []
+    return Job(layer, dtype, emitter, (t, *comp), "time", len(comp))
 
 
 def plan(

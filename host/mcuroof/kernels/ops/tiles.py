@@ -105,8 +105,9 @@ def companion_shape(layer: Layer, t: Tile) -> tuple[int, int, int] | None:
     """(rows, cols, chans) of t's companion: half its output channels (rounded up) where they
     were cut; else, for a spatial MAC layer cut in its columns, half its columns, or half its
     channels where it has one column (its per-call cost is then told from its channels only);
-    else None."""
-    _, cols, chans = extent(layer)
+    for one cut in its rows only, half its rows (the first rows hold the padding, so scaling by
+    executed MACs alone counted their per-pixel costs too often: docs/tiles.md); else None."""
+    rows, cols, chans = extent(layer)
     if 1 < t.chans < chans:
         return t.rows, t.cols, -(-t.chans // 2)
     if layer.op in ("CONV_2D", "DEPTHWISE_CONV_2D") and t.chans == chans and t.cols < cols:
@@ -114,4 +115,6 @@ def companion_shape(layer: Layer, t: Tile) -> tuple[int, int, int] | None:
             return t.rows, -(-t.cols // 2), t.chans
         if t.chans > 1:
             return t.rows, 1, -(-t.chans // 2)
+    if layer.op in ("CONV_2D", "DEPTHWISE_CONV_2D") and t.chans == chans and 1 < t.rows < rows:
+        return -(-t.rows // 2), t.cols, t.chans
     return None
