@@ -10,6 +10,7 @@ height share one label (report.labels places them). The legend holds only the po
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -177,7 +178,7 @@ def figure(
         if em:
             ax.set_title(em, fontsize=10)
     step_axis(axes[0][-1], timing_basis.of(result.get("board", {})))
-    fig.suptitle(title or board_title(result.get("board", {})), fontsize=11)
+    fig.suptitle(wrap_title(title or board_title(result.get("board", {})), fig.get_figwidth(), 11), fontsize=11)
     if shown:
         _key(fig, shown)
     fig.tight_layout(rect=(0, 0, 0.8 if shown else 1, 1))
@@ -278,6 +279,20 @@ def save(fig, path: Path) -> Path:
 def board_title(board: dict) -> str:
     parts = [f"Empirical roofline: {board.get('name', '?')}", board.get("firmware") or ""]
     return " | ".join(p for p in parts + [timing_basis.of(board).sentence] if p)
+
+
+def wrap_title(text: str, width_inches: float, fontsize: float) -> str:
+    """The title in lines that fit the figure's width (a long timing sentence was cut off on
+    both sides): broken at its " | " parts first, then between words. A character is taken as
+    0.6 of the font size, wider than most."""
+    chars = max(20, int(width_inches * 72 / (0.6 * fontsize)))
+    lines: list[str] = []
+    for part in text.split(" | "):
+        if lines and len(lines[-1]) + 3 + len(part) <= chars:
+            lines[-1] += " | " + part
+        else:
+            lines += textwrap.wrap(part, chars, break_long_words=False) or [""]
+    return "\n".join(lines)
 
 
 def is_shown(p: dict) -> bool:
