@@ -40,13 +40,23 @@ def layers_table(result: dict) -> Table | None:
             f"{p['oi']:.3g}",
             si(p["macs_per_s"], ""),
             si(p["bytes_per_s"], "B/s") + share,
-            si(p["roof_macs_per_s"], "") if p.get("roof_macs_per_s") else "-",
+            _roof(p),
             _headroom(p),
             p["bound"],
             ADVICE_KEYS.get(p.get("advice_kind"), "-"),
             style="bold red" if p.get("above_roof") else None,
         )
     return t
+
+
+def _roof(p: dict) -> str:
+    """The roof the headroom is measured against: MACC/s, or for a MAC-free layer (intensity 0,
+    headroom in bytes/s) its memory roof in B/s."""
+    if p.get("roof_macs_per_s"):
+        return si(p["roof_macs_per_s"], "")
+    if not p.get("macc") and p.get("memory_share"):
+        return si(p["bytes_per_s"] / p["memory_share"], "B/s")
+    return "-"
 
 
 def _headroom(p: dict) -> str:
