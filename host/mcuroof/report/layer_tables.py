@@ -130,7 +130,7 @@ def fit_line(m: dict) -> str | None:
     return fit["text"]
 
 
-def model_lines(result: dict) -> list[str]:
+def model_lines(result: dict, advice: bool = True) -> list[str]:
     m = result.get("model") or {}
     if not m:
         return []
@@ -145,14 +145,7 @@ def model_lines(result: dict) -> list[str]:
     for s in m.get("not_profiled", []):
         where = f" ({s['emitter']}, {s['dtype']})" if s.get("emitter") else ""
         lines.append(f"not profiled: layer {s['index']} {s.get('name', '')} {s.get('op', '')}{where}: {s['why']}")
-    advice: dict[tuple[str, str], set] = {}
-    for p in layer_points(result):
-        advice.setdefault((ADVICE_KEYS.get(p.get("advice_kind"), "-"), p["advice"]), set()).add(
-            f"{p['index']} {p['emitter']}"
-        )
-    for (key, text), runs in advice.items():
-        order = sorted(runs, key=lambda r: (int(r.split()[0]), r))  # by layer, then emitter: the same every time
-        lines.append(f"advice [bold]{key}[/] ({', '.join(order)}): {text}")
+    lines += advice_lines(result) if advice else []
     above = [p for p in layer_points(result) if p.get("above_roof")]
     if above:
         lines.append(
@@ -172,6 +165,20 @@ def model_lines(result: dict) -> list[str]:
         if lone:
             names = ", ".join(f"{p['index']} {p['emitter']}" for p in lone)
             lines.append(f"{len(lone)} lone tile(s) without a fit (layers {names}): left out of whole-model totals")
+    return lines
+
+
+def advice_lines(result: dict) -> list[str]:
+    """Every layer run's advice, runs with the same text on one line."""
+    lines = []
+    advice: dict[tuple[str, str], set] = {}
+    for p in layer_points(result):
+        advice.setdefault((ADVICE_KEYS.get(p.get("advice_kind"), "-"), p["advice"]), set()).add(
+            f"{p['index']} {p['emitter']}"
+        )
+    for (key, text), runs in advice.items():
+        order = sorted(runs, key=lambda r: (int(r.split()[0]), r))  # by layer, then emitter: the same every time
+        lines.append(f"advice [bold]{key}[/] ({', '.join(order)}): {text}")
     return lines
 
 
