@@ -84,4 +84,4 @@ def test_a_run_prints_the_summary_at_80_columns_and_piped_the_details_with_the_o
 
 def test_the_time_line_names_the_firmware_build():
     assert run_cmd._time_parts(36.2, True, 5.2) == "36.2 s building its firmware and opening the board, 5.2 s of suites"
-    assert run_cmd._time_parts(1.0, False, 5.2) == "1.0 s opening the board, 5.2 s of suites"
+    assert run_cmd._time_parts(0.07, False, 5.2) == "70 ms opening the board, 5.2 s of suites"

@@ -27,6 +27,7 @@ from mcuroof.report import compare, outputs, terminal
 from mcuroof.report import tables as report
 from mcuroof.suites import layers as layer_suite
 from mcuroof.suites import registry
+from mcuroof.units import duration
 
 DEFAULT_SUITES = ",".join(registry.DEFAULT)
 LAYER_OPTIONS = ("model", "dtype", "emitter", "tile_seconds")
@@ -203,7 +204,7 @@ def execute(req: RunRequest) -> int:
         console.print(f"the run that was in {out} is kept in {moved}")
     written = [out / "raw.jsonl", *outputs.outputs(data, out)]
     console.print(
-        f"wrote {', '.join(map(str, written))} in {time.monotonic() - started:.1f} s: "
+        f"wrote {', '.join(map(str, written))} in {duration(time.monotonic() - started)}: "
         + _time_parts(opened, built, data["board"]["wall_seconds"])
     )
     if len(written) < 4:
@@ -215,7 +216,7 @@ def _time_parts(opened: float, built: bool, suites: float) -> str:
     """Where a run's time went: opening the board (its firmware built first, the first time) and
     the suites; drawing and writing are the rest."""
     first = "building its firmware and opening the board" if built else "opening the board"
-    return f"{opened:.1f} s {first}, {suites:.1f} s of suites"
+    return f"{duration(opened)} {first}, {duration(suites)} of suites"
 
 
 def _run_clocks(req, spec: pipeline.Spec, console) -> int:
