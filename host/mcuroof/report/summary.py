@@ -14,8 +14,8 @@ from mcuroof.model import names as layer_names
 from mcuroof.report.layer_tables import layer_points
 from mcuroof.units import duration, si
 
+NUMBER_UNIT = re.compile(r"^([\d.]+)(\D*)$")  # "12.6 M": the number and its unit
 # a number standing alone in an advice text (2.85x, 79%, 987x), not part of a name (int8, SXTB16)
-NUMBER_UNIT = re.compile(r"^([\d.]+)(\D*)$")
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?=x\b|%|[^\w.]|$)")
 
 
