@@ -43,15 +43,19 @@ def best_table(result: dict) -> Table | None:
         return None
     total = sum(p["seconds"] for p in best)
     basis = timing_basis.of(result.get("board", {}))
-    t = Table(title=f"Best emitter per layer; time counts {basis.label}", title_justify="left", caption_justify="left")
+    one = len({p["dtype"] for p in best}) == 1  # one element type: named once, in the title
+    kind = f" ({best[0]['dtype']})" if one else ""
+    t = Table(
+        title=f"Best emitter per layer{kind}; time counts {basis.label}", title_justify="left", caption_justify="left"
+    )
     for col in ("op", "layer #", "best", "time", "share", "MACC/s", "headroom"):
         t.add_column(col, justify="right" if col in ("time", "share", "MACC/s", "headroom") else "left")
     for g in groups(best):
         seconds = sum(p["seconds"] for p in g)
         t.add_row(
             layer_names.op_short(g[0]["op"]),
-            ", ".join(str(p["index"]) for p in g),
-            f"{g[0]['emitter']} {g[0]['dtype']}",
+            ",".join(str(p["index"]) for p in g),  # as the plot numbers them
+            g[0]["emitter"] if one else f"{g[0]['emitter']} {g[0]['dtype']}",
             duration(seconds),
             _share(seconds / total) if total else "-",
             _span([p["macs_per_s"] for p in g], lambda v: si(v, "")) if g[0]["macc"] else "no MACs",
