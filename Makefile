@@ -18,7 +18,7 @@ NODE_PACKAGES := nodejs npm
 # the report.html tests load it in a real browser: tests only
 BROWSER_PACKAGES := chromium chromium-driver
 
-.PHONY: setup sysdeps farmdeps armdeps rvdeps nodedeps browserdeps demo test lint mutate mutmut zoo clean
+.PHONY: setup sysdeps farmdeps armdeps rvdeps nodedeps browserdeps demo examples test lint mutate mutmut zoo clean
 
 # the tool alone (what a user needs for `make demo`); the tests add their extras below
 $(VENV)/.installed: pyproject.toml
@@ -87,6 +87,16 @@ browserdeps:
 demo: setup
 	$(VENV)/bin/mcuroof run --board qemu-microbit --model kws-dscnn -o out
 	@echo "plot: out/roofline.png, interactive report: out/report.html"
+
+# examples/*.json and the README's demo picture, measured again by today's code (a few minutes):
+# tests/unit/test_examples.py fails when today's analysis would read them otherwise
+EXAMPLES := build/examples
+examples: setup
+	$(VENV)/bin/mcuroof run --board qemu-microbit --model kws-dscnn -o $(EXAMPLES)/kws-microbit --force
+	cp $(EXAMPLES)/kws-microbit/results.json examples/kws-microbit.json
+	cp $(EXAMPLES)/kws-microbit/roofline.png docs/img/demo-roofline-qemu-microbit.png
+	$(VENV)/bin/mcuroof run --board unix --model vww-mobilenet -o $(EXAMPLES)/vww-unix --force
+	cp $(EXAMPLES)/vww-unix/results.json examples/vww-unix.json
 
 test: setup $(VENV)/.test-installed farmdeps armdeps rvdeps nodedeps browserdeps lint
 	$(PY) -m pytest -q

@@ -38,7 +38,12 @@ def test_run_on_qemu_microbit(tmp_path, capsys):
     mine = subprocess.run(["pgrep", "-P", str(os.getpid()), "-f", "qemu-system-arm"], capture_output=True)
     assert mine.returncode != 0, mine.stdout  # (other QEMUs on the machine are not ours)
     printed = capsys.readouterr().out
-    assert "Ridge points" in printed and "Whole model: kws-dscnn" in printed
+    # the short summary, a measured figure first; every table is behind --details and `report`
+    assert "Best emitter per layer" in printed and "Whole model: kws-dscnn" in printed
+    assert "Ridge points" not in printed and "Layers of" not in printed
+    first = " ".join(printed.split()).split("measured: ", 1)[1]
+    assert first.startswith("the fastest compute ceiling here is") and "projected from them, not measured" in first
+    assert "s of suites" in printed
     # every KWS layer with a kernel ran in the 8 KB heap, on a tile, and matched the reference
     pts = data["points"]
     kws = builtins.builtin_network("kws-dscnn")

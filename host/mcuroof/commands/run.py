@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import dataclasses
 import math
+import time
 from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -54,6 +55,7 @@ class RunRequest:
     emitter: str | None = None
     tile_seconds: float | None = None
     clocks: str | None = None
+    details: bool = False  # print every table (as `mcuroof report`), not the short summary
 
     @property
     def target(self) -> Target:
@@ -150,6 +152,12 @@ def configure(p):
         help="time budget of one layer-kernel call at its measured ceiling (default 0.25 s on small boards, 1 s else)",
     )
     p.add_argument(
+        "--details",
+        action="store_true",
+        help="with --model: print every roof, ridge point and layer run with its advice (what "
+        "`mcuroof report DIR/results.json` prints), not the short summary",
+    )
+    p.add_argument(
         "--clocks",
         help="run the suites at each CPU clock, e.g. 64M,125M (ports with a settable "
         "machine.freq()); writes DIR/<clock>/results.json and DIR/compare.png",
@@ -174,7 +182,9 @@ def execute(req: RunRequest) -> int:
         runfolder.check_new(req.output, req.force)
     else:
         runfolder.check_resumable(req.output)
-    link = _open(req, spec)
+    started = time.monotonic()
+    link, built = _open(req, spec)
+    opened = time.monotonic() - started
     top, moved = runfolder.first_missing(req.output), None
     try:
         moved = runfolder.create(req.output) if entries is None else None
@@ -187,16 +197,26 @@ def execute(req: RunRequest) -> int:
         raise Interrupted(f"the partial run is kept: {runfolder.resume_command(req.output)}") from None
     finally:
         link.close()
-    for item in report.renderables(data):
+    for item in report.renderables(data, req.details, str(req.output)):
         terminal.show(console, item)
     out = req.output
     if moved:
         console.print(f"the run that was in {out} is kept in {moved}")
     written = [out / "raw.jsonl", *outputs.outputs(data, out)]
-    console.print(f"wrote {', '.join(map(str, written))} in {duration(data['board']['wall_seconds'])}")
+    console.print(
+        f"wrote {', '.join(map(str, written))} in {duration(time.monotonic() - started)}: "
+        + _time_parts(opened, built, data["board"]["wall_seconds"])
+    )
     if len(written) < 4:
         console.print("no plot or report.html: the results hold no roof and no layer to draw")
     return 0
+
+
+def _time_parts(opened: float, built: bool, suites: float) -> str:
+    """Where a run's time went: opening the board (its firmware built first, the first time) and
+    the suites; drawing and writing are the rest."""
+    first = "building its firmware and opening the board" if built else "opening the board"
+    return f"{duration(opened)} {first}, {duration(suites)} of suites"
 
 
 def _run_clocks(req, spec: pipeline.Spec, console) -> int:
@@ -206,7 +226,7 @@ def _run_clocks(req, spec: pipeline.Spec, console) -> int:
     if req.resume:
         raise UserError("--clocks cannot resume a run: run it again without --resume")
     runfolder.check_new(req.output, req.force)
-    link = _open(req, spec)
+    link, _ = _open(req, spec)
     top, moved = runfolder.first_missing(req.output), None
     try:
         clocks.check_settable(link, spec.board or req.port, hzs[0])
@@ -271,11 +291,12 @@ def _spec(req) -> pipeline.Spec:
 
 
 def _open(req: RunRequest, spec: pipeline.Spec):
-    """The board's link; its name, shift and profile go into the spec (a --place knows them once
-    acquired)."""
-    opened = open_target(req.target)
+    """The board's link, and whether its firmware was built first; its name, shift and profile go
+    into the spec (a --place knows them once acquired)."""
+    built: list[str] = []
+    opened = open_target(req.target, built)
     spec.board, spec.icount_shift, spec.profile = opened.board, opened.icount_shift, opened.profile
-    return opened.link
+    return opened.link, bool(built)
 
 
 def target(args) -> Target:
@@ -283,11 +304,12 @@ def target(args) -> Target:
     return Target(**{f.name: getattr(args, f.name, f.default) for f in dataclasses.fields(Target)})
 
 
-def open_target(t: Target) -> Opened:
-    """The target's link, with a progress bar where its firmware must be built first."""
+def open_target(t: Target, steps: list[str] | None = None) -> Opened:
+    """The target's link, with a progress bar where its firmware must be built first (the steps
+    seen are added to `steps`)."""
     if t.port or t.place:
         return open_link(t)
-    with _build_progress() as on_progress:
+    with _build_progress(steps) as on_progress:
         return open_link(t, on_progress)
 
 
@@ -324,7 +346,7 @@ def _check_request(req, request: layer_suite.Request) -> None:
 
 
 @contextlib.contextmanager
-def _build_progress():
+def _build_progress(steps: list[str] | None = None):
     """A progress bar for the first run of a board whose firmware must be built (seen only then)."""
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True
@@ -334,6 +356,8 @@ def _build_progress():
         def update(step, done, total):
             if step not in tasks:
                 tasks[step] = progress.add_task(step, total=total or None)
+                if steps is not None:
+                    steps.append(step)
             progress.update(tasks[step], completed=done)
 
         yield update

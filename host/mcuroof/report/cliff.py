@@ -63,12 +63,15 @@ def series(result: dict) -> list[dict]:
 
 
 def levels(result: dict) -> list[dict]:
-    """The memory roof's detected levels: name, working-set range (bytes) and bandwidth."""
-    return [
+    """The memory roof's detected levels to shade: name, working-set range (bytes) and bandwidth.
+    None where the sweep found one level and the board knows no cache (cacheless QEMU): a lone
+    level is no cliff, and shading it would suggest a cache that is not there."""
+    found = [
         {"name": r["name"], "lo": r["ws_range"][0], "hi": r["ws_range"][1], "bytes_per_s": r["bytes_per_s"]}
         for r in result["roofs"]
         if r["kind"] == "memory" and r.get("role") == "roof" and r.get("source") == "measured" and r.get("ws_range")
     ]
+    return found if len(found) > 1 or known_sizes(result) else []
 
 
 def known_sizes(result: dict) -> list[dict]:

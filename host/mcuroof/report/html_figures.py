@@ -43,7 +43,8 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
             all_lines.append(ln)
         all_points += [(i, tag, p) for p in data.get("points") or [] if plot.is_shown(p)]
     marks = [] if runs else reference_marks.marks(result)
-    (x0, x1), (y0, y1) = plot.with_marks(plot.fit(all_lines, [p for _, _, p in all_points]), marks)
+    macfree = [p for _, data in tagged for p in data.get("points") or [] if plot.is_macfree(p)]
+    (x0, x1), (y0, y1) = plot.with_marks(plot.fit(all_lines, [p for _, _, p in all_points] + macfree), marks)
     fig = go.Figure()
     for ln in all_lines:
         r = ln.roofs[0]
@@ -99,6 +100,7 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
                 hoverinfo="text",
             )
         )
+    _macfree_traces(fig, tagged, bases, x0, bool(runs))
     fig.update_layout(
         _layout(
             "operational intensity (MACC / byte)",
@@ -161,6 +163,35 @@ def _marks(fig, marks: list, xr, note: str | None) -> None:
             font=dict(size=11, color="#444"),
         )
         fig.update_layout(margin=dict(b=110))
+
+
+def _macfree_traces(fig, tagged: list[tuple[str, dict]], bases: dict, x0: float, several: bool) -> None:
+    """MAC-free layers (intensity 0) at the left edge, as the PNG draws them (plot.draw_macfree)."""
+    import plotly.graph_objects as go
+
+    for i, (tag, data) in enumerate(tagged):
+        pts = [p for p in data.get("points") or [] if plot.is_macfree(p)]
+        for em in dict.fromkeys(p["emitter"] for p in pts):
+            mine = [p for p in pts if p["emitter"] == em]
+            color = report_compare.run_color(i) if several else styles.EMITTER_COLORS.get(em, "#555")
+            fig.add_trace(
+                go.Scatter(
+                    x=[x0] * len(mine),
+                    y=[p["bytes_per_s"] * x0 for p in mine],
+                    meta="layers",
+                    mode="markers+text",
+                    text=[plot.point_number(p) for p in mine],
+                    textposition="top right",
+                    textfont=dict(size=9, color=color),
+                    name=(f"{tag} " if tag else "") + f"{em}: MAC-free layers (intensity 0), left edge",
+                    legendgroup=f"points {tag or em}",
+                    legendgrouptitle_text=f"points {tag}" if tag else f"points {em}",
+                    marker=dict(symbol="triangle-left", size=10, color=color, line=dict(width=0.6, color="black")),
+                    cliponaxis=False,
+                    hovertext=[hover(p, bases[tag]) for p in mine],
+                    hoverinfo="text",
+                )
+            )
 
 
 def _per_step(roof: dict, basis: timing_basis.Basis) -> str:
@@ -229,14 +260,27 @@ def hover(p: dict, basis: timing_basis.Basis | None = None) -> str:
         f"{p['dtype']} on {p['emitter']}"
         + (f", tile {p['tile_fraction']:.2g}" if p.get("tile_fraction", 1) < 1 else ""),
         f"MACC {si(p.get('macc'), '')}, bytes {si(p.get('bytes'), 'B')}, OI {p['oi']:.3g} MACC/B",
-        f"achieved {si(p['macs_per_s'], 'MACC/s')}{per}, roof {si(p.get('roof_macs_per_s'), 'MACC/s')}, "
-        f"headroom {p['headroom']:.3g}x"
-        if p.get("headroom")
-        else f"achieved {si(p['macs_per_s'], 'MACC/s')}{per}",
+        _achieved(p, per),
         f"bound: {p.get('bound')}, time {duration(p.get('seconds'))}",
         "advice: " + "<br>".join(_wrap(html.escape(p.get("advice") or "-"), 80)),
     ]
     return "<br>".join(x for x in lines if x)
+
+
+def _achieved(p: dict, per: str) -> str:
+    """Achieved against the roof, as the headroom counts it: bytes/s for a MAC-free layer."""
+    if plot.is_macfree(p) and p.get("memory_share"):
+        roof = p["bytes_per_s"] / p["memory_share"]
+        return (
+            f"no MACs: achieved {si(p['bytes_per_s'], 'B/s')}, memory roof {si(roof, 'B/s')}, "
+            f"headroom {p['headroom']:.3g}x"
+        )
+    if p.get("headroom"):
+        return (
+            f"achieved {si(p['macs_per_s'], 'MACC/s')}{per}, roof {si(p.get('roof_macs_per_s'), 'MACC/s')}, "
+            f"headroom {p['headroom']:.3g}x"
+        )
+    return f"achieved {si(p['macs_per_s'], 'MACC/s')}{per}"
 
 
 def _wrap(text: str, width: int) -> list[str]:

@@ -41,13 +41,23 @@ def layers_table(result: dict) -> Table | None:
             f"{p['oi']:.3g}",
             si(p["macs_per_s"], ""),
             si(p["bytes_per_s"], "B/s") + share,
-            si(p["roof_macs_per_s"], "") if p.get("roof_macs_per_s") else "-",
+            _roof(p),
             _headroom(p),
             p["bound"],
             ADVICE_KEYS.get(p.get("advice_kind"), "-"),
             style="bold red" if p.get("above_roof") else None,
         )
     return t
+
+
+def _roof(p: dict) -> str:
+    """The roof the headroom is measured against: MACC/s, or for a MAC-free layer (intensity 0,
+    headroom in bytes/s) its memory roof in B/s."""
+    if p.get("roof_macs_per_s"):
+        return si(p["roof_macs_per_s"], "")
+    if not p.get("macc") and p.get("memory_share"):
+        return si(p["bytes_per_s"] / p["memory_share"], "B/s")
+    return "-"
 
 
 def _headroom(p: dict) -> str:
@@ -161,7 +171,7 @@ def fit_line(m: dict) -> str | None:
     return fit["text"]
 
 
-def model_lines(result: dict) -> list[str]:
+def model_lines(result: dict, advice: bool = True) -> list[str]:
     m = result.get("model") or {}
     if not m:
         return []
@@ -176,14 +186,7 @@ def model_lines(result: dict) -> list[str]:
     for s in m.get("not_profiled", []):
         where = f" ({s['emitter']}, {s['dtype']})" if s.get("emitter") else ""
         lines.append(f"not profiled: layer {s['index']} {s.get('name', '')} {s.get('op', '')}{where}: {s['why']}")
-    advice: dict[tuple[str, str], set] = {}
-    for p in layer_points(result):
-        advice.setdefault((ADVICE_KEYS.get(p.get("advice_kind"), "-"), p["advice"]), set()).add(
-            f"{p['index']} {p['emitter']}"
-        )
-    for (key, text), runs in advice.items():
-        order = sorted(runs, key=lambda r: (int(r.split()[0]), r))  # by layer, then emitter: the same every time
-        lines.append(f"advice [bold]{key}[/] ({', '.join(order)}): {text}")
+    lines += advice_lines(result) if advice else []
     above = [p for p in layer_points(result) if p.get("above_roof")]
     if above:
         lines.append(
@@ -214,6 +217,20 @@ def model_lines(result: dict) -> list[str]:
         if lone:
             names = ", ".join(f"{p['index']} {p['emitter']}" for p in lone)
             lines.append(f"{len(lone)} lone tile(s) without a fit (layers {names}): left out of whole-model totals")
+    return lines
+
+
+def advice_lines(result: dict) -> list[str]:
+    """Every layer run's advice, runs with the same text on one line."""
+    lines = []
+    advice: dict[tuple[str, str], set] = {}
+    for p in layer_points(result):
+        advice.setdefault((ADVICE_KEYS.get(p.get("advice_kind"), "-"), p["advice"]), set()).add(
+            f"{p['index']} {p['emitter']}"
+        )
+    for (key, text), runs in advice.items():
+        order = sorted(runs, key=lambda r: (int(r.split()[0]), r))  # by layer, then emitter: the same every time
+        lines.append(f"advice [bold]{key}[/] ({', '.join(order)}): {text}")
     return lines
 
 

@@ -173,7 +173,7 @@ def figure(
     )
     marks = reference_marks.marks(result)
     xlim, ylim = with_marks(limits(result["roofs"], result.get("points") or []), marks)
-    shown = [p for p in result.get("points") or [] if is_shown(p)]
+    shown = [p for p in result.get("points") or [] if is_shown(p) or is_macfree(p)]
     for i, (ax, em) in enumerate(zip(axes[0], groups)):
         part = select(result, [em]) if em else result
         draw_axes(ax, part, xlim, ylim, label_points=False)
@@ -181,7 +181,7 @@ def figure(
         if em:
             ax.set_title(em, fontsize=10)
     step_axis(axes[0][-1], timing_basis.of(result.get("board", {})))
-    fig.suptitle(title or board_title(result.get("board", {})), fontsize=11)
+    fig.suptitle(wrap_title(title or board_title(result.get("board", {})), fig.get_figwidth(), 11), fontsize=11)
     if shown:
         _key(fig, shown)
     note = reference_marks.note(result)
@@ -206,6 +206,7 @@ def draw_axes(ax, result: dict, xlim=None, ylim=None, label_points: bool = True)
     for ln in roof_lines(result["roofs"]):
         draw_line(ax, ln, xlim)
     ax.mcuroof_numbers = draw_points(ax, result.get("points") or [])
+    ax.mcuroof_numbers += draw_macfree(ax, result.get("points") or [], xlim)
     ax.set_xlabel("operational intensity (MACC / byte)")
     ax.set_ylabel("attainable performance (MACC / s)")
     ax.grid(True, which="major", alpha=0.3)
@@ -311,8 +312,59 @@ def board_title(board: dict) -> str:
     return " | ".join(p for p in parts + [timing_basis.of(board).sentence] if p)
 
 
+def wrap_title(text: str, width_inches: float, fontsize: float) -> str:
+    """The title in lines that fit the figure's width (a long timing sentence was cut off on
+    both sides): broken at its " | " parts first, then between words. A character is taken as
+    0.6 of the font size, wider than most."""
+    chars = max(20, int(width_inches * 72 / (0.6 * fontsize)))
+    lines: list[str] = []
+    for part in text.split(" | "):
+        if lines and len(lines[-1]) + 3 + len(part) <= chars:
+            lines[-1] += " | " + part
+        else:
+            lines += textwrap.wrap(part, chars, break_long_words=False) or [""]
+    return "\n".join(lines)
+
+
 def is_shown(p: dict) -> bool:
     return bool(p.get("verified") and p.get("oi") and p.get("macs_per_s"))
+
+
+def is_macfree(p: dict) -> bool:
+    """A verified layer that moves bytes without MACs (AVERAGE_POOL, ADD): intensity 0, which a
+    log axis cannot show; it is drawn at the left edge (draw_macfree)."""
+    return bool(p.get("verified") and not p.get("macc") and p.get("bytes_per_s"))
+
+
+MACFREE_MARKER = "<"
+MACFREE_LABEL = "layers without MACs (intensity 0), at the left edge: their bytes/s under the memory roofs"
+
+
+def draw_macfree(ax, points: list[dict], xlim, tag: str = "") -> list[tuple]:
+    """MAC-free layers at the left edge, at their byte rate times that edge's intensity: their gap
+    under the memory roofs there is their headroom (bytes/s against the memory roof's). Returns
+    their number labels, as draw_points."""
+    pts = [p for p in points if is_macfree(p)]
+    x0 = xlim[0]
+    if pts:  # one legend entry whatever the emitters (colour: emitter, as the other points)
+        ax.scatter(
+            [x0] * len(pts),
+            [p["bytes_per_s"] * x0 for p in pts],
+            marker=MACFREE_MARKER,
+            s=46,
+            color=[EMITTER_COLORS.get(p["emitter"], "#555555") for p in pts],
+            edgecolors="black",
+            linewidths=0.4,
+            zorder=7,
+            clip_on=False,
+            label=tag + MACFREE_LABEL,
+        )
+        ax.legend(loc="lower right", fontsize=7, framealpha=0.9, markerscale=0.9)
+    return [
+        (x0, p["bytes_per_s"] * x0, point_number(p), EMITTER_COLORS.get(p["emitter"], "#555555"))
+        for p in pts
+        if isinstance(p.get("index"), int)
+    ]
 
 
 def limits(roofs: list[dict], points: list[dict], margin: float = 2.5):
@@ -330,6 +382,7 @@ def fit(lines: list[Line], points: list[dict], margin: float = 2.5):
     comps = [ln.value for ln in lines if ln.kind == "compute"]
     ys = comps + [p["macs_per_s"] for p in pts]
     ys += [ln.value * lo for ln in lines if ln.kind == "memory"]
+    ys += [p["bytes_per_s"] * lo for p in points if is_macfree(p)]  # drawn at the left edge
     top = max(comps + [p["macs_per_s"] for p in pts], default=None) or max(ln.value * hi for ln in lines)
     return (lo, hi), (min(ys) / margin, top * margin)
 

@@ -7,6 +7,7 @@ from rich.table import Table
 from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.analysis import timing_basis
 from mcuroof.report import layer_tables as layer_report
+from mcuroof.report import summary
 from mcuroof.report import user_tables as user_report
 from mcuroof.report.cliff import binary
 from mcuroof.results import document as results_mod
@@ -148,7 +149,16 @@ def _noise_cause(kind: str, emulated: bool) -> str:
     return "a busy host or interrupts: rerun on a quiet machine to confirm"
 
 
-def renderables(result: dict) -> list:
+def renderables(result: dict, details: bool = True, folder: str = "DIR") -> list:
+    """What a run or `mcuroof report` prints: every table (`details`), or for a run with layers
+    the short summary (report.summary), the whole model and the checks."""
+    if not details and layer_report.layer_points(result):
+        return (
+            summary.renderables(result, folder)
+            + [x for x in (layer_report.model_table(result),) if x is not None]
+            + layer_report.model_lines(result, advice=False)
+            + [checks_line(result)]
+        )
     out = ([roofs_table(result)] if result.get("roofs") else []) + icount_lines(result)
     if result.get("ridges"):
         out.append(ridges_table(result))

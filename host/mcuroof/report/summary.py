@@ -1,0 +1,160 @@
+"""The short summary `mcuroof run --model` prints: a measured figure first, the best emitter per
+layer grouped by op kind, and each piece of advice once with the layers it concerns. The long
+tables (every roof, ridge point and layer run) stay in `mcuroof report` and report.html. Pure:
+builds rich renderables, prints nothing."""
+
+from __future__ import annotations
+
+import re
+
+from rich.table import Table
+
+from mcuroof.analysis import timing_basis
+from mcuroof.model import names as layer_names
+from mcuroof.report.layer_tables import layer_points
+from mcuroof.units import duration, si
+
+NUMBER_UNIT = re.compile(r"^([\d.]+)(\D*)$")  # "12.6 M": the number and its unit
+# a number standing alone in an advice text (2.85x, 79%, 987x), not part of a name (int8, SXTB16)
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?=x\b|%|[^\w.]|$)")
+
+
+def best_per_layer(result: dict) -> list[dict]:
+    """Per layer and element type, its verified run that took the least time."""
+    best: dict[tuple, dict] = {}
+    for p in layer_points(result):
+        key = (p["index"], p["dtype"])
+        if p["verified"] and p.get("seconds") and (key not in best or p["seconds"] < best[key]["seconds"]):
+            best[key] = p
+    return [best[k] for k in sorted(best)]
+
+
+def groups(best: list[dict]) -> list[list[dict]]:
+    """The best runs grouped by op kind, emitter and type, in layer order of each group's first."""
+    out: dict[tuple, list[dict]] = {}
+    for p in best:
+        out.setdefault((layer_names.op_short(p["op"]), p["emitter"], p["dtype"]), []).append(p)
+    return list(out.values())
+
+
+def best_table(result: dict) -> Table | None:
+    best = best_per_layer(result)
+    if not best:
+        return None
+    total = sum(p["seconds"] for p in best)
+    basis = timing_basis.of(result.get("board", {}))
+    one = len({p["dtype"] for p in best}) == 1  # one element type: named once, in the title
+    kind = f" ({best[0]['dtype']})" if one else ""
+    t = Table(
+        title=f"Best emitter per layer{kind}; time counts {basis.label}", title_justify="left", caption_justify="left"
+    )
+    for col in ("op", "layer #", "best", "time", "share", "MACC/s", "headroom"):
+        t.add_column(col, justify="right" if col in ("time", "share", "MACC/s", "headroom") else "left")
+    for g in groups(best):
+        seconds = sum(p["seconds"] for p in g)
+        t.add_row(
+            layer_names.op_short(g[0]["op"]),
+            ",".join(str(p["index"]) for p in g),  # as the plot numbers them
+            g[0]["emitter"] if one else f"{g[0]['emitter']} {g[0]['dtype']}",
+            duration(seconds),
+            _share(seconds / total) if total else "-",
+            _span([p["macs_per_s"] for p in g], lambda v: si(v, "")) if g[0]["macc"] else "no MACs",
+            _span([p["headroom"] for p in g if p.get("headroom")], lambda v: f"{v:.3g}x"),
+        )
+    t.caption = "time: the layers' sum, each at its best; headroom: under its roof (bytes/s for a layer without MACs)"
+    return t
+
+
+def _share(x: float) -> str:
+    return "<1%" if x < 0.005 else f"{x:.0%}"
+
+
+def _span(values: list[float], fmt) -> str:
+    """ "12.6-18 M", "1.63-2.34x", or one value where they print alike."""
+    if not values:
+        return "-"
+    lo, hi = fmt(min(values)), fmt(max(values))
+    if lo == hi:
+        return lo
+    a, b = NUMBER_UNIT.match(lo), NUMBER_UNIT.match(hi)
+    if a and b and a[2] == b[2]:  # one unit for both ends
+        return f"{a[1]}-{b[1]}{b[2]}"
+    return f"{lo}-{hi}"
+
+
+def advice_lines(result: dict) -> list[str]:
+    """Each piece of advice to the best runs once, with the layers it concerns: texts that differ
+    only in their numbers are one, the numbers given as a range."""
+    merged: dict[str, list[tuple[dict, list[str]]]] = {}
+    for p in best_per_layer(result):
+        text = p.get("advice") or ""
+        merged.setdefault(NUMBER.sub("#", text), []).append((p, NUMBER.findall(text)))
+    lines = []
+    for template, runs in merged.items():
+        slots = list(zip(*(nums for _, nums in runs)))
+        text = template
+        for values in slots:
+            text = text.replace("#", _number_span(values), 1)
+        who = ", ".join(layer_names.short(p) for p, _ in runs)
+        ems = ", ".join(dict.fromkeys(p["emitter"] for p, _ in runs))
+        lines.append(f"advice ({who}; {ems}): {text}")
+    return lines
+
+
+def _number_span(values: tuple[str, ...]) -> str:
+    nums = sorted(set(values), key=float)
+    return nums[0] if len(nums) == 1 else f"{nums[0]}-{nums[-1]}"
+
+
+def lead_line(result: dict) -> str | None:
+    """The first figure: a measured one. The whole model's time where every layer ran whole and
+    the model fits the board; else the fastest measured compute ceiling, and why the model has
+    no measured time."""
+    m = result.get("model") or {}
+    basis = timing_basis.of(result.get("board", {}))
+    rows = [r for r in m.get("whole_model") or [] if r.get("inferences_per_s")]
+    fits = (m.get("fit") or {}).get("fits") is not False
+    best = min(rows, key=lambda r: r["measured_seconds"], default=None)
+    if best and fits and not _tiled(result, best):
+        return (
+            f"measured: {m.get('name')} takes {duration(best['measured_seconds'])} per inference with "
+            f"{best['emitter']} {best['dtype']} ({best['inferences_per_s']:.3g} inferences/s), the sum of its "
+            f"{best['layers']} layers each run whole on the board; time counts {basis.label}"
+        )
+    top = max(
+        (r for r in result.get("roofs") or [] if r["kind"] == "compute" and r["source"] == "measured"),
+        key=lambda r: r["macs_per_s"],
+        default=None,
+    )
+    if not top:
+        return None
+    why = (
+        "does not fit this board: its layers ran one at a time, on tiles"
+        if not fits
+        else "ran some layers on tiles (memory or time budget)"
+    )
+    per = f" ({basis.per_text(top['macs_per_s'], 'MACC')})" if basis.step else ""
+    return (
+        f"measured: the fastest compute ceiling here is {top['name']}, {si(top['macs_per_s'], 'MACC/s')}{per}; "
+        f"{m.get('name', 'the model')} {why}: its whole-model time is projected from them, not measured; "
+        f"time counts {basis.label}"
+    )
+
+
+def _tiled(result: dict, row: dict) -> bool:
+    """Whether a whole-model row's layers include one run on a tile (its time projected)."""
+    mine = [p for p in layer_points(result) if (p["emitter"], p["dtype"]) == (row["emitter"], row["dtype"])]
+    lent = {(b["index"], b["emitter"]) for b in row.get("borrowed") or []}
+    mine += [p for p in layer_points(result) if (p["index"], p["emitter"]) in lent and p["dtype"] == row["dtype"]]
+    return any(p.get("tile_fraction", 1) < 1 for p in mine)
+
+
+def renderables(result: dict, folder: str = "DIR") -> list:
+    """The summary of a run with layers, and where the long tables are."""
+    lead, table = lead_line(result), best_table(result)
+    out = ([lead] if lead else []) + ([table] if table else []) + advice_lines(result)
+    out.append(
+        f"every roof, ridge point and layer run with its advice: mcuroof report {folder}/results.json, "
+        f"or {folder}/report.html"
+    )
+    return out
