@@ -7,7 +7,7 @@ from typing import Callable
 
 from mcuroof.kernels import emitters
 from mcuroof.kernels.listing import sent
-from mcuroof.kernels.ops import dsp_conv, dsp_depthwise, m0, mve, pool
+from mcuroof.kernels.ops import dsp_conv, dsp_depthwise, m0, mve, pool, rv32
 from mcuroof.kernels.ops.contract import DTYPES, Job
 from mcuroof.kernels.ops.m0 import ASM_DENSE, ASM_POINTWISE
 from mcuroof.kernels.ops.m0_routines import ASM_PRUN, ASM_ROWS
@@ -76,6 +76,7 @@ GENERIC = {
     "python": python_source,
     "viper": lambda op, em, ty: viper_source(op, ty),
     "m0": lambda op, em, ty: m0.dot_source(op, ty),
+    "rv32": lambda op, em, ty: rv32.source(op, ty),
 }
 
 

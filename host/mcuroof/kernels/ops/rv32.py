@@ -1,0 +1,274 @@
+"""The asm_rv32 int8 layer kernels (RV32IM: no SIMD, no multiply-accumulate): one assembler
+function k(X, W, O, P) per op that runs a whole tile, its shape read from P, so one source serves
+every tile of a layer (kernels.ops.rv32_routines has the pieces and the assembler's limits).
+
+- convolutions (1x1 and KxK, padded and strided) and dense layers (a one-pixel 1x1 convolution
+  in P's terms): per output pixel its window clipped to the input (per kernel row one contiguous
+  run of (kx1 - kx0) * C inputs and weights), 4 output channels at a time (then one at a time):
+  each input byte is loaded once for the 4 channels' weights, so a step of the run costs 1 + 3 x 4
+  instructions for 4 MACs; the run is unrolled UNROLL elements, then one step of 4, then single;
+- depthwise convolutions and average and max pools: per pixel 4 channels at a time, the taps
+  of the clipped window looped; the average divides by DIVU (RV32M has it) exactly as the
+  reference's floor division: (sum + 128 n) // n - 128, the dividend never negative;
+- ADD (clamped to int8) and RELU, an element a step.
+
+Semantics are kernels.ops.reference's: acc = bias + sum x * w; (acc * M) >> S clamped to
+[LO, 127]. Pure computation.
+"""
+
+from __future__ import annotations
+
+from mcuroof.kernels.ops.contract import BIASES, MAC_OPS
+from mcuroof.kernels.ops.rv32_routines import (
+    HEAD,
+    Labels,
+    block,
+    clamp_high,
+    clamp_low,
+    epilogue,
+    next_pixel,
+    next_row,
+    prologue,
+    requant,
+    start_rows,
+    window_cols,
+    window_rows,
+)
+
+EMITTER = "asm_rv32"
+UNROLL = 8  # elements of a convolution's run per loop iteration
+NB = 4  # output channels per block
+ACCS = ("a4", "a5", "a6", "a7")
+# the 4 channels' weight pointers in a convolution's run, KH * KW * C (s11) apart
+WPTRS = ("t1", "s5", "s7", "s10")
+CHANNELWISE = ("DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
+
+
+def source(op: str, dtype: str) -> str | None:
+    """The asm_rv32 kernel `k` of op, or None (int8 only: the firmware's cores have no FPU)."""
+    if dtype != "int8":
+        return None
+    if op in ("CONV_2D", "FULLY_CONNECTED"):
+        return conv()
+    if op in CHANNELWISE:
+        return channelwise(op)
+    if op == "ADD":
+        return add()
+    if op == "RELU":
+        return relu()
+    return None
+
+
+# ---------------------------------------------------------------- convolutions and dense
+
+
+def _steps(nb: int, u: int) -> str:
+    """u elements of the run for nb channels: per element LB x, then per channel LB w, MUL, ADD."""
+    out = ""
+    for e in range(u):
+        out += f"lb(t3,{e}(t0))\n"
+        for j in range(nb):
+            out += f"lb(t4,{e}({WPTRS[j]}))\nmul(t5,t3,t4)\nadd({ACCS[j]},{ACCS[j]},t5)\n"
+    return block(out)
+
+
+def _advance(nb: int, u: int) -> str:
+    return block("".join(f"addi({r},{r},{u})\n" for r in ("t0",) + WPTRS[:nb]))
+
+
+def _conv_block(nb: int, lab: Labels) -> str:
+    """nb output channels of one pixel: biases, every window row's run, requantized and stored."""
+    row, main, quad, tail, single, done = (lab(s) for s in ("R", "M", "Q", "T", "S", "D"))
+    ptrs = "".join(f"add({WPTRS[j]},{WPTRS[j - 1]},s11)\n" for j in range(1, nb))
+    loads = "".join(f"lw({ACCS[j]},{4 * j}(t0))\n" for j in range(nb))
+    out = block(f"lw(t0,F.BIAS(sp))\n{loads}mv(s8,s1)\nmv(s9,s6)\nmv(t6,s4)")
+    out += block(f"label({row})\nmv(t0,s8)\nmv(t1,s9)\n{ptrs}lw(t2,F.LMAIN(sp))\nadd(t2,t2,t0)\nbeq(t0,t2,{quad})")
+    out += block(f"label({main})") + _steps(nb, UNROLL) + _advance(nb, UNROLL) + block(f"bne(t0,t2,{main})")
+    out += block(f"label({quad})\nlw(t2,F.L(sp))\nadd(t2,t2,s8)\nsub(t3,t2,t0)\nli(t4,4)\nblt(t3,t4,{tail})")
+    out += _steps(nb, 4) + _advance(nb, 4)
+    out += block(f"label({tail})\nbeq(t0,t2,{done})\nlabel({single})")
+    out += _steps(nb, 1) + _advance(nb, 1) + block(f"bne(t0,t2,{single})")
+    out += block(
+        f"""
+        label({done})
+        add(s8,s8,s0)  # the next input row
+        lw(t3,F.KWC(sp))
+        add(s9,s9,t3)  # the next weight row
+        addi(t6,t6,-1)
+        bne(t6,zero,{row})
+        """
+    )
+    out += requant(list(ACCS[:nb]), lab)
+    return out + block(
+        f"""
+        addi(a2,a2,{nb})
+        li(t0,{nb})
+        mul(t0,t0,s11)
+        add(s6,s6,t0)  # the next channels' weights
+        lw(t0,F.BIAS(sp))
+        addi(t0,t0,{4 * nb})
+        sw(t0,F.BIAS(sp))
+        lw(t0,F.OCLEFT(sp))
+        addi(t0,t0,-{nb})
+        sw(t0,F.OCLEFT(sp))
+        """
+    )
+
+
+def _blocks(body, lab: Labels) -> str:
+    """body(NB) while NB or more channels are left, then body(1) for the rest."""
+    many, one, end = lab("B"), lab("B"), lab("P")
+    return (
+        block(f"label({many})\nlw(t0,F.OCLEFT(sp))\nli(t1,{NB})\nblt(t0,t1,{one})")
+        + body(NB)
+        + block(f"jal(zero,{many})\nlabel({one})\nlw(t0,F.OCLEFT(sp))\nbeq(t0,zero,{end})")
+        + body(1)
+        + block(f"jal(zero,{one})\nlabel({end})")
+    )
+
+
+def conv() -> str:
+    """CONV_2D (any kernel, stride, padding) and FULLY_CONNECTED: see the module's docstring."""
+    lab = Labels()
+    row, pix = lab("ROW"), lab("PIX")
+    return (
+        HEAD
+        + prologue()
+        + start_rows()
+        + block("lw(t0,P.KH(a3))\nlw(t1,F.KWC(sp))\nmul(s11,t0,t1)  # KH * KW * C: one channel's weights")
+        + window_rows(row, lab, "s3")
+        + window_cols(pix, lab, "s3")
+        + block(
+            f"""
+            mul(t2,t2,s3)
+            sw(t2,F.L(sp))  # the run: (kx1 - kx0) * C
+            andi(t4,t2,-{UNROLL})
+            sw(t4,F.LMAIN(sp))
+            addi(t0,a3,{BIASES})
+            sw(t0,F.BIAS(sp))
+            lw(t0,P.OC(a3))
+            sw(t0,F.OCLEFT(sp))
+            mv(s6,s2)  # the first channel's weights
+            """
+        )
+        + _blocks(lambda nb: _conv_block(nb, lab), lab)
+        + next_pixel(pix, lab)
+        + next_row(row, lab)
+        + epilogue()
+    )
+
+
+# ---------------------------------------------------------------- depthwise and pools
+
+
+def _tap(op: str, nb: int, lab: Labels) -> str:
+    out = ""
+    for j in range(nb):
+        acc = ACCS[j]
+        out += block(f"lb(t3,{j}(t0))")
+        if op == "DEPTHWISE_CONV_2D":
+            out += block(f"lb(t4,{j}(t1))\nmul(t5,t3,t4)\nadd({acc},{acc},t5)")
+        elif op == "AVERAGE_POOL_2D":
+            out += block(f"add({acc},{acc},t3)")
+        else:
+            out += clamp_low(acc, "t3", lab)
+    return out
+
+
+def _finish(op: str, nb: int, lab: Labels) -> str:
+    accs = list(ACCS[:nb])
+    if op == "DEPTHWISE_CONV_2D":
+        return requant(accs, lab)
+    if op == "MAX_POOL_2D":
+        return block("".join(f"sb({a},{j}(a2))\n" for j, a in enumerate(accs)))
+    # floor(sum / n) = (sum + 128 n) // n - 128, the dividend in [0, 255 n]: DIVU is exact
+    out = block("li(t3,128)\nmul(t3,t3,s7)")
+    for j, a in enumerate(accs):
+        out += block(f"add({a},{a},t3)\ndivu({a},{a},s7)\naddi({a},{a},-128)\nsb({a},{j}(a2))")
+    return out
+
+
+def _channel_block(op: str, nb: int, lab: Labels) -> str:
+    """nb channels of one pixel over the clipped window: s1, s2 the window's first input and
+    weight, s10 its columns, s4 its rows."""
+    row, tap = lab("R"), lab("K")
+    dw = op == "DEPTHWISE_CONV_2D"
+    if dw:
+        init = "lw(t0,F.BIAS(sp))\n" + "".join(f"lw({ACCS[j]},{4 * j}(t0))\n" for j in range(nb))
+    else:
+        init = "".join(f"li({ACCS[j]},{0 if op == 'AVERAGE_POOL_2D' else -128})\n" for j in range(nb))
+    out = block(init + f"mv(s8,s1)\nmv(s9,s2)\nmv(t6,s4)\nlabel({row})\nmv(t0,s8)\nmv(t1,s9)\nmv(t2,s10)")
+    out += block(f"label({tap})") + _tap(op, nb, lab)
+    out += block("add(t0,t0,s3)\n" + ("add(t1,t1,s3)\n" if dw else "") + f"addi(t2,t2,-1)\nbne(t2,zero,{tap})")
+    out += block("add(s8,s8,s0)\n" + ("lw(t3,F.KWC(sp))\nadd(s9,s9,t3)\n" if dw else "") + "addi(t6,t6,-1)")
+    out += block(f"bne(t6,zero,{row})") + _finish(op, nb, lab)
+    return out + block(
+        f"""
+        addi(a2,a2,{nb})
+        addi(s1,s1,{nb})
+        addi(s2,s2,{nb})
+        lw(t0,F.BIAS(sp))
+        addi(t0,t0,{4 * nb})
+        sw(t0,F.BIAS(sp))
+        lw(t0,F.OCLEFT(sp))
+        addi(t0,t0,-{nb})
+        sw(t0,F.OCLEFT(sp))
+        """
+    )
+
+
+def channelwise(op: str) -> str:
+    """DEPTHWISE_CONV_2D (depth multiplier 1), AVERAGE_POOL_2D and MAX_POOL_2D."""
+    lab = Labels()
+    row, pix = lab("ROW"), lab("PIX")
+    return (
+        HEAD
+        + prologue()
+        + start_rows()
+        + window_rows(row, lab, "s3")
+        + window_cols(pix, lab, "s3")
+        + block(
+            f"""
+            mv(s10,t2)  # the window's columns
+            mul(s7,s4,s10)  # its values (the average's divisor)
+            addi(t0,a3,{BIASES})
+            sw(t0,F.BIAS(sp))
+            sw(s3,F.OCLEFT(sp))
+            """
+        )
+        + _blocks(lambda nb: _channel_block(op, nb, lab), lab)
+        + next_pixel(pix, lab)
+        + next_row(row, lab)
+        + epilogue()
+    )
+
+
+# ---------------------------------------------------------------- elementwise
+
+
+def _elementwise(body: str, setup: str = "") -> str:
+    """N (P.N) elements of X (and W) into O, an element a step."""
+    lab = Labels()
+    loop, end = lab("L"), lab("END")
+    return HEAD + block(
+        f"lw(t6,P.N(a3))\nbeq(t6,zero,{end})\n{setup}label({loop})\n{body}"
+        f"addi(a0,a0,1)\naddi(a1,a1,1)\naddi(a2,a2,1)\naddi(t6,t6,-1)\nbne(t6,zero,{loop})\nlabel({end})"
+    )
+
+
+def add() -> str:
+    """ADD: x + w clamped to int8 (the reference's np.clip(x + w, -128, 127))."""
+    lab = Labels()
+    clamp = clamp_high("t0", "t5", lab) + clamp_low("t0", "t4", lab)
+    return _elementwise(
+        "lb(t0,0(a0))\nlb(t1,0(a1))\nadd(t0,t0,t1)\n" + clamp + "sb(t0,0(a2))\n", "li(t5,127)\nli(t4,-128)\n"
+    )
+
+
+def relu() -> str:
+    """RELU: max(x, 0)."""
+    return _elementwise("lb(t0,0(a0))\n" + clamp_low("t0", "zero", Labels()) + "sb(t0,0(a2))\n")
+
+
+def runs(op: str) -> bool:
+    return op in MAC_OPS + CHANNELWISE + ("ADD", "RELU")

@@ -1,0 +1,71 @@
+"""The asm_rv32 int8 layer kernels (kernels.ops.rv32) on qemu-rv32, each tile's output checked
+against the numpy reference (kernels.ops.reference): every KWS layer with a kernel, the shapes
+the Arm kernels are tested on (padded and strided convolutions, 1x1, depthwise with clipped
+windows, channels not a multiple of 4 and under 4, dense), average pools up to a 256-value
+window, max pools, ADD and RELU."""
+
+import dataclasses
+import shutil
+
+import pytest
+
+from factories import LAYERS, _net, _run_and_check
+from mcuroof.kernels.ops import dispatch, layer_plan
+from mcuroof.model.network import Layer
+from unit.test_layer_kernels_pool import POOLS
+
+pytestmark = [
+    pytest.mark.skipif(
+        not shutil.which("qemu-system-riscv32") or not shutil.which("riscv64-unknown-elf-gcc"),
+        reason="needs qemu-system-riscv32 and gcc-riscv64-unknown-elf (make rvdeps)",
+    ),
+    pytest.mark.slow,
+]
+RV32 = frozenset({"rv32imc", "rv32m", "rv32a", "rv32c"})  # qemu-rv32's (board.identity)
+
+
+def _max_pool(index, hwc, out, kernel, stride, padding="same"):
+    (h, w, c), (oh, ow, _) = hwc, out
+    return Layer(
+        index=index,
+        name=f"m{index}",
+        op="MAX_POOL_2D",
+        dtype="int8",
+        inputs=((1, h, w, c),),
+        output=(1, oh, ow, c),
+        kernel=kernel,
+        stride=stride,
+        padding=padding,
+    )
+
+
+def _elementwise(index, op, n):
+    inputs = ((1, n), (1, n)) if op == "ADD" else ((1, n),)
+    return Layer(index=index, name=f"e{index}", op=op, dtype="int8", inputs=inputs, output=(1, n))
+
+
+OTHERS = [
+    _max_pool(40, (7, 6, 20), (4, 3, 20), (3, 3), (2, 2)),  # padded, strided: clipped windows
+    _max_pool(41, (5, 4, 3), (2, 2, 3), (2, 2), (2, 2), "valid"),  # C=3: a channel at a time
+    _elementwise(42, "ADD", 1000),
+    _elementwise(43, "RELU", 777),
+]
+
+
+def rv32_jobs(layers):
+    net = dataclasses.replace(_net(), layers=tuple(layers))
+    jobs, skipped = layer_plan.plan(net, ["int8"], ["asm_rv32"], 1 << 18)
+    assert not skipped
+    return [dataclasses.replace(j, isa=RV32) for j in jobs]
+
+
+def test_every_kws_layer_in_asm_rv32_matches_the_reference(tmp_path):
+    jobs = rv32_jobs(
+        l for l in _net().layers if l.op in ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "FULLY_CONNECTED")
+    )
+    assert len(jobs) == 11 and all("@micropython.asm_rv32" in dispatch.generator(j).source(j) for j in jobs)
+    _run_and_check(tmp_path, "qemu-rv32", jobs)
+
+
+def test_the_arm_kernels_shapes_pools_and_elementwise_match_the_reference(tmp_path):
+    _run_and_check(tmp_path, "qemu-rv32", rv32_jobs([*LAYERS, *POOLS, *OTHERS]))
