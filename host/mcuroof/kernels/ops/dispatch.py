@@ -55,6 +55,7 @@ GENERATORS = (
     Generator("m0-rows", frozenset(), m0.rows_apply, _rows_source),
     Generator("m0-conv", frozenset(), m0.smac_apply, m0.asm_smac_source),
     Generator("m0-depthwise", frozenset(), _m0_depthwise, m0.asm_channels_source),
+    Generator("rv32-pointwise", frozenset(), rv32.pointwise_applies, rv32.pointwise),
     Generator("generic", frozenset(), lambda job: _generic(job) is not None, _generic),
 )
 

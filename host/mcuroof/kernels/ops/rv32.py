@@ -38,7 +38,8 @@ from mcuroof.kernels.ops.rv32_routines import (
 EMITTER = "asm_rv32"
 UNROLL = 8  # elements of a convolution's run per loop iteration
 NB = 4  # output channels per block
-ACCS = ("a4", "a5", "a6", "a7")
+ACCS = ("a4", "a5", "a6", "a7", "s5", "s6", "s11", "ra")
+CHANNEL_BLOCKS = (8, 4, 1)  # channels a depthwise or pool block takes: 8 accumulators, then 4, then 1
 # the 4 channels' weight pointers in a convolution's run, KH * KW * C (s11) apart
 WPTRS = ("t1", "s5", "s7", "s10")
 CHANNELWISE = ("DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
@@ -115,16 +116,14 @@ def _conv_block(nb: int, lab: Labels) -> str:
     )
 
 
-def _blocks(body, lab: Labels) -> str:
-    """body(NB) while NB or more channels are left, then body(1) for the rest."""
-    many, one, end = lab("B"), lab("B"), lab("P")
-    return (
-        block(f"label({many})\nlw(t0,F.OCLEFT(sp))\nli(t1,{NB})\nblt(t0,t1,{one})")
-        + body(NB)
-        + block(f"jal(zero,{many})\nlabel({one})\nlw(t0,F.OCLEFT(sp))\nbeq(t0,zero,{end})")
-        + body(1)
-        + block(f"jal(zero,{one})\nlabel({end})")
-    )
+def _blocks(body, sizes: tuple[int, ...], lab: Labels) -> str:
+    """body(n) while n or more channels are left, for each n of sizes (the last 1)."""
+    out, end = "", lab("P")
+    for n in sizes:
+        top, nxt = lab("B"), lab("B")
+        test = f"li(t1,{n})\nblt(t0,t1,{nxt})" if n > 1 else f"beq(t0,zero,{end})"
+        out += block(f"label({top})\nlw(t0,F.OCLEFT(sp))\n{test}") + body(n) + block(f"jal(zero,{top})\nlabel({nxt})")
+    return out + block(f"label({end})")
 
 
 def conv() -> str:
@@ -151,9 +150,129 @@ def conv() -> str:
             mv(s6,s2)  # the first channel's weights
             """
         )
-        + _blocks(lambda nb: _conv_block(nb, lab), lab)
+        + _blocks(lambda nb: _conv_block(nb, lab), (NB, 1), lab)
         + next_pixel(pix, lab)
         + next_row(row, lab)
+        + epilogue()
+    )
+
+
+# ---------------------------------------------------------------- 1x1 convolutions, stride 1
+
+# Pixel pairs: each weight byte loaded once for two pixels (a matrix product, as a stride-1 1x1
+# tile's inputs are its pixels in order, C apart): per element 2 LB x, then per channel LB w,
+# MUL, ADD, MUL, ADD: 22 instructions for 8 MACs (the single-pixel kernel's 26). An odd pixel
+# left takes one-pixel blocks.
+PAIR_ACCS = (ACCS[:4], ("s5", "s6", "s7", "s10"))
+PAIR_WPTRS = ("t1", "s9", "s11", "ra")
+
+
+def _pair_steps(npx: int, nb: int, u: int) -> str:
+    out = ""
+    for e in range(u):
+        out += f"lb(t3,{e}(t0))\n" + (f"lb(t4,{e}(s8))\n" if npx == 2 else "")
+        for j in range(nb):
+            out += f"lb(t5,{e}({PAIR_WPTRS[j]}))\n"
+            for p, xv in enumerate(("t3", "t4")[:npx]):
+                acc = PAIR_ACCS[p][j]
+                out += f"mul(t6,{xv},t5)\nadd({acc},{acc},t6)\n"
+    return block(out)
+
+
+def _pair_advance(npx: int, nb: int, u: int) -> str:
+    regs = ("t0",) + (("s8",) if npx == 2 else ()) + PAIR_WPTRS[:nb]
+    return block("".join(f"addi({r},{r},{u})\n" for r in regs))
+
+
+def _pair_block(npx: int, nb: int, lab: Labels) -> str:
+    """nb channels of npx pixels (s1: their inputs, s2: the channels' weights, C (s3) apart)."""
+    main, quad, tail, single, done = (lab(s) for s in ("M", "Q", "T", "S", "D"))
+    loads = "".join(f"lw({PAIR_ACCS[0][j]},{4 * j}(t0))\n" for j in range(nb))
+    if npx == 2:
+        loads += "".join(f"mv({PAIR_ACCS[1][j]},{PAIR_ACCS[0][j]})\n" for j in range(nb)) + "add(s8,s1,s3)\n"
+    ptrs = "".join(f"add({PAIR_WPTRS[j]},{PAIR_WPTRS[j - 1]},s3)\n" for j in range(1, nb))
+    out = block(f"lw(t0,F.BIAS(sp))\n{loads}mv(t0,s1)\nmv(t1,s2)\n{ptrs}lw(t2,F.LMAIN(sp))\nadd(t2,t2,t0)")
+    out += block(f"beq(t0,t2,{quad})\nlabel({main})") + _pair_steps(npx, nb, UNROLL)
+    out += _pair_advance(npx, nb, UNROLL) + block(f"bne(t0,t2,{main})")
+    out += block(f"label({quad})\nadd(t2,s1,s3)\nsub(t3,t2,t0)\nli(t4,4)\nblt(t3,t4,{tail})")
+    out += _pair_steps(npx, nb, 4) + _pair_advance(npx, nb, 4)
+    out += block(f"label({tail})\nbeq(t0,t2,{done})\nlabel({single})") + _pair_steps(npx, nb, 1)
+    out += _pair_advance(npx, nb, 1) + block(f"bne(t0,t2,{single})\nlabel({done})")
+    out += requant(list(PAIR_ACCS[0][:nb]), lab)
+    if npx == 2:
+        out += requant(list(PAIR_ACCS[1][:nb]), lab, "s4") + block(f"addi(s4,s4,{nb})")
+    return out + block(
+        f"""
+        addi(a2,a2,{nb})
+        li(t0,{nb})
+        mul(t0,t0,s3)
+        add(s2,s2,t0)  # the next channels' weights
+        lw(t0,F.BIAS(sp))
+        addi(t0,t0,{4 * nb})
+        sw(t0,F.BIAS(sp))
+        lw(t0,F.OCLEFT(sp))
+        addi(t0,t0,-{nb})
+        sw(t0,F.OCLEFT(sp))
+        """
+    )
+
+
+def _pixels(npx: int, lab: Labels) -> str:
+    """npx pixels, every channel block; then a2 and s1 past them."""
+    start = block(
+        f"""
+        addi(t0,a3,{BIASES})
+        sw(t0,F.BIAS(sp))
+        lw(t0,P.OC(a3))
+        sw(t0,F.OCLEFT(sp))
+        add(s4,a2,t0)  # the second pixel's outputs
+        mv(s2,a1)
+        """
+    )
+    end = "mv(a2,s4)\nadd(s1,s1,s3)\nadd(s1,s1,s3)\n" if npx == 2 else "add(s1,s1,s3)\n"
+    return start + _blocks(lambda nb: _pair_block(npx, nb, lab), (NB, 1), lab) + block(end)
+
+
+def pointwise_applies(job) -> bool:
+    """An asm_rv32 int8 1x1 convolution of stride 1: its tiles' inputs are their pixels in order."""
+    layer = job.layer
+    return (
+        job.emitter == EMITTER
+        and job.dtype == "int8"
+        and layer.op == "CONV_2D"
+        and tuple(layer.kernel or ()) == (1, 1)
+        and tuple(layer.stride or (1, 1)) == (1, 1)
+    )
+
+
+def pointwise(job=None) -> str:
+    """The stride-1 1x1 convolution by pixel pairs (pointwise_applies)."""
+    lab = Labels()
+    pair, one, end = lab("PAIR"), lab("ONE"), lab("END")
+    return (
+        HEAD
+        + prologue()
+        + block(
+            f"""
+            lw(s3,P.C(a3))
+            andi(t0,s3,-{UNROLL})
+            sw(t0,F.LMAIN(sp))  # C less its tail
+            lw(t0,P.OH(a3))
+            lw(t1,P.OW(a3))
+            mul(t0,t0,t1)
+            sw(t0,F.COLS(sp))  # pixels left
+            mv(s1,a0)
+            label({pair})
+            lw(t0,F.COLS(sp))
+            li(t1,2)
+            blt(t0,t1,{one})
+            """
+        )
+        + _pixels(2, lab)
+        + block(f"lw(t0,F.COLS(sp))\naddi(t0,t0,-2)\nsw(t0,F.COLS(sp))\njal(zero,{pair})\nlabel({one})")
+        + block(f"lw(t0,F.COLS(sp))\nbeq(t0,zero,{end})")
+        + _pixels(1, lab)
+        + block(f"label({end})")
         + epilogue()
     )
 
@@ -236,7 +355,7 @@ def channelwise(op: str) -> str:
             sw(s3,F.OCLEFT(sp))
             """
         )
-        + _blocks(lambda nb: _channel_block(op, nb, lab), lab)
+        + _blocks(lambda nb: _channel_block(op, nb, lab), CHANNEL_BLOCKS, lab)
         + next_pixel(pix, lab)
         + next_row(row, lab)
         + epilogue()

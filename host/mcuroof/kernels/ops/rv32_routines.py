@@ -74,13 +74,13 @@ def clamp_high(reg: str, high: str, lab: Labels) -> str:
     return block(f"blt({reg},{high},{ok})\nmv({reg},{high})\nlabel({ok})")
 
 
-def requant(accs: list[str], lab: Labels) -> str:
-    """Each acc: (acc * M) >> S clamped to [LO, 127], stored at O + j (a2), as the reference's
+def requant(accs: list[str], lab: Labels, out_reg: str = "a2") -> str:
+    """Each acc: (acc * M) >> S clamped to [LO, 127], stored at out_reg + j, as the reference's
     np.clip((acc * M) >> S, LO, 127); t3-t6 are free here."""
     out = block("lw(t3,P.M(a3))\nlw(t4,P.S(a3))\nlw(t5,P.LO(a3))\nli(t6,127)")
     for j, acc in enumerate(accs):
         out += block(f"mul({acc},{acc},t3)\nsra({acc},{acc},t4)")
-        out += clamp_high(acc, "t6", lab) + clamp_low(acc, "t5", lab) + block(f"sb({acc},{j}(a2))")
+        out += clamp_high(acc, "t6", lab) + clamp_low(acc, "t5", lab) + block(f"sb({acc},{j}({out_reg}))")
     return out
 
 
