@@ -18,7 +18,7 @@ Semantics are kernels.ops.reference's: acc = bias + sum x * w; (acc * M) >> S cl
 
 from __future__ import annotations
 
-from mcuroof.kernels.ops.contract import BIASES, MAC_OPS
+from mcuroof.kernels.ops.contract import BIASES
 from mcuroof.kernels.ops.rv32_routines import (
     HEAD,
     Labels,
@@ -389,5 +389,6 @@ def relu() -> str:
     return _elementwise("lb(t0,0(a0))\n" + clamp_low("t0", "zero", Labels()) + "sb(t0,0(a2))\n")
 
 
-def runs(op: str) -> bool:
-    return op in MAC_OPS + CHANNELWISE + ("ADD", "RELU")
+def applies(job) -> bool:
+    """Every asm_rv32 int8 job (the layer's op has a kernel here: source)."""
+    return job.emitter == EMITTER and source(job.layer.op, job.dtype) is not None
