@@ -70,7 +70,7 @@ def test_the_probe_knows_risc_v_without_cpuid():
     assert probe["misa"] >> 30 == 1  # MXL: 32-bit
     core = identity.describe(probe)
     # QEMU's hart runs with f=false,d=false (links.qemu): the extensions the firmware is built for
-    assert core.name == "RISC-V RV32IMAC" and core.source == "misa" and core.peak_kernels == ["mul"]
+    assert core.name == "RISC-V RV32IMAC" and core.source == "misa" and core.peak_kernels == ["mul", "lw16x"]
 
 
 def test_default_suites_end_to_end(tmp_path, capsys):

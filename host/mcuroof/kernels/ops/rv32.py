@@ -18,6 +18,7 @@ Semantics are kernels.ops.reference's: acc = bias + sum x * w; (acc * M) >> S cl
 
 from __future__ import annotations
 
+from mcuroof.kernels.emitters import EMITTERS as REGISTRY
 from mcuroof.kernels.ops.contract import BIASES
 from mcuroof.kernels.ops.rv32_routines import (
     HEAD,
@@ -35,7 +36,7 @@ from mcuroof.kernels.ops.rv32_routines import (
     window_rows,
 )
 
-EMITTER = "asm_rv32"
+EMITTERS = tuple(e.name for e in REGISTRY if e.generic == "rv32")  # asm_rv32 (kernels.emitters)
 UNROLL = 8  # elements of a convolution's run per loop iteration
 NB = 4  # output channels per block
 ACCS = ("a4", "a5", "a6", "a7", "s5", "s6", "s11", "ra")
@@ -237,7 +238,7 @@ def pointwise_applies(job) -> bool:
     """An asm_rv32 int8 1x1 convolution of stride 1: its tiles' inputs are their pixels in order."""
     layer = job.layer
     return (
-        job.emitter == EMITTER
+        job.emitter in EMITTERS
         and job.dtype == "int8"
         and layer.op == "CONV_2D"
         and tuple(layer.kernel or ()) == (1, 1)
@@ -391,4 +392,4 @@ def relu() -> str:
 
 def applies(job) -> bool:
     """Every asm_rv32 int8 job (the layer's op has a kernel here: source)."""
-    return job.emitter == EMITTER and source(job.layer.op, job.dtype) is not None
+    return job.emitter in EMITTERS and source(job.layer.op, job.dtype) is not None
