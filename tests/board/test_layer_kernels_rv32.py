@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from factories import LAYERS, _net, _run_and_check
+from factories import LAYERS, _net, _run_and_check, dense, spatial
 from mcuroof.cli import main
 from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.model.network import Layer
@@ -52,6 +52,10 @@ OTHERS = [
     _max_pool(41, (5, 4, 3), (2, 2, 3), (2, 2), (2, 2), "valid"),  # C=3: a channel at a time
     _elementwise(42, "ADD", 1000),
     _elementwise(43, "RELU", 777),
+    # channels' weights too far apart for immediate offsets (KH * KW * C > rv32.IMM_MAX_KK): the
+    # 4-pointer blocks
+    spatial(44, "CONV_2D", (4, 4, 40), (4, 4, 5), (3, 3), (1, 1), "RELU"),
+    dense(45, 400, 6),
 ]
 
 
@@ -71,7 +75,11 @@ def test_every_kws_layer_in_asm_rv32_matches_the_reference(tmp_path):
 
 
 def test_the_arm_kernels_shapes_pools_and_elementwise_match_the_reference(tmp_path):
-    _run_and_check(tmp_path, "qemu-rv32", rv32_jobs([*LAYERS, *POOLS, *OTHERS]))
+    jobs = rv32_jobs([*LAYERS, *POOLS, *OTHERS])
+    names = {(j.layer.op, dispatch.generator(j).name) for j in jobs}
+    assert {("CONV_2D", g) for g in ("rv32", "rv32-conv", "rv32-pointwise")} <= names
+    assert {("FULLY_CONNECTED", "rv32"), ("FULLY_CONNECTED", "rv32-conv")} <= names
+    _run_and_check(tmp_path, "qemu-rv32", jobs)
 
 
 KWS = Path(__file__).resolve().parents[3] / "shared" / "models" / "kws_ref_model.tflite"

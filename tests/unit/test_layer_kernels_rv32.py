@@ -28,10 +28,18 @@ def test_every_op_has_an_int8_kernel_and_no_float32_one():
 
 
 def test_stride_1_1x1_convolutions_take_pixel_pairs_the_rest_the_tile_kernels():
+    """Pixel pairs for stride-1 1x1; 8 channels a block where KH * KW * C fits the immediate
+    offsets (rv32.IMM_MAX_KK, 291), else 4 channels by 4 pointers; depthwise its own."""
     pointwise = spatial(2, "CONV_2D", (5, 3, 8), (5, 3, 7), (1, 1), (1, 1))
     strided = spatial(3, "CONV_2D", (4, 4, 6), (2, 2, 4), (1, 1), (2, 2))
     assert dispatch.generator(_job(pointwise)).name == "rv32-pointwise"
-    for layer in (strided, LAYERS[0], LAYERS[4], dense(6, 10, 3)):
+    for layer in (strided, LAYERS[0], dense(6, 10, 3), dense(7, 291, 3)):
+        assert dispatch.generator(_job(layer)).name == "rv32-conv", layer
+        assert f"lb(t4,{7 * rv32.weights_apart(_job(layer))}(t1))" in dispatch.generator(_job(layer)).source(
+            _job(layer)
+        )
+    wide = spatial(4, "CONV_2D", (4, 4, 40), (4, 4, 5), (3, 3), (1, 1))  # 360 apart
+    for layer in (wide, dense(8, 292, 3), LAYERS[4]):
         assert dispatch.generator(_job(layer)).name == "rv32", layer
     arm = layer_plan.plan_layer(pointwise, "int8", "asm_thumb", 1 << 18, None)
     assert not dispatch.generator(arm).name.startswith("rv32")
@@ -56,6 +64,9 @@ def test_the_pair_loop_by_hand():
     assert sum(i.startswith("mul(") for i in loop) == 64 and sum(i.startswith("lb(") for i in loop) == 8 * 6
     conv = _loop(rv32.conv(), "M")  # one pixel, 4 channels: 13 an element, 5 ADDIs and BNE
     assert len(conv) == 8 * 13 + 5 + 1 and sum(i.startswith("mul(") for i in conv) == 32
+    # 8 channels at immediate offsets: 25 an element, 2 ADDIs and BNE: 64 MACs in 203 (0.315)
+    conv = _loop(rv32.conv(40), "M")
+    assert len(conv) == 8 * 25 + 2 + 1 and sum(i.startswith("mul(") for i in conv) == 64
 
 
 def test_the_depthwise_tap_by_hand():
@@ -68,12 +79,12 @@ def _instructions(src: str) -> list[str]:
     return [ln.split("#")[0].strip() for ln in src.splitlines()[2:] if ln.split("#")[0].strip()]
 
 
-@pytest.mark.parametrize("op", OPS + ("POINTWISE",))
+@pytest.mark.parametrize("op", OPS + ("POINTWISE", "CONV_KK291"))
 def test_the_assemblers_limits_are_kept(op):
     """Conditional branches reach +-4 KB (at most 1024 4-byte instructions away; JAL is used past
     that), every label is defined once, C.MV never reads x0 (its encoding would be C.JR), and the
     callee-saved registers used are saved: every s register and ra is restored at the end."""
-    src = rv32.pointwise() if op == "POINTWISE" else rv32.source(op, "int8")
+    src = {"POINTWISE": rv32.pointwise(), "CONV_KK291": rv32.conv(291)}.get(op) or rv32.source(op, "int8")
     ins = _instructions(src)
     labels = [i[6:-1] for i in ins if i.startswith("label(")]
     assert len(labels) == len(set(labels))

@@ -56,6 +56,7 @@ GENERATORS = (
     Generator("m0-conv", frozenset(), m0.smac_apply, m0.asm_smac_source),
     Generator("m0-depthwise", frozenset(), _m0_depthwise, m0.asm_channels_source),
     Generator("rv32-pointwise", frozenset(), rv32.pointwise_applies, rv32.pointwise),
+    Generator("rv32-conv", frozenset(), rv32.conv_applies, rv32.conv_job),
     Generator("rv32", frozenset(), rv32.applies, lambda job: rv32.source(job.layer.op, job.dtype)),
     Generator("generic", frozenset(), lambda job: _generic(job) is not None, _generic),
 )

@@ -64,32 +64,43 @@ def source(op: str, dtype: str) -> str | None:
 # ---------------------------------------------------------------- convolutions and dense
 
 
-def _steps(nb: int, u: int) -> str:
+# With the layer's KH * KW * C (kk) in the source, channel j's weights are at j * kk from the
+# first channel's: one pointer, offsets as immediates (12 bits: 7 kk + 7 <= 2047), 8 channels a
+# block (8 accumulators), so a kernel row's run pays its setup once for 8 channels, not 4.
+IMM_ACCS = ("a4", "a5", "a6", "a7", "s5", "s7", "s10", "ra")
+IMM_MAX_KK = (2047 - (UNROLL - 1)) // 7
+
+
+def _steps(nb: int, u: int, kk: int | None) -> str:
     """u elements of the run for nb channels: per element LB x, then per channel LB w, MUL, ADD."""
     out = ""
     for e in range(u):
         out += f"lb(t3,{e}(t0))\n"
         for j in range(nb):
-            out += f"lb(t4,{e}({WPTRS[j]}))\nmul(t5,t3,t4)\nadd({ACCS[j]},{ACCS[j]},t5)\n"
+            acc, w = (IMM_ACCS[j], f"{j * kk + e}(t1)") if kk else (ACCS[j], f"{e}({WPTRS[j]})")
+            out += f"lb(t4,{w})\nmul(t5,t3,t4)\nadd({acc},{acc},t5)\n"
     return block(out)
 
 
-def _advance(nb: int, u: int) -> str:
-    return block("".join(f"addi({r},{r},{u})\n" for r in ("t0",) + WPTRS[:nb]))
+def _advance(nb: int, u: int, kk: int | None) -> str:
+    regs = ("t0", "t1") if kk else ("t0",) + WPTRS[:nb]
+    return block("".join(f"addi({r},{r},{u})\n" for r in regs))
 
 
-def _conv_block(nb: int, lab: Labels) -> str:
-    """nb output channels of one pixel: biases, every window row's run, requantized and stored."""
+def _conv_block(nb: int, lab: Labels, kk: int | None = None) -> str:
+    """nb output channels of one pixel: biases, every window row's run, requantized and stored;
+    kk: the layer's KH * KW * C where the source carries it (IMM_ACCS), else s11 holds it."""
     row, main, quad, tail, single, done = (lab(s) for s in ("R", "M", "Q", "T", "S", "D"))
-    ptrs = "".join(f"add({WPTRS[j]},{WPTRS[j - 1]},s11)\n" for j in range(1, nb))
-    loads = "".join(f"lw({ACCS[j]},{4 * j}(t0))\n" for j in range(nb))
+    accs = (IMM_ACCS if kk else ACCS)[:nb]
+    ptrs = "" if kk else "".join(f"add({WPTRS[j]},{WPTRS[j - 1]},s11)\n" for j in range(1, nb))
+    loads = "".join(f"lw({acc},{4 * j}(t0))\n" for j, acc in enumerate(accs))
     out = block(f"lw(t0,F.BIAS(sp))\n{loads}mv(s8,s1)\nmv(s9,s6)\nmv(t6,s4)")
     out += block(f"label({row})\nmv(t0,s8)\nmv(t1,s9)\n{ptrs}lw(t2,F.LMAIN(sp))\nadd(t2,t2,t0)\nbeq(t0,t2,{quad})")
-    out += block(f"label({main})") + _steps(nb, UNROLL) + _advance(nb, UNROLL) + block(f"bne(t0,t2,{main})")
+    out += block(f"label({main})") + _steps(nb, UNROLL, kk) + _advance(nb, UNROLL, kk) + block(f"bne(t0,t2,{main})")
     out += block(f"label({quad})\nlw(t2,F.L(sp))\nadd(t2,t2,s8)\nsub(t3,t2,t0)\nli(t4,4)\nblt(t3,t4,{tail})")
-    out += _steps(nb, 4) + _advance(nb, 4)
+    out += _steps(nb, 4, kk) + _advance(nb, 4, kk)
     out += block(f"label({tail})\nbeq(t0,t2,{done})\nlabel({single})")
-    out += _steps(nb, 1) + _advance(nb, 1) + block(f"bne(t0,t2,{single})")
+    out += _steps(nb, 1, kk) + _advance(nb, 1, kk) + block(f"bne(t0,t2,{single})")
     out += block(
         f"""
         label({done})
@@ -100,7 +111,7 @@ def _conv_block(nb: int, lab: Labels) -> str:
         bne(t6,zero,{row})
         """
     )
-    out += requant(list(ACCS[:nb]), lab)
+    out += requant(list(accs), lab)
     return out + block(
         f"""
         addi(a2,a2,{nb})
@@ -127,8 +138,30 @@ def _blocks(body, sizes: tuple[int, ...], lab: Labels) -> str:
     return out + block(f"label({end})")
 
 
-def conv() -> str:
-    """CONV_2D (any kernel, stride, padding) and FULLY_CONNECTED: see the module's docstring."""
+def weights_apart(job) -> int | None:
+    """KH * KW * C of an asm_rv32 convolution or dense layer where its channels' weights are
+    close enough apart for immediate offsets (IMM_MAX_KK), else None. C is the layer's input
+    channels: a tile cuts output channels, never input ones."""
+    layer = job.layer
+    if job.emitter not in EMITTERS or job.dtype != "int8" or layer.op not in ("CONV_2D", "FULLY_CONNECTED"):
+        return None
+    p = job.tiles[0].params
+    kk = p.KH * p.KW * p.C
+    return kk if kk <= IMM_MAX_KK and all(t.params.C == p.C for t in job.tiles) else None
+
+
+def conv_applies(job) -> bool:
+    return weights_apart(job) is not None
+
+
+def conv_job(job) -> str:
+    """The convolution or dense kernel with the layer's KH * KW * C in its source: 8 channels a block."""
+    return conv(weights_apart(job))
+
+
+def conv(kk: int | None = None) -> str:
+    """CONV_2D (any kernel, stride, padding) and FULLY_CONNECTED: see the module's docstring;
+    kk: the layer's KH * KW * C, written into the source (8 channels a block), or None (4)."""
     lab = Labels()
     row, pix = lab("ROW"), lab("PIX")
     return (
@@ -151,7 +184,7 @@ def conv() -> str:
             mv(s6,s2)  # the first channel's weights
             """
         )
-        + _blocks(lambda nb: _conv_block(nb, lab), (NB, 1), lab)
+        + _blocks(lambda nb: _conv_block(nb, lab, kk), (8, NB, 1) if kk else (NB, 1), lab)
         + next_pixel(pix, lab)
         + next_row(row, lab)
         + epilogue()
