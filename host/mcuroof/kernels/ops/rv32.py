@@ -4,12 +4,16 @@ every tile of a layer (kernels.ops.rv32_routines has the pieces and the assemble
 
 - convolutions (1x1 and KxK, padded and strided) and dense layers (a one-pixel 1x1 convolution
   in P's terms): per output pixel its window clipped to the input (per kernel row one contiguous
-  run of (kx1 - kx0) * C inputs and weights), 4 output channels at a time (then one at a time):
-  each input byte is loaded once for the 4 channels' weights, so a step of the run costs 1 + 3 x 4
-  instructions for 4 MACs; the run is unrolled UNROLL elements, then one step of 4, then single;
-- depthwise convolutions and average and max pools: per pixel 4 channels at a time, the taps
-  of the clipped window looped; the average divides by DIVU (RV32M has it) exactly as the
-  reference's floor division: (sum + 128 n) // n - 128, the dividend never negative;
+  run of (kx1 - kx0) * C inputs and weights), 8 output channels a block where the layer's
+  KH * KW * C is written into the source (conv_job: immediate weight offsets), else 4 (a weight
+  pointer each), then one at a time: each input byte is loaded once for the block's weights, a
+  step of the run costs 1 + 3 x channels instructions; the run is unrolled UNROLL elements, then
+  one step of 4, then single;
+- stride-1 1x1 convolutions (pointwise): pixel pairs x 4 channels, each weight loaded once for
+  two pixels;
+- depthwise convolutions and average and max pools: per pixel 8 channels a block (then 4, then
+  1), the taps of the clipped window looped; the average divides by DIVU (RV32M has it) exactly
+  as the reference's floor division: (sum + 128 n) // n - 128, the dividend never negative;
 - ADD (clamped to int8) and RELU, an element a step.
 
 Semantics are kernels.ops.reference's: acc = bias + sum x * w; (acc * M) >> S clamped to
