@@ -70,7 +70,7 @@ def test_the_probe_knows_risc_v_without_cpuid():
     assert probe["misa"] >> 30 == 1  # MXL: 32-bit
     core = identity.describe(probe)
     # QEMU's hart runs with f=false,d=false (links.qemu): the extensions the firmware is built for
-    assert core.name == "RISC-V RV32IMAC" and core.source == "misa" and core.peak_kernels == ["mul"]
+    assert core.name == "RISC-V RV32IMAC" and core.source == "misa" and core.peak_kernels == ["mul", "lw16x"]
 
 
 def test_default_suites_end_to_end(tmp_path, capsys):
@@ -94,6 +94,10 @@ def test_default_suites_end_to_end(tmp_path, capsys):
     assert len(mul) == 3 and all(0.45 <= m <= 32 / 66 * 1.01 for m in mul)  # 32 MACs in 66 instructions
     (copy,) = [r["bytes_per_s"] / instr_per_s for r in measured if r.get("kernel") == "copy-lw"]
     assert 0.9 * 32 / 12 <= copy <= 32 / 12 * 1.01  # 32 bytes moved in 12 instructions
+    # the int8 dot products: LB loads (16 MACs in 66 instructions), LW loads and shifts (16 in 98)
+    (lb,) = [r["macs_per_s"] / instr_per_s for r in measured if r["name"] == "int8 asm_rv32 16x"]
+    (lw,) = [r["macs_per_s"] / instr_per_s for r in measured if r["name"] == "int8 asm_rv32 lw16x"]
+    assert 0.97 * 16 / 66 <= lb <= 16 / 66 * 1.01 and 0.97 * 16 / 98 <= lw <= 16 / 98 * 1.01
     assert {r.get("region") for r in measured if r.get("region")} == {"code", "SRAM"}
     assert data["checks"]["failed"] == 0 and data["checks"]["verified"] > 200
     theory = {

@@ -340,3 +340,14 @@ def test_an_emulator_with_flat_memory_gets_no_weights_placement_advice():
     assert "flash reads as fast as SRAM" not in text and "where weights live is a real board's question" in text
     pico = advice.board_features({"name": "rp2040js-pico", "limits": ["memory is idealised: flash and SRAM ..."]})
     assert pico.flat_memory and not pico.emulated
+
+
+def test_asm_rv32_below_its_ceiling_names_the_cores_missing_simd_and_mac_not_an_interpreter():
+    """A RISC-V core (qemu-rv32: RV32IMAC, no SIMD): the MUL+ADD ceiling against the loads a
+    layer kernel adds; int16 is no faster, so int8 saves memory only."""
+    rv = advice.Features(frozenset(), ("bytecode", "native", "viper", "asm_rv32"), emulated=True)
+    roofs = [ceiling("asm_rv32", "int8", 7.58e6), ceiling("asm_rv32", "int16", 7.58e6)]
+    text = advice.advise(pt(2.7, emitter="asm_rv32"), roofs, rv)[1]
+    assert "RV32IM has no SIMD and no multiply-accumulate" in text and "interpreter" not in text
+    assert "int8 on this core has no SIMD: int16 takes as many instructions a MAC (1x)" in text
+    assert "DSP" not in text and "Python between" not in text

@@ -85,7 +85,7 @@ def test_risc_v_from_mpy_and_misa_never_cpuid():
     core = identity.describe(RV32_PROBE)
     # H, S and U are privilege modes, not instruction sets: left out of the name
     assert (core.name, core.source) == ("RISC-V RV32IMAC", "misa")
-    assert core.isa == {"rv32imc", "rv32i", "rv32m", "rv32a", "rv32c"} and core.peak_kernels == ["mul"]
+    assert core.isa == {"rv32imc", "rv32i", "rv32m", "rv32a", "rv32c"} and core.peak_kernels == ["mul", "lw16x"]
     # Arm registers in the same record do not make it an Arm core (the probe reads none there)
     assert identity.describe({**RV32_PROBE, "cpu": [0x410FC270]}).name == "RISC-V RV32IMAC"
 

@@ -66,9 +66,10 @@ def test_a_hazard3_with_asm_rv32_gets_its_mul_ceiling():
     assert misa == 0x40901107
     probe = _probe("rp2", ["bytecode", "native", "viper", "asm_rv32"], misa)
     core = identity.describe(probe, profiles.load_board("rp2350-riscv"))
-    assert core.name == "RISC-V RV32IMACBX" and core.peak_kernels == ["mul"] and "rv32b" in core.isa
+    assert core.name == "RISC-V RV32IMACBX" and core.peak_kernels == ["mul", "lw16x"] and "rv32b" in core.isa
     keys = [k.key for k in compute.compute_kernels(compute.config(probe))]
     assert [k for k in keys if k.endswith("/mul")] == [f"compute/asm_rv32/{t}/mul" for t in ("int8", "int16", "int32")]
+    assert "compute/asm_rv32/int8/lw16x" in keys  # the int8 dot product by LW and shifts (kernels.rv32.dot_lw)
 
 
 def test_the_renamed_firmware_follows_qemu_rv32s_files(tmp_path, monkeypatch):

@@ -49,6 +49,13 @@ OVERHEAD = {
         "its MAC loops' loads and requantization, and any Python between assembler calls, are "
         "instructions the ceiling's loop does not have"
     ),
+    # an assembler's own (kernels.ops.rv32: one assembler call a tile, no Python between calls)
+    "asm_rv32": (
+        "RV32IM has no SIMD and no multiply-accumulate: a MAC is MUL + ADD, and its int8 operands "
+        "are loaded a byte an instruction (the LB dot product takes 4 instructions a MAC, the MUL+ADD "
+        "ceiling 2); loads shared between channels and pixels, the window loops and the "
+        "requantization are what the kernel adds to the ceiling's register loop"
+    ),
 }
 CALLS_DOMINATE = 0.5  # call_share from which an assembler point blames its calls, below it its MAC loops
 
@@ -58,7 +65,7 @@ def _asm_overhead(p: dict) -> str:
     its fitted call_share where known."""
     share = p.get("call_share")
     if share is None:
-        return OVERHEAD["asm"]
+        return OVERHEAD.get(p["emitter"], OVERHEAD["asm"])
     if share >= CALLS_DOMINATE:
         return (
             f"{share:.0%} of its time is spent once per pixel or row (calls and the loops around the MAC "

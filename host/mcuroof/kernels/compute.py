@@ -106,7 +106,8 @@ def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
 
 
 def rv32_peak_kernels(names, types, n: int) -> list[Kernel]:
-    """The MUL+ADD register peak of a RISC-V core with M (kernels.rv32.peak_mul), per integer type."""
+    """The MUL+ADD register peak of a RISC-V core with M (kernels.rv32.peak_mul), per integer type,
+    and the int8 dot product by LW loads and shifts (kernels.rv32.dot_lw)."""
     out = []
     for tc in types if "mul" in names else ():
         found = rv32.peak_mul(tc, ISA_REP)
@@ -114,6 +115,11 @@ def rv32_peak_kernels(names, types, n: int) -> list[Kernel]:
             u, reps, body = found
             call = f"peak(k,'{rv32.EMITTER}','{TYPE_NAMES[tc]}','{tc}',{u},{n},'mul',{reps})\n"
             out.append(Kernel(unit_key("compute", rv32.EMITTER, TYPE_NAMES[tc], "mul"), body + call))
+    if "b" in types and rv32.LW_KERNEL in names:  # the int8 dot product by LW loads and shifts (_mac_body: LB)
+        u, name = 16, rv32.LW_KERNEL
+        call = f"peak(k,'{rv32.EMITTER}','int8','b',{u},{n},'{name}',1)\n"
+        body = with_empty(rv32.EMITTER, rv32.dot_lw(u), call)
+        out.append(Kernel(unit_key("compute", rv32.EMITTER, "int8", name), body))
     return out
 
 

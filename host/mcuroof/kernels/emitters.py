@@ -119,6 +119,10 @@ EMITTERS = (
         True,
         (1024, 4096),
         "@micropython.asm_rv32\ndef z(a0,a1,a2,a3):\n li(a0,0)\n",
+        ("int8",),  # the RV32IM kernels (kernels.ops.rv32) run every op
+        ALL_OPS,
+        "rv32",
+        1 << 18,  # asm_thumb's budget
     ),
     # MicroPython's own C code: a memoryview slice copy (memcpy), where the port has memoryview
     Emitter("c", "memoryview", frozenset({THUMB, RV32, XTENSA, HOST}), "c", ("memory",), host_ws=192 << 20),
@@ -268,6 +272,7 @@ EXTENSIONS = (
         RV32,
         "sys.implementation._mpy architecture 11 (MP_NATIVE_ARCH_RV32IMC)",
         ceiling_source="kernels.rv32.dot, kernels.rv32.COPY_LW",
+        generators=("rv32", "rv32_routines"),  # RV32IMC's M: MUL, DIVU
         base=True,
     ),
     Extension(
@@ -275,8 +280,8 @@ EXTENSIONS = (
         "RV32 M (MUL; no multiply-accumulate)",
         RV32,
         "misa bit M, read by the probe with asm_rv32 (CSR 0x301); assumed where misa reads 0",
-        ceilings=("mul",),
-        ceiling_source="kernels.rv32.peak_mul",
+        ceilings=("mul", "lw16x"),  # kernels.rv32.LW_KERNEL: the int8 dot product by LW and shifts
+        ceiling_source="kernels.rv32.peak_mul, kernels.rv32.dot_lw",
     ),
     Extension("rv32a", "RV32 A (atomics)", RV32, "misa bit A"),
     Extension("rv32c", "RV32 C (compressed)", RV32, "misa bit C; assumed where misa reads 0"),

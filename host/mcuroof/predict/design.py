@@ -43,7 +43,9 @@ CHANNELS, SPATIAL, DENSE_IN, DENSE_OUT = (1, 512), (1, 96), (8, 2048), (2, 2048)
 # the work (MACs, or elements for MAC-free ops) a shape may hold per emitter: calls of up to
 # about 10-30 ms of board time on a Cortex-M3 under QEMU, so a board's shapes take about a
 # minute of board time per emitter (twice these budgets took 335 s on qemu-m3, 884 shapes)
-WORK = {e.name: e.work for e in emitters.EMITTERS if e.work}  # asm_thumb 2^18, viper 2^16, native 2^12, bytecode 2^11
+WORK = {
+    e.name: e.work for e in emitters.EMITTERS if e.work
+}  # asm_thumb, asm_rv32 2^18, viper 2^16, native 2^12, bytecode 2^11
 # a host OS (the unix port) runs its kernels ~1000x as fast as a Cortex-M3 under QEMU: its shapes
 # may hold this much more work, so their working sets reach its caches' sizes and beyond
 HOST_WORK_SCALE = 32

@@ -7,7 +7,7 @@ from typing import Callable
 
 from mcuroof.kernels import emitters
 from mcuroof.kernels.listing import sent
-from mcuroof.kernels.ops import dsp_conv, dsp_depthwise, m0, mve, pool
+from mcuroof.kernels.ops import dsp_conv, dsp_depthwise, m0, mve, pool, rv32
 from mcuroof.kernels.ops.contract import DTYPES, Job
 from mcuroof.kernels.ops.m0 import ASM_DENSE, ASM_POINTWISE
 from mcuroof.kernels.ops.m0_routines import ASM_PRUN, ASM_ROWS
@@ -55,6 +55,9 @@ GENERATORS = (
     Generator("m0-rows", frozenset(), m0.rows_apply, _rows_source),
     Generator("m0-conv", frozenset(), m0.smac_apply, m0.asm_smac_source),
     Generator("m0-depthwise", frozenset(), _m0_depthwise, m0.asm_channels_source),
+    Generator("rv32-pointwise", frozenset(), rv32.pointwise_applies, rv32.pointwise),
+    Generator("rv32-conv", frozenset(), rv32.conv_applies, rv32.conv_job),
+    Generator("rv32", frozenset(), rv32.applies, lambda job: rv32.source(job.layer.op, job.dtype)),
     Generator("generic", frozenset(), lambda job: _generic(job) is not None, _generic),
 )
 
@@ -76,6 +79,7 @@ GENERIC = {
     "python": python_source,
     "viper": lambda op, em, ty: viper_source(op, ty),
     "m0": lambda op, em, ty: m0.dot_source(op, ty),
+    "rv32": lambda op, em, ty: rv32.source(op, ty),
 }
 
 
