@@ -30,7 +30,10 @@ class Mark:
 
 
 def run_core(result: dict) -> str | None:
-    """The core a results document ran on: the probe's, else its board profile's."""
+    """The core a results document ran on: the probe's, else its board profile's; None on a host
+    OS (the unix port), whose CPU no MCU C engine compares with."""
+    if timing_basis.of(result.get("board", {})).kind == timing_basis.HOST:
+        return None
     core = (result.get("board", {}).get("core") or {}).get("name")
     if core:
         return core
