@@ -116,12 +116,18 @@ def _conv_block(nb: int, lab: Labels, kk: int | None = None) -> str:
         """
     )
     out += requant(list(accs), lab)
-    return out + block(
+    return out + _next_channels(nb, "s11", "s6")
+
+
+def _next_channels(nb: int, stride: str, weights: str) -> str:
+    """Step the output, weight, bias pointers and the channels left past a block of nb channels
+    (`stride`: the register holding a channel's weight bytes; `weights`: its weight pointer)."""
+    return block(
         f"""
         addi(a2,a2,{nb})
         li(t0,{nb})
-        mul(t0,t0,s11)
-        add(s6,s6,t0)  # the next channels' weights
+        mul(t0,t0,{stride})
+        add({weights},{weights},t0)  # the next channels' weights
         lw(t0,F.BIAS(sp))
         addi(t0,t0,{4 * nb})
         sw(t0,F.BIAS(sp))
@@ -239,20 +245,7 @@ def _pair_block(npx: int, nb: int, lab: Labels) -> str:
     out += requant(list(PAIR_ACCS[0][:nb]), lab)
     if npx == 2:
         out += requant(list(PAIR_ACCS[1][:nb]), lab, "s4") + block(f"addi(s4,s4,{nb})")
-    return out + block(
-        f"""
-        addi(a2,a2,{nb})
-        li(t0,{nb})
-        mul(t0,t0,s3)
-        add(s2,s2,t0)  # the next channels' weights
-        lw(t0,F.BIAS(sp))
-        addi(t0,t0,{4 * nb})
-        sw(t0,F.BIAS(sp))
-        lw(t0,F.OCLEFT(sp))
-        addi(t0,t0,-{nb})
-        sw(t0,F.OCLEFT(sp))
-        """
-    )
+    return out + _next_channels(nb, "s3", "s2")
 
 
 def _pixels(npx: int, lab: Labels) -> str:
