@@ -181,6 +181,26 @@ def test_each_emitter_bends_at_its_own_ridge():
     assert mem.bend == pytest.approx(1.0e7 / 1.05e8)  # rises only to its own highest ceiling
 
 
+def test_an_emitters_slower_memory_ceilings_rise_only_to_its_own_compute_ceiling():
+    """The micro:bit's bytecode 'add int8' (39.6 kB/s) once climbed to asm_thumb's 3.4 MMACC/s."""
+    rs = [
+        {"kind": "compute", "role": "roof", "name": "asm int32", "emitter": "asm_thumb", "dtype": "int32",
+         "macs_per_s": 3.4e6, "source": "measured"},
+        {"kind": "compute", "role": "ceiling", "name": "bc int8", "emitter": "bytecode", "dtype": "int8",
+         "macs_per_s": 1.64e4, "source": "measured"},
+        {"kind": "memory", "role": "ceiling", "name": "bc add", "emitter": "bytecode", "bytes_per_s": 1.56e5,
+         "source": "measured"},
+        {"kind": "memory", "role": "ceiling", "name": "bc add int8", "emitter": "bytecode", "bytes_per_s": 3.96e4,
+         "source": "measured"},
+        {"kind": "memory", "role": "ceiling", "name": "c copy", "emitter": "c", "bytes_per_s": 4e7,
+         "source": "measured"},
+    ]  # fmt: skip
+    bends = {ln.roofs[0]["name"]: ln.bend for ln in plot.roof_lines(rs) if ln.kind == "memory"}
+    assert bends["bc add int8"] == pytest.approx(1.64e4 / 3.96e4)
+    assert bends["bc add"] == pytest.approx(1.64e4 / 1.56e5)
+    assert bends["c copy"] == pytest.approx(3.4e6 / 4e7)  # no compute ceiling of its own: the top roof
+
+
 def test_svg_keeps_text_as_text(tmp_path):
     svg = plot.draw(many_roofs(), tmp_path / "p.svg").read_text()
     assert "<text" in svg and "memory L1" in svg

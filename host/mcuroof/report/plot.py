@@ -81,13 +81,14 @@ def roof_lines(roofs: list[dict]) -> list[Line]:
             else:
                 style = dict(color=EMITTER_COLORS.get(em, "#555"), ls=DTYPE_STYLES.get(c.get("dtype"), "-"), lw=1.5)
             lines.append(Line("compute", c["macs_per_s"], start, style, [c]))
-    for r in measured:  # memory ceilings of emitters without a compute ceiling here: up to the top roof
+    for r in measured:  # an emitter's other memory ceilings: up to its own top compute ceiling, else the top roof
         if r["kind"] == "memory" and r.get("role") == "ceiling" and not any(r in ln.roofs for ln in lines):
+            own_peak = next((c["macs_per_s"] for c in comps if c.get("emitter") == r.get("emitter")), peak)
             lines.append(
                 Line(
                     "memory",
                     r["bytes_per_s"],
-                    peak / r["bytes_per_s"] if peak else None,
+                    own_peak / r["bytes_per_s"] if own_peak else None,
                     dict(color=EMITTER_COLORS.get(r.get("emitter"), "#555"), ls="-.", lw=1.3),
                     [r],
                 )
