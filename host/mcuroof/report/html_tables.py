@@ -107,7 +107,7 @@ def layers_table(result: dict, key: str = "r0") -> str:
                 num(p.get("bytes"), "B"),
                 num(p.get("oi"), fmt=lambda v: f"{v:.3g}"),
                 num(p.get("macs_per_s"), "MACC/s"),
-                num(p.get("roof_macs_per_s") or None, "MACC/s"),
+                (layer_tables.roof_text(p, "MACC/s"), p.get("roof_macs_per_s")),
                 num(p.get("headroom"), fmt=lambda v: f"{v:.3g}x"),
                 p.get("bound", "-"),
                 num(p.get("seconds"), fmt=duration),

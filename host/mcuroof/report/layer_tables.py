@@ -41,7 +41,7 @@ def layers_table(result: dict) -> Table | None:
             f"{p['oi']:.3g}",
             si(p["macs_per_s"], ""),
             si(p["bytes_per_s"], "B/s") + share,
-            _roof(p),
+            roof_text(p),
             _headroom(p),
             p["bound"],
             ADVICE_KEYS.get(p.get("advice_kind"), "-"),
@@ -50,11 +50,11 @@ def layers_table(result: dict) -> Table | None:
     return t
 
 
-def _roof(p: dict) -> str:
+def roof_text(p: dict, macc_unit: str = "") -> str:
     """The roof the headroom is measured against: MACC/s, or for a MAC-free layer (intensity 0,
     headroom in bytes/s) its memory roof in B/s."""
     if p.get("roof_macs_per_s"):
-        return si(p["roof_macs_per_s"], "")
+        return si(p["roof_macs_per_s"], macc_unit)
     if not p.get("macc") and p.get("memory_share"):
         return si(p["bytes_per_s"] / p["memory_share"], "B/s")
     return "-"
