@@ -39,7 +39,7 @@ class SettableClockUnix(UnixLink):
 
 def test_clocks_flow_to_per_clock_results_and_comparison(tmp_path, monkeypatch, capsys):
     link = SettableClockUnix(str(tmp_path / "clock-register"))
-    monkeypatch.setattr(cmd_run, "open_target", lambda target: Opened(link, "unix", None, None))
+    monkeypatch.setattr(cmd_run, "open_target", lambda target, steps=None: Opened(link, "unix", None, None))
     monkeypatch.setenv("COLUMNS", "200")
     out = tmp_path / "out"
     assert main(["run", "--board", "unix", "--suite", "compute", "--clocks", "64M,125M", "-o", str(out)]) == 0

@@ -38,7 +38,7 @@ MATRIX: dict[str, dict] = {}
 def through_proxy(monkeypatch, proxy: FaultProxy, out: Path, argv=()) -> tuple[int, list[str]]:
     """`mcuroof run` on BOARD with the link going through the proxy."""
 
-    def open_target(target):
+    def open_target(target, steps=None):
         shift = links_open.with_profile_defaults(target).icount_shift
         link = QemuLink(shift, wrap=proxy.attach, monitor=True, board=BOARD)
         link.timeout = SILENCE
