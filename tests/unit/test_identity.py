@@ -6,7 +6,7 @@ import pytest
 
 from factories import CPU_REGS
 from mcuroof.analysis import advice
-from mcuroof.board import identity
+from mcuroof.board import cycle_counter, identity
 from mcuroof.board import profiles as boards
 
 # what each emulated core's registers say (read over its pty): name, instruction sets
@@ -52,6 +52,15 @@ def test_armv8m_parts_named_and_their_options_read_from_the_registers(cpuid, reg
     core = identity.describe({"cpu": [cpuid, *regs]})
     assert (core.name, set(core.isa), core.source) == (name, isa, "registers")
     assert "muls" not in core.peak_kernels and "mla" in core.peak_kernels  # Armv8-M Mainline has MLA
+
+
+def test_a_cortex_m23_is_a_baseline_core_no_mla_and_no_cycle_counter():
+    """Armv8-M Baseline (CPUID part 0xD20): the Cortex-M0's kernels and peak (MULS + ADDS), and
+    its DWT has no CYCCNT, so its per-cycle figures are at machine.freq()."""
+    probe = {"cpu": [0x411CD200], "dwt": None, "freq": 48_000_000}
+    core = identity.describe(probe)
+    assert (core.name, set(core.isa), core.peak_kernels) == ("Cortex-M23", set(), ["muls"])
+    assert cycle_counter.read(probe).state == cycle_counter.ABSENT
 
 
 def test_the_board_wins_over_its_profile_with_one_warning():
@@ -115,5 +124,5 @@ def test_the_probe_reads_the_id_registers_of_every_armv7m_or_later_part():
 
     text = (FIRMWARE_DIR / "probe.py").read_text()
     v7m = ast.literal_eval(re.search(r"V7M = (\(.*?\))", text).group(1))
-    assert set(v7m) == {p for p, name in identity.PARTS.items() if name not in identity.ARMV6M}
+    assert set(v7m) == {p for p, name in identity.PARTS.items() if name not in identity.BASELINE}
     assert v7m[0] == 0xC23  # the M3 first: it has ID_ISAR3 but no MVFR0/1 (V7M[1:])

@@ -69,7 +69,7 @@ def read(probe: dict) -> Counter:
     """The cycle counter of the board that sent this probe record."""
     dwt = probe.get("dwt")
     if not (isinstance(dwt, list) and len(dwt) == 5 and all(isinstance(v, int) for v in dwt)):
-        return Counter(ABSENT if identity.describe(probe).name in identity.ARMV6M else None)
+        return Counter(ABSENT if identity.describe(probe).name in identity.BASELINE else None)
     demcr, ctrl, before, after, us = dwt
     if not demcr & TRCENA:
         return Counter(NO_TRCENA)

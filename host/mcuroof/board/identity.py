@@ -34,7 +34,7 @@ from mcuroof.kernels import emitters
 
 # the compute suite's asm_thumb (and asm_rv32) peak kernels (kernels.emitters.EXTENSIONS), each with
 # the instruction set it needs: an instruction the core lacks faults. None: MULS + ADDS, which every
-# core runs, is the peak only of a core known to lack MLA (a known Armv6-M core)
+# core runs, is the peak only of a core known to lack MLA (a known Armv6-M or Armv8-M Baseline core)
 PEAK_KERNELS = emitters.peak_kernels()
 # CPUID part number (bits 15:4; Arm's implementer code 0x41) -> core (Arm TRMs, CPUID register;
 # the same numbers as OpenOCD's cortex_m.h). Which options a core was built with (DSP, FPU, MVE)
@@ -42,6 +42,7 @@ PEAK_KERNELS = emitters.peak_kernels()
 PARTS = {
     0xC20: "Cortex-M0",
     0xC60: "Cortex-M0+",
+    0xD20: "Cortex-M23",  # Armv8-M Baseline: Thumb-1 plus SDIV/UDIV and MOVW/MOVT; no MLA, DSP or FPU
     0xC23: "Cortex-M3",
     0xC24: "Cortex-M4",
     0xC27: "Cortex-M7",
@@ -51,7 +52,9 @@ PARTS = {
     0xD23: "Cortex-M85",  # Armv8.1-M: DSP; FPU and MVE (integer, or integer and float) optional
     0xD24: "Cortex-M52",  # Armv8.1-M: DSP; FPU and MVE (integer, or integer and float) optional
 }
-ARMV6M = ("Cortex-M0", "Cortex-M0+")
+# Armv6-M and Armv8-M Baseline cores: no MLA (the MULS + ADDS peak), no DSP, and a DWT without
+# the cycle counter (Cortex-M23 TRM: its DWT has no CYCCNT)
+BASELINE = ("Cortex-M0", "Cortex-M0+", "Cortex-M23")
 MPY_ARCH_RV32IMC = 11  # sys.implementation._mpy bits 10-15 (py/persistentcode.h MP_NATIVE_ARCH_RV32IMC)
 # misa's extension letters in the order the ISA manual names them; S, U, H and N are privilege
 # modes, not instruction sets
@@ -92,8 +95,8 @@ class Core:
     @property
     def peak_kernels(self) -> list[str]:
         """The asm_thumb peak kernels the compute suite runs on this core."""
-        armv6m = self.name in ARMV6M  # known to lack MLA (its registers or its profile say so)
-        return [kernel for kernel, needs in PEAK_KERNELS if (needs in self.isa if needs else armv6m)]
+        baseline = self.name in BASELINE  # known to lack MLA (its registers or its profile say so)
+        return [kernel for kernel, needs in PEAK_KERNELS if (needs in self.isa if needs else baseline)]
 
 
 def decode(regs: list[int]) -> tuple[str | None, frozenset[str], frozenset[str]]:
@@ -112,7 +115,7 @@ def decode(regs: list[int]) -> tuple[str | None, frozenset[str], frozenset[str]]
     if mve:
         feats.add("mve")
     isa = {FEATURE_ISA[f] for f in feats if f in FEATURE_ISA}
-    if name and name not in ARMV6M:
+    if name and name not in BASELINE:
         isa.add("armv7m")
     if mve >= 2:
         isa.add("mve-fp")
@@ -157,7 +160,7 @@ def describe(probe: dict, profile=None) -> Core:
     if declared is not None:
         core = getattr(profile, "core_name", None)
         isa = {FEATURE_ISA[f] for f in declared if f in FEATURE_ISA}
-        if isa or (core in PARTS.values() and core not in ARMV6M):
+        if isa or (core in PARTS.values() and core not in BASELINE):
             isa.add("armv7m")  # an FPU or DSP core is Armv7-M or later
         if "mve" in declared and "fpu" in declared:
             isa.add("mve-fp")
