@@ -117,3 +117,16 @@ def test_a_layer_is_never_placed_by_another_model_s_run_of_the_same_layer_name()
     cpu = {**cpu, "points": two}  # m.tflite is neither kws nor vww
     doc = document.document([document.Compiled(estimate(), {"probs": 0}, None, "int8")], cpu, "Cortex-M55")
     assert npu_tables.per_layer_grid(doc) is None and doc["whole_model"][0]["seconds"] is None
+
+
+def test_a_cpu_run_without_a_memory_roof_still_draws_its_compute_roof_and_says_so():
+    import math
+
+    from mcuroof.report import npu_plot
+
+    comp = {"kind": "compute", "name": "int8 asm_thumb smlad", "macs_per_s": 2.94e7}
+    mem = {"kind": "memory", "name": "memory", "bytes_per_s": 4.1e7}
+    assert npu_plot.cpu_roof({"roofs": []}) is None
+    compute, bandwidth, what = npu_plot.cpu_roof({"roofs": [comp]})
+    assert (compute, bandwidth) == (2.94e7, math.inf) and what.endswith("(no memory roof measured)")
+    assert npu_plot.cpu_roof({"roofs": [comp, mem]})[:2] == (2.94e7, 4.1e7)

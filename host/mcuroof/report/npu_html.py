@@ -57,12 +57,10 @@ def _npu_roofs(fig, doc: dict, colors: dict) -> None:
 
 
 def _cpu_roof(fig, cpu: dict) -> None:
-    comp = [r for r in cpu["roofs"] if r["kind"] == "compute"]
-    mem = [r for r in cpu["roofs"] if r["kind"] == "memory"]
-    if comp and mem:
-        c, m = max(comp, key=lambda r: r["macs_per_s"]), max(mem, key=lambda r: r["bytes_per_s"])
-        name = f"{c['name']} {si(c['macs_per_s'], 'MAC/s')}, {m['name']} {si(m['bytes_per_s'], 'B/s')}"
-        _roof(fig, c["macs_per_s"], m["bytes_per_s"], npu_plot.CPU_COLOR, "solid", name, f"{cpu['board']} (measured)")
+    roof = npu_plot.cpu_roof(cpu)
+    if roof:
+        compute, bandwidth, what = roof
+        _roof(fig, compute, bandwidth, npu_plot.CPU_COLOR, "solid", what, f"{cpu['board']} (measured)")
 
 
 def _hover(p: dict) -> str:

@@ -8,6 +8,7 @@ the title and the footnote say which line counts what.
 
 from __future__ import annotations
 
+import math
 import textwrap
 from pathlib import Path
 
@@ -60,13 +61,29 @@ def _npu_roofs(ax, doc: dict, colors: dict) -> None:
             )
 
 
-def _cpu_roofs(ax, cpu: dict) -> None:
+def cpu_roof(cpu: dict) -> tuple[float, float, str] | None:
+    """The measured CPU run's top roof: compute, bandwidth and what it is; a run that measured no
+    memory roof (e.g. --suite compute) gets its flat compute roof, said so (bandwidth infinite)."""
     comp = [r for r in cpu["roofs"] if r["kind"] == "compute"]
     mem = [r for r in cpu["roofs"] if r["kind"] == "memory"]
-    if comp and mem:
-        c, m = max(comp, key=lambda r: r["macs_per_s"]), max(mem, key=lambda r: r["bytes_per_s"])
-        label = f"{cpu['board']} measured roof: {c['name']} {si(c['macs_per_s'], 'MAC/s')}, {m['name']} {si(m['bytes_per_s'], 'B/s')}"
-        _roof_line(ax, c["macs_per_s"], m["bytes_per_s"], CPU_COLOR, "-", label)
+    if not comp:
+        return None
+    c = max(comp, key=lambda r: r["macs_per_s"])
+    if not mem:
+        return c["macs_per_s"], math.inf, f"{c['name']} {si(c['macs_per_s'], 'MAC/s')} (no memory roof measured)"
+    m = max(mem, key=lambda r: r["bytes_per_s"])
+    return (
+        c["macs_per_s"],
+        m["bytes_per_s"],
+        f"{c['name']} {si(c['macs_per_s'], 'MAC/s')}, {m['name']} {si(m['bytes_per_s'], 'B/s')}",
+    )
+
+
+def _cpu_roofs(ax, cpu: dict) -> None:
+    roof = cpu_roof(cpu)
+    if roof:
+        compute, bandwidth, what = roof
+        _roof_line(ax, compute, bandwidth, CPU_COLOR, "-", f"{cpu['board']} measured roof: {what}")
 
 
 def _points(ax, doc: dict, colors: dict, markers: dict) -> None:
