@@ -36,18 +36,23 @@ def mark_best(rows: list[dict]) -> None:
 
 
 def table(model: str, rows: list[dict]) -> Table:
+    """One row a board and kernel; what each time counts is a footnote ([1], [2], ...) spelled
+    out once in the caption, so a row stays one line at 80 columns."""
     t = Table(title=f"{model} on each board: predicted from each board's calibration; 'bound': a profile's roofs")
-    for h in ("board", "kernel", "time", "what it counts", "fit", "best"):
+    for h in ("board", "kernel", "time", "counts", "fit", "best"):
         t.add_column(h, justify="right" if h == "time" else "left")
-    scales = []
+    scales, units = [], []
     for r in rows:
         if r["scale"] not in scales:
             scales.append(r["scale"])
-        what = r["unit"] + ("; a bound, not a prediction" if r["kind"] == "bound" else "")
+        if r["unit"] not in units:
+            units.append(r["unit"])
+        what = f"[{units.index(r['unit']) + 1}]" + ("; a bound, not a prediction" if r["kind"] == "bound" else "")
         if r["kind"] == "prediction" and not r["complete"]:
             what += "; not every layer predicted"
         fit = r["fit"].split(":")[0]
         t.add_row(r["board"], r["kernel"], duration(r["seconds"]), what, fit, "best" if r["best"] else "")
-    t.caption = "best is marked within each scale, never across: " + "; ".join(scales)
+    t.caption = "; ".join(f"[{i}] {unit}" for i, unit in enumerate(units, 1))
+    t.caption += ". best is marked within each scale, never across: " + "; ".join(scales)
     t.caption += ". fit: `mcuroof analyze MODEL --board B` says why"
     return t
