@@ -121,6 +121,21 @@ def spatial(index, op, hwc, out, kernel, stride, act="NONE"):
     )
 
 
+def pool(index, hwc, out, kernel, stride, padding="same", op="AVERAGE_POOL_2D"):
+    (h, w, c), (oh, ow, _) = hwc, out
+    return Layer(
+        index=index,
+        name=f"p{index}",
+        op=op,
+        dtype="int8",
+        inputs=((1, h, w, c),),
+        output=(1, oh, ow, c),
+        kernel=kernel,
+        stride=stride,
+        padding=padding,
+    )
+
+
 def dense(index, cin, cout, act="NONE"):
     return Layer(
         index=index,

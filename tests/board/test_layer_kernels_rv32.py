@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from factories import LAYERS, _net, _run_and_check, dense, spatial
+from factories import LAYERS, _net, _run_and_check, dense, pool, spatial
 from mcuroof.cli import main
 from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.model.network import Layer
@@ -27,29 +27,14 @@ pytestmark = [
 RV32 = frozenset({"rv32imc", "rv32m", "rv32a", "rv32c"})  # qemu-rv32's (board.identity)
 
 
-def _max_pool(index, hwc, out, kernel, stride, padding="same"):
-    (h, w, c), (oh, ow, _) = hwc, out
-    return Layer(
-        index=index,
-        name=f"m{index}",
-        op="MAX_POOL_2D",
-        dtype="int8",
-        inputs=((1, h, w, c),),
-        output=(1, oh, ow, c),
-        kernel=kernel,
-        stride=stride,
-        padding=padding,
-    )
-
-
 def _elementwise(index, op, n):
     inputs = ((1, n), (1, n)) if op == "ADD" else ((1, n),)
     return Layer(index=index, name=f"e{index}", op=op, dtype="int8", inputs=inputs, output=(1, n))
 
 
 OTHERS = [
-    _max_pool(40, (7, 6, 20), (4, 3, 20), (3, 3), (2, 2)),  # padded, strided: clipped windows
-    _max_pool(41, (5, 4, 3), (2, 2, 3), (2, 2), (2, 2), "valid"),  # C=3: a channel at a time
+    pool(40, (7, 6, 20), (4, 3, 20), (3, 3), (2, 2), op="MAX_POOL_2D"),  # padded, strided: clipped windows
+    pool(41, (5, 4, 3), (2, 2, 3), (2, 2), (2, 2), "valid", "MAX_POOL_2D"),  # C=3: a channel at a time
     _elementwise(42, "ADD", 1000),
     _elementwise(43, "RELU", 777),
     # channels' weights too far apart for immediate offsets (KH * KW * C > rv32.IMM_MAX_KK): the

@@ -7,26 +7,9 @@ the extreme inputs -128 and 127, where the int16 sums reach -32768."""
 
 import dataclasses
 
-from factories import DSP, _net
+from factories import DSP, _net, pool
 from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.kernels.ops import pool as layer_kernels_pool
-from mcuroof.model.network import Layer
-
-
-def pool(index, hwc, out, kernel, stride, padding="same"):
-    (h, w, c), (oh, ow, _) = hwc, out
-    return Layer(
-        index=index,
-        name=f"p{index}",
-        op="AVERAGE_POOL_2D",
-        dtype="int8",
-        inputs=((1, h, w, c),),
-        output=(1, oh, ow, c),
-        kernel=kernel,
-        stride=stride,
-        padding=padding,
-    )
-
 
 POOLS = [
     pool(0, (25, 5, 64), (1, 1, 64), (25, 5), (25, 5), "valid"),  # KWS: 125 values, 4 blocks of 16 channels
