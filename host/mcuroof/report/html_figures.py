@@ -112,11 +112,11 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
         legend=dict(groupclick="toggleitem", font=dict(size=10)),
         height=620,
     )
-    _marks(fig, marks, (x0, x1), None if runs else reference_marks.note(result))
+    draw_marks(fig, marks, (x0, x1), None if runs else reference_marks.note(result))
     return fig
 
 
-def _marks(fig, marks: list, xr, note: str | None) -> None:
+def draw_marks(fig, marks: list, xr, note: str | None) -> None:
     """The C-engine reference (report.reference_marks): a dotted line with diamond ends per drawn
     mark, red with its reason where above the core's bound; the note under the axes otherwise."""
     import math

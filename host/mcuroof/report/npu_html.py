@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mcuroof.report import html, npu_plot, reference_marks
 from mcuroof.report.grid import Grid
-from mcuroof.report.html_figures import figure_div
+from mcuroof.report.html_figures import draw_marks, figure_div
 from mcuroof.report.html_tables import esc, grid_html
 from mcuroof.report.npu_tables import grids
 from mcuroof.units import duration, si
@@ -126,37 +126,9 @@ def _points(fig, doc: dict, colors: dict) -> None:
 
 def _marks(fig, doc: dict, xr) -> None:
     """The C-engine reference of the CPU's core, by report.reference_marks' rule (drawn only on a
-    CPU run that counts cycles), and its note under the axes otherwise."""
-    import plotly.graph_objects as go
-
+    CPU run that counts cycles), and its note under the axes otherwise, as a run's figure has them."""
     ms = reference_marks.npu_marks(doc)
-    for m in (m for m in ms if m.macs_per_s):
-        fig.add_trace(
-            go.Scatter(
-                x=list(xr),
-                y=[m.macs_per_s] * 2,
-                mode="lines",
-                line=dict(color="#d62728" if m.flag else npu_plot.CPU_COLOR, dash="dot", width=2),
-                name=("flagged: " if m.flag else "") + m.label,
-                hovertext=m.label + (f"<br>ABOVE THE CORE'S BOUND: {esc(m.flag)}" if m.flag else ""),
-                hoverinfo="text",
-                legendgroup="C engine",
-                legendgrouptitle_text="C engine (MLPerf Tiny)",
-            )
-        )
-    note = reference_marks.note_for(doc["reference"]["core"], ms)
-    if note:
-        fig.add_annotation(
-            text=esc(note).replace("\n", "<br>"),
-            xref="paper",
-            yref="paper",
-            x=0,
-            y=-0.14,
-            showarrow=False,
-            align="left",
-            xanchor="left",
-            font=dict(size=11, color="#444"),
-        )
+    draw_marks(fig, ms, xr, reference_marks.note_for(doc["reference"]["core"], ms))
 
 
 def figure(doc: dict):
