@@ -128,6 +128,14 @@ def _next_channels(nb: int, stride: str, weights: str) -> str:
         li(t0,{nb})
         mul(t0,t0,{stride})
         add({weights},{weights},t0)  # the next channels' weights
+        """
+    ) + _next_bias_and_count(nb)
+
+
+def _next_bias_and_count(nb: int) -> str:
+    """Past a block of nb channels: the bias pointer (int32 each) and the channels left."""
+    return block(
+        f"""
         lw(t0,F.BIAS(sp))
         addi(t0,t0,{4 * nb})
         sw(t0,F.BIAS(sp))
@@ -352,19 +360,7 @@ def _channel_block(op: str, nb: int, lab: Labels) -> str:
     out += block("add(t0,t0,s3)\n" + ("add(t1,t1,s3)\n" if dw else "") + f"addi(t2,t2,-1)\nbne(t2,zero,{tap})")
     out += block("add(s8,s8,s0)\n" + ("lw(t3,F.KWC(sp))\nadd(s9,s9,t3)\n" if dw else "") + "addi(t6,t6,-1)")
     out += block(f"bne(t6,zero,{row})") + _finish(op, nb, lab)
-    return out + block(
-        f"""
-        addi(a2,a2,{nb})
-        addi(s1,s1,{nb})
-        addi(s2,s2,{nb})
-        lw(t0,F.BIAS(sp))
-        addi(t0,t0,{4 * nb})
-        sw(t0,F.BIAS(sp))
-        lw(t0,F.OCLEFT(sp))
-        addi(t0,t0,-{nb})
-        sw(t0,F.OCLEFT(sp))
-        """
-    )
+    return out + block(f"addi(a2,a2,{nb})\naddi(s1,s1,{nb})\naddi(s2,s2,{nb})") + _next_bias_and_count(nb)
 
 
 def channelwise(op: str) -> str:
