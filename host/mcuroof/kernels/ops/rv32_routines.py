@@ -137,34 +137,29 @@ def window_cols(pix_label: str, lab: Labels, c: str) -> str:
     )
 
 
+def _advance(pos: str, step: str, left: str, label: str, lab: Labels) -> str:
+    """pos += step; back to label while `left` (counted down) is not 0."""
+    return block(
+        f"""
+        lw(t0,F.{pos}(sp))
+        lw(t1,P.{step}(a3))
+        add(t0,t0,t1)
+        sw(t0,F.{pos}(sp))
+        lw(t0,F.{left}(sp))
+        addi(t0,t0,-1)
+        sw(t0,F.{left}(sp))
+        """
+    ) + loop_back("t0", label, lab)
+
+
 def next_pixel(pix_label: str, lab: Labels) -> str:
     """x0 += SW; back to pix_label while columns are left."""
-    return block(
-        """
-        lw(t0,F.X0(sp))
-        lw(t1,P.SW(a3))
-        add(t0,t0,t1)
-        sw(t0,F.X0(sp))
-        lw(t0,F.COLS(sp))
-        addi(t0,t0,-1)
-        sw(t0,F.COLS(sp))
-        """
-    ) + loop_back("t0", pix_label, lab)
+    return _advance("X0", "SW", "COLS", pix_label, lab)
 
 
 def next_row(row_label: str, lab: Labels) -> str:
     """y0 += SH; back to row_label while output rows are left."""
-    return block(
-        """
-        lw(t0,F.Y0(sp))
-        lw(t1,P.SH(a3))
-        add(t0,t0,t1)
-        sw(t0,F.Y0(sp))
-        lw(t0,F.ROWS(sp))
-        addi(t0,t0,-1)
-        sw(t0,F.ROWS(sp))
-        """
-    ) + loop_back("t0", row_label, lab)
+    return _advance("Y0", "SH", "ROWS", row_label, lab)
 
 
 def start_rows() -> str:
