@@ -1,0 +1,39 @@
+/* The board's memory as the cycle model sees it: regions with fetch and data wait states, and
+ * optional line buffers (flash accelerators such as the STM32F4's ART) on instruction fetch. */
+#ifndef CYCLES_MEMORY_H
+#define CYCLES_MEMORY_H
+#include <stdint.h>
+
+#define MAX_REGIONS 16
+#define MAX_LINES 256
+
+struct accel {
+    int lines;        /* lines of the instruction buffer (ART: 64) */
+    int line_bytes;   /* bytes a line holds (ART: 16) */
+    int prefetch;     /* 1: the next sequential line is fetched while the current one executes */
+    uint32_t tag[MAX_LINES];
+    uint64_t used[MAX_LINES]; /* LRU stamp; 0 = empty */
+    uint64_t clock;
+    uint32_t last_line;
+    uint64_t hits, misses, prefetched;
+};
+
+struct region {
+    uint32_t start, end; /* [start, end) */
+    int fetch_ws, data_ws;
+    char name[32];
+    struct accel *accel; /* NULL: every 32-bit fetch waits fetch_ws */
+};
+
+struct memory {
+    int n;
+    struct region r[MAX_REGIONS];
+    int any_data_ws;
+};
+
+/* reads the regions file; on error writes a one-line message to err and returns -1 */
+int memory_load(struct memory *m, const char *path, char *err, int errlen);
+const struct region *memory_find(const struct memory *m, uint32_t addr);
+/* fetch wait cycles of the lines [first, last] (line numbers) through an accelerator */
+int accel_fetch(struct accel *a, uint32_t first, uint32_t last, int fetch_ws);
+#endif
