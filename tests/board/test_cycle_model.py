@@ -156,3 +156,402 @@ def test_guest_reads_modelled_cycles(tmp_path):
     assert got.magic == cycle_model.MARK_MAGIC
     assert got.clock_hz == MACHINES["cortex-m3"].clock_hz
     assert "cycles: cortex-m3" in got.log
+
+
+@dataclass(frozen=True)
+class Loop:
+    name: str
+    body: str
+    hand: dict[str, int]  # core -> cycles worked by hand (the sum in the comment beside it)
+
+
+M3_FAMILY = ("cortex-m3", "cortex-m4", "cortex-m33")
+
+
+def _same(cycles: int, cores=M3_FAMILY) -> dict[str, int]:
+    return dict.fromkeys(cores, cycles)
+
+
+# Cortex-M3/M4/M33 (DDI 0337H table 18-1 and 18.3; DDI 0439B table 3-1, 3.3.2 and table 7-1; the
+# M33 takes the M4's timings): P = 2. r0, r5 and r6 belong to the harness.
+LOOPS_V7M = [
+    # MOVS 1 + 100 * (ADDS 1 + EOR 1 + SUBS 1 + BNE 1) + 99 * P
+    Loop("alu", ALU_LOOP, _same(1 + 100 * 4 + 99 * 2)),
+    # LDR literal 2 + MOVS 1 + 100 * (LDR 2 + LDR 1 + LDR 1 (pipelined: N+1) + SUBS 1 + BNE 1) + 99 * P
+    Loop(
+        "loads pipelined",
+        """
+  ldr r1, =MARK_AT+64
+  movs r3, #100
+1: ldr r2, [r1]
+  ldr r4, [r1, #4]
+  ldr r7, [r1, #8]
+  subs r3, #1
+  bne 1b""",
+        _same(2 + 1 + 100 * (2 + 1 + 1 + 2) + 99 * 2),
+    ),
+    # LDR literal 2 + STR 2 (its base is the load's destination: not pipelined) + MOVS 1
+    # + 100 * (LDR 2 + LDR 2 (base = the previous load's destination) + SUBS 1 + BNE 1) + 99 * P
+    Loop(
+        "load feeds the next address",
+        """
+  ldr r1, =MARK_AT+64
+  str r1, [r1]
+  movs r3, #100
+1: ldr r2, [r1]
+  ldr r4, [r2]
+  subs r3, #1
+  bne 1b""",
+        _same(2 + 2 + 1 + 100 * (2 + 2 + 2) + 99 * 2),
+    ),
+    # 2 + 1 + 100 * (LDR 2 + STR 1 (after a load) + STR 2 (nothing pipelines after a store) + 2) + 99 * P
+    Loop(
+        "store after load",
+        """
+  ldr r1, =MARK_AT+64
+  movs r3, #100
+1: ldr r2, [r1]
+  str r2, [r1, #4]
+  str r2, [r1, #8]
+  subs r3, #1
+  bne 1b""",
+        _same(2 + 1 + 100 * (2 + 1 + 2 + 2) + 99 * 2),
+    ),
+    # 2 + 1 + 100 * (LDMIA 1+4 + STMDB 1+4 + 2) + 99 * P
+    Loop(
+        "ldm stm",
+        """
+  ldr r1, =MARK_AT+64
+  movs r3, #100
+1: ldmia r1!, {r2, r4, r7, r8}
+  stmdb r1!, {r2, r4, r7, r8}
+  subs r3, #1
+  bne 1b""",
+        _same(2 + 1 + 100 * (5 + 5 + 2) + 99 * 2),
+    ),
+    # MOVS 1 + 100 * (PUSH 1+3 + POP 1+3 + 2) + 99 * P
+    Loop(
+        "push pop",
+        """
+  movs r3, #100
+1: push {r1, r2, r4}
+  pop {r1, r2, r4}
+  subs r3, #1
+  bne 1b""",
+        _same(1 + 100 * (4 + 4 + 2) + 99 * 2),
+    ),
+    # MOVS 1 + 100 * (MUL 1 + MLA 2 + MLS 2 + 2) + 99 * P
+    Loop(
+        "mul mla mls",
+        """
+  movs r3, #100
+1: mul r2, r3, r3
+  mla r4, r3, r3, r4
+  mls r7, r3, r3, r7
+  subs r3, #1
+  bne 1b""",
+        _same(1 + 100 * (1 + 2 + 2 + 2) + 99 * 2),
+    ),
+    # MOVW 1 + MOVS 1 + MOVS 1 + 100 * (UDIV + SDIV + 2) + 99 * P; both divide 1000 by 7: the
+    # quotient has 10 - 3 + 1 = 8 significant bits, 2 + ceil(8 * 10 / 32) = 5 cycles (the
+    # early-termination model of docs/timing.md)
+    Loop(
+        "divide",
+        """
+  movw r4, #1000
+  movs r7, #7
+  movs r3, #100
+1: udiv r2, r4, r7
+  sdiv r8, r4, r7
+  subs r3, #1
+  bne 1b""",
+        _same(3 + 100 * (5 + 5 + 2) + 99 * 2),
+    ),
+    # MOVW 1 + MOV 1 + LDR literal 2 + MOVS 1 + 100 * (UMULL + SMLAL + 2) + 99 * P
+    # M3 (early termination, docs/timing.md): UMULL of two 13-bit values 3; SMLAL with a 29-bit
+    # operand 3 + 1 (> 16 bits) + 1 (> 24 bits) + 1 (accumulate) + 1 (signed accumulate) = 7.
+    # M4: UMULL 1, SMLAL 1.
+    Loop(
+        "long multiply",
+        """
+  movw r7, #0x1234
+  mov r8, r7
+  ldr r9, =0x12345678
+  movs r3, #100
+1: umull r2, r4, r7, r8
+  smlal r2, r4, r7, r9
+  subs r3, #1
+  bne 1b""",
+        {
+            "cortex-m3": 5 + 100 * (3 + 7 + 2) + 99 * 2,
+            "cortex-m4": 5 + 100 * 4 + 99 * 2,
+            "cortex-m33": 5 + 100 * 4 + 99 * 2,
+        },
+    ),
+    # MOVS 1 + 100 * (CBNZ taken 1+P + SUBS 1 + BNE 1) + 99 * P; the skipped NOP never runs
+    Loop(
+        "cbnz taken",
+        """
+  movs r3, #100
+1: cbnz r3, 2f
+  nop
+2: subs r3, #1
+  bne 1b""",
+        _same(1 + 100 * (3 + 2) + 99 * 2),
+    ),
+    # MOVS 1 + 100 * (CMP 1 + ITE 0 (folded after a 16-bit CMP) + ADDHI 1 + SUBLS 1 + 2) + 99 * P
+    Loop(
+        "ite",
+        """
+  movs r3, #100
+1: cmp r3, #50
+  ite hi
+  addhi r2, #1
+  subls r2, #1
+  subs r3, #1
+  bne 1b""",
+        _same(1 + 100 * (1 + 0 + 1 + 1 + 2) + 99 * 2),
+    ),
+    # MOVS 1 + 100 * (BL 1+P + BX 1+P + 2) + 99 * P + B 1+P (over the function)
+    Loop(
+        "call return",
+        """
+  movs r3, #100
+1: bl 5f
+  subs r3, #1
+  bne 1b
+  b 6f
+5: bx lr
+6:""",
+        _same(1 + 100 * (3 + 3 + 2) + 99 * 2 + 3),
+    ),
+    # MOVS 1 + 100 * (CMP 1 + BHI 1 (+P taken for r3 = 51..100: 50 times) + NOP 1 (50 times) + 2) + 99 * P
+    Loop(
+        "forward branch half taken",
+        """
+  movs r3, #100
+1: cmp r3, #50
+  bhi 2f
+  nop
+2: subs r3, #1
+  bne 1b""",
+        _same(1 + 100 * (1 + 1 + 2) + 50 * 2 + 50 * 1 + 99 * 2),
+    ),
+]
+
+# Cortex-M4 and M33 only: the DSP extension and the FPU (DDI 0439B table 3-1 and table 7-1)
+LOOPS_M4 = [
+    # MOVS 1 + 100 * (SMLAD 1 + SMLAD 1 + SMULBB 1 + 2) + 99 * P
+    Loop(
+        "smlad",
+        """
+  movs r3, #100
+1: smlad r2, r4, r7, r2
+  smlad r2, r4, r7, r2
+  smulbb r8, r4, r7
+  subs r3, #1
+  bne 1b""",
+        _same(1 + 100 * (1 + 1 + 1 + 2) + 99 * 2, ("cortex-m4", "cortex-m33")),
+    ),
+    # MOVS 1 + 100 * (VMLA 3 + VFMA 3 + VADD 1 + VMUL 1 + 2) + 99 * P
+    Loop(
+        "vmla vfma",
+        """
+  movs r3, #100
+1: vmla.f32 s0, s1, s2
+  vfma.f32 s3, s4, s5
+  vadd.f32 s6, s7, s8
+  vmul.f32 s9, s10, s11
+  subs r3, #1
+  bne 1b""",
+        _same(1 + 100 * (3 + 3 + 1 + 1 + 2) + 99 * 2, ("cortex-m4", "cortex-m33")),
+    ),
+    # LDR literal 2 + MOVS 1 + 100 * (VLDMIA 1+4 + VSTMIA 1+4 + VPUSH 1+2 (d8: 2 words) + VPOP 1+2 + 2) + 99 * P
+    Loop(
+        "vldm vstm",
+        """
+  ldr r1, =MARK_AT+64
+  movs r3, #100
+1: vldmia r1, {s0-s3}
+  vstmia r1, {s0-s3}
+  vpush {d8}
+  vpop {d8}
+  subs r3, #1
+  bne 1b""",
+        _same(3 + 100 * (5 + 5 + 3 + 3 + 2) + 99 * 2, ("cortex-m4", "cortex-m33")),
+    ),
+    # MOVS 1 + 100 * (VDIV 14 + VSQRT 14 + 2) + 99 * P
+    Loop(
+        "vdiv vsqrt",
+        """
+  movs r3, #100
+1: vdiv.f32 s0, s1, s2
+  vsqrt.f32 s3, s4
+  subs r3, #1
+  bne 1b""",
+        _same(1 + 100 * (14 + 14 + 2) + 99 * 2, ("cortex-m4", "cortex-m33")),
+    ),
+    # LDR literal 2 + MOVS 1 + 100 * (VLDR 2 + VSTR 2 + VMOV r<-s 1 + VMOV s<-r 1 + VMOV r,r<-d 2 + 2) + 99 * P
+    Loop(
+        "vldr vstr vmov",
+        """
+  ldr r1, =MARK_AT+64
+  movs r3, #100
+1: vldr s0, [r1]
+  vstr s0, [r1, #4]
+  vmov r2, s0
+  vmov s1, r2
+  vmov r2, r4, d0
+  subs r3, #1
+  bne 1b""",
+        _same(3 + 100 * (2 + 2 + 1 + 1 + 2 + 2) + 99 * 2, ("cortex-m4", "cortex-m33")),
+    ),
+]
+
+# Cortex-M0+ (DDI 0484C table 3-1): B<cc> 1, 2 taken (P = 1); MULS 1 (the fast multiplier)
+LOOPS_M0 = [
+    # MOVS 1 + 100 * (ADDS 1 + EORS 1 + SUBS 1 + BNE 1) + 99 * 1
+    Loop(
+        "alu",
+        """
+  movs r3, #100
+1: adds r2, r2, r3
+  eors r2, r3
+  subs r3, #1
+  bne 1b""",
+        {"cortex-m0plus": 1 + 100 * 4 + 99},
+    ),
+    # LDR literal 2 + MOVS 1 + 100 * (LDR 2 + LDR 2 + LDRB 2 (no pipelining) + 2) + 99
+    Loop(
+        "loads",
+        """
+  ldr r1, =MARK_AT+64
+  movs r3, #100
+1: ldr r2, [r1]
+  ldr r4, [r1, #4]
+  ldrb r7, [r1, #8]
+  subs r3, #1
+  bne 1b""",
+        {"cortex-m0plus": 3 + 100 * (6 + 2) + 99},
+    ),
+    # 2 + 1 + 100 * (STR 2 + STRH 2 + STRB 2 + 2) + 99
+    Loop(
+        "stores",
+        """
+  ldr r1, =MARK_AT+64
+  movs r3, #100
+1: str r2, [r1]
+  strh r2, [r1, #4]
+  strb r2, [r1, #8]
+  subs r3, #1
+  bne 1b""",
+        {"cortex-m0plus": 3 + 100 * (6 + 2) + 99},
+    ),
+    # 2 + 1 + 100 * (LDM 1+3 + SUBS 1 + STM 1+3 + SUBS 1 + 2) + 99
+    Loop(
+        "ldm stm",
+        """
+  ldr r1, =MARK_AT+64
+  movs r3, #100
+1: ldm r1!, {r2, r4, r7}
+  subs r1, #12
+  stm r1!, {r2, r4, r7}
+  subs r1, #12
+  subs r3, #1
+  bne 1b""",
+        {"cortex-m0plus": 3 + 100 * (4 + 1 + 4 + 1 + 2) + 99},
+    ),
+    # 1 + 100 * (PUSH 1+3 + POP 1+3 + 2) + 99
+    Loop(
+        "push pop",
+        """
+  movs r3, #100
+1: push {r1, r2, r4}
+  pop {r1, r2, r4}
+  subs r3, #1
+  bne 1b""",
+        {"cortex-m0plus": 1 + 100 * (4 + 4 + 2) + 99},
+    ),
+    # 1 + 100 * (MULS 1 + MULS 1 + 2) + 99
+    Loop(
+        "muls",
+        """
+  movs r3, #100
+1: muls r2, r3
+  muls r4, r3
+  subs r3, #1
+  bne 1b""",
+        {"cortex-m0plus": 1 + 100 * (1 + 1 + 2) + 99},
+    ),
+    # 1 + 100 * (BL 3 + BX 2 + 2) + 99 + B 2
+    Loop(
+        "call return",
+        """
+  movs r3, #100
+1: bl 5f
+  subs r3, #1
+  bne 1b
+  b 6f
+5: bx lr
+6:""",
+        {"cortex-m0plus": 1 + 100 * (3 + 2 + 2) + 99 + 2},
+    ),
+    # 1 + 100 * (BL 3 + PUSH 1+1 + POP {pc} 3+1 + 2) + 99 + B 2
+    Loop(
+        "push lr pop pc",
+        """
+  movs r3, #100
+1: bl 5f
+  subs r3, #1
+  bne 1b
+  b 6f
+5: push {lr}
+  pop {pc}
+6:""",
+        {"cortex-m0plus": 1 + 100 * (3 + 2 + 4 + 2) + 99 + 2},
+    ),
+    # 1 + 100 * (CMP 1 + BHI 1 (+1 taken, r3 = 51..100) + NOP 1 (50 times) + 2) + 99
+    Loop(
+        "forward branch half taken",
+        """
+  movs r3, #100
+1: cmp r3, #50
+  bhi 2f
+  nop
+2: subs r3, #1
+  bne 1b""",
+        {"cortex-m0plus": 1 + 100 * (1 + 1 + 2) + 50 + 50 + 99},
+    ),
+    # MOVS 1 + MOVS 1 + 100 * (ADD PC 2 (skips the NOP) + 2) + 99
+    Loop(
+        "add pc",
+        """
+  movs r4, #0
+  movs r3, #100
+1: add pc, r4
+  nop
+  subs r3, #1
+  bne 1b""",
+        {"cortex-m0plus": 2 + 100 * (2 + 2) + 99},
+    ),
+    # LDR literal 2 + MOVS 1 + 100 * (LDR literal 2 + MULS 1 + 2) + 99
+    Loop(
+        "literal load",
+        """
+  movs r3, #100
+1: ldr r2, =0x12345678
+  muls r2, r3
+  subs r3, #1
+  bne 1b""",
+        {"cortex-m0plus": 1 + 100 * (2 + 1 + 2) + 99},
+    ),
+]
+
+CASES = [(core, loop) for loop in LOOPS_V7M + LOOPS_M4 + LOOPS_M0 for core in loop.hand]
+
+
+@pytest.mark.parametrize("core,loop", CASES, ids=[f"{c}-{lp.name}" for c, lp in CASES])
+def test_micro_loop_gives_the_hand_count(core, loop, tmp_path):
+    got = run(core, loop.body, tmp_path)
+    assert got.cycles == loop.hand[core], got.log
+    assert "unknown instruction" not in got.log
