@@ -555,3 +555,84 @@ def test_micro_loop_gives_the_hand_count(core, loop, tmp_path):
     got = run(core, loop.body, tmp_path)
     assert got.cycles == loop.hand[core], got.log
     assert "unknown instruction" not in got.log
+
+
+def test_slow_multiplier_is_a_parameter(tmp_path):
+    muls = next(lp for lp in LOOPS_M0 if lp.name == "muls")
+    got = run("cortex-m0plus", muls.body, tmp_path, mul_cycles=32)
+    # 1 + 100 * (MULS 32 + MULS 32 + 2) + 99
+    assert got.cycles == 1 + 100 * (32 + 32 + 2) + 99
+
+
+# the loop alone in its region: B over the padding to a 16-byte aligned loop of 10 bytes
+# (ADDS 2, EOR.W 4, SUBS 2, BNE 2): 3 words of 32 bits, one 16-byte line
+ALIGNED_LOOP = """
+  movs r3, #100
+  b 1f
+  .balign 16
+loop_start:
+1: adds r2, r2, r3
+  eor r2, r2, r3, lsl #3
+  subs r3, #1
+  bne 1b
+loop_end:
+"""
+ALIGNED_BASE = 1 + 3 + 100 * 4 + 99 * 2  # MOVS 1 + B 1+P + the loop as ALU_LOOP's
+
+
+def _loop_region(got_symbols: dict[str, int], fetch_ws: int, data_ws: int) -> str:
+    return f"{got_symbols['loop_start']:#x} {got_symbols['loop_end']:#x} {fetch_ws} {data_ws} loop\n"
+
+
+def test_fetch_wait_states_per_word(tmp_path):
+    plain = run("cortex-m4", ALIGNED_LOOP, tmp_path)
+    assert plain.cycles == ALIGNED_BASE
+    got = run("cortex-m4", ALIGNED_LOOP, tmp_path, regions=_loop_region(plain.symbols, 2, 0))
+    # every pass fetches the loop's 3 words, each 2 wait states: 100 * 3 * 2
+    assert got.cycles == ALIGNED_BASE + 100 * 3 * 2
+
+
+def test_line_buffer_misses_once(tmp_path):
+    plain = run("cortex-m4", ALIGNED_LOOP, tmp_path)
+    regions = _loop_region(plain.symbols, 5, 0) + "accel loop 64 16 1\n"
+    got = run("cortex-m4", ALIGNED_LOOP, tmp_path, regions=regions)
+    # the first pass misses the loop's one line (5 wait states), the other 99 hit
+    assert got.cycles == ALIGNED_BASE + 5
+    assert "loop line buffer: 99 hits, 0 prefetched, 1 misses" in got.log
+
+
+def test_data_wait_states_per_access(tmp_path):
+    loads = next(lp for lp in LOOPS_V7M if lp.name == "loads pipelined")
+    m = MACHINES["cortex-m4"]
+    got = run("cortex-m4", loads.body, tmp_path, regions=f"{m.mark_at & ~0xFFFF:#x} {m.stack_top:#x} 0 3 sram\n")
+    # the hand count, plus 3 wait states for each of the loop's 300 loads and the harness's LDR of
+    # the first mark (the literal loads read the code region: no wait)
+    assert got.cycles == loads.hand["cortex-m4"] + 3 * (300 + 1)
+
+
+def test_same_program_same_cycles(tmp_path):
+    loop = next(lp for lp in LOOPS_V7M if lp.name == "forward branch half taken")
+    runs = [run("cortex-m3", loop.body, tmp_path).cycles for _ in range(2)]
+    assert runs[0] == runs[1] == loop.hand["cortex-m3"]
+
+
+def test_bad_plugin_argument_is_one_line(tmp_path):
+    elf = build("cortex-m3", ALU_LOOP, tmp_path)
+    plugin = cycle_model.ensure()
+    cmd = [
+        "qemu-system-arm",
+        "-M",
+        "mps2-an385",
+        "-nographic",
+        "-monitor",
+        "none",
+        "-serial",
+        "none",
+        "-plugin",
+        f"{plugin},core=cortex-m9,clock_hz=1,mark_at=0x20000100",
+        "-kernel",
+        str(elf),
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode != 0
+    assert "cycles plugin: core=cortex-m9: one of cortex-m0plus, cortex-m3, cortex-m4, cortex-m33" in done.stderr
