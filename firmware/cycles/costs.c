@@ -31,7 +31,7 @@ static struct cost conditional_pc(struct cost c, int refill)
 {
     c.fixed -= refill;
     c.taken = refill;
-    c.kind = DYN_FLAGS;
+    c.kind = DYN_BRANCH;
     return c;
 }
 
@@ -45,7 +45,7 @@ static struct cost m0plus(const struct core_model *core, const struct insn *in)
     case K_LDM: return fixed(in->writes_pc ? 3 + in->nregs : 1 + in->nregs); /* POP {..,pc}: 3+N */
     case K_STM: return fixed(1 + in->nregs);        /* STM, PUSH: 1+N */
     case K_B: return fixed(2);                      /* B: 2 */
-    case K_BCOND: return (struct cost){1, 1, DYN_FLAGS}; /* B<cc>: 1 not taken, 2 taken */
+    case K_BCOND: return (struct cost){1, 1, DYN_BRANCH}; /* B<cc>: 1 not taken, 2 taken */
     case K_BL: return fixed(3);                     /* BL: 3 */
     case K_BX: return fixed(2);                     /* BX, BLX: 2 */
     case K_BARRIER: case K_ISB: case K_MRS: case K_MSR: return fixed(3); /* DMB/DSB/ISB, MRS, MSR: 3 */
@@ -84,8 +84,8 @@ static struct cost m3_family(const struct core_model *core, const struct insn *i
     case K_DSP_MUL: return fixed(1);                       /* M4 DSP multiplies: 1 */
     case K_DIV: return (struct cost){0, 0, DYN_DIV};        /* SDIV, UDIV: 2-12 */
     case K_B: return fixed(1 + refill);                    /* B: 1+P */
-    case K_BCOND: return (struct cost){1, refill, DYN_FLAGS}; /* B<cc>: 1, or 1+P taken */
-    case K_CBZ: return (struct cost){1, refill, DYN_CBZ};  /* CBZ/CBNZ: 1, or 1+P taken */
+    case K_BCOND: return (struct cost){1, refill, DYN_BRANCH}; /* B<cc>: 1, or 1+P taken */
+    case K_CBZ: return (struct cost){1, refill, DYN_BRANCH};  /* CBZ/CBNZ: 1, or 1+P taken */
     case K_BL: case K_BX: return fixed(1 + refill);        /* BL, BX, BLX: 1+P */
     case K_TB: return fixed(2 + refill);                   /* TBB, TBH: 2+P */
     case K_IT: return fixed(st->after_16bit ? 0 : 1);      /* IT: 1, folded after a 16-bit instruction */

@@ -12,7 +12,9 @@ struct core_model {
     int mul_cycles; /* Cortex-M0+ MULS: 1 (fast multiplier) or 32 (small) */
 };
 
-enum dynamic_kind { DYN_NONE, DYN_FLAGS, DYN_CBZ, DYN_DIV, DYN_MULL };
+/* DYN_BRANCH: a conditional PC write, taken or not as the next block's address says;
+ * DYN_DIV, DYN_MULL: the operands' values decide (read at the instruction) */
+enum dynamic_kind { DYN_NONE, DYN_BRANCH, DYN_DIV, DYN_MULL };
 
 struct cost {
     int fixed;              /* charged at translation: the whole cost, or a conditional branch not taken */

@@ -186,7 +186,8 @@ static void read_operands(const char *ops, struct insn *in)
         }
         if (*p == '[') { in_bracket = 1; p++; continue; }
         if (*p == ']') { in_bracket = 0; p++; continue; }
-        if (*p == '#' && in_bracket) { in->imm = (int32_t)strtol(p + 1, NULL, 0); }
+        if (*p == '#' && in_bracket) in->imm = (int32_t)strtol(p + 1, NULL, 0);
+        if (*p == '#' && !in_bracket) in->target = (uint32_t)strtoul(p + 1, NULL, 0);
         if (isalpha((unsigned char)*p)) {
             const char *start = p;
             while (isalnum((unsigned char)*p)) p++;
@@ -247,6 +248,7 @@ int decode_insn(const char *disas, struct insn *in)
     if (e->cls == K_B && cond != COND_AL) in->cls = K_BCOND;
     in->signed_op = name[0] == 's' && (e->cls == K_MULL || e->cls == K_MLAL || e->cls == K_DIV);
     read_operands(disas, in);
+    in->has_target = e->cls == K_B || e->cls == K_BL || e->cls == K_CBZ;
     if (e->cls == K_CBZ) in->cond = name[2] == 'n' ? 1 : 0; /* cbnz: ne, cbz: eq, on the register */
     if (e->cls == K_LDM || e->cls == K_STM || e->cls == K_VLDM || e->cls == K_VSTM) {
         int stack = !strcmp(e->name, "push") || !strcmp(e->name, "pop") || !strcmp(e->name, "vpush") || !strcmp(e->name, "vpop");

@@ -26,6 +26,8 @@ struct insn {
     uint8_t signed_op;  /* SMULL/SMLAL/SDIV */
     uint8_t src1, src2; /* register operands of a multiply or divide (the two multiplied/divided) */
     int32_t imm;        /* the address's immediate offset ([pc, #imm] literals) */
+    uint32_t target;    /* B, B<cc>, BL, CBZ: the branch's target address */
+    uint8_t has_target;
     char mnemonic[16];  /* without condition, flag-setting 's' or width suffix */
 };
 

@@ -11,9 +11,11 @@
  *
  * Hot path: each block's static cost (every instruction's cycles, conditional branches counted
  * not taken, and the fetch wait states of a region without a line buffer) is one inline add.
- * Callbacks run only for conditional branches (the flags decide, read at the branch), divides and
- * the Cortex-M3's long multiplies (the operands decide), stores (the mark), loads from a region
- * with data wait states, and blocks fetched through a line buffer. */
+ * Every block also runs one callback without registers (on_block): whether the previous block's
+ * conditional branch was taken (this block's address says), and the line buffer. Other callbacks:
+ * divides and the Cortex-M3's long multiplies (the operands' values decide, read at the
+ * instruction), single stores (the mark) and, only where a region has data wait states, loads
+ * and stores not based on SP or PC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,58 +50,55 @@ static uint32_t read_reg(unsigned int vcpu, int n)
     return v;
 }
 
-static int cond_passes(uint32_t xpsr, int cond)
+/* what a block's execution callback knows: its address, the line buffer lines it is fetched
+ * through, and, when it ends in a conditional PC write, where it falls through and branches to */
+struct block {
+    uint32_t start;
+    uint32_t fallthrough, target; /* target: 0 when not known at translation (BX, POP {pc} in IT) */
+    uint16_t taken;               /* cycles a taken branch adds */
+    uint8_t ends_conditional;
+    int8_t region;                /* index of the region with the line buffer, -1 if none */
+    uint32_t first_line, last_line;
+};
+
+static const struct block *pending; /* the last block, when it ended in a conditional branch */
+
+/* every block starts here: the previous block's conditional branch was taken when this block is
+ * its target (or, target unknown, anything but its fall-through); then the line buffer */
+static void on_block(unsigned int vcpu, void *ud)
 {
-    int n = xpsr >> 31 & 1, z = xpsr >> 30 & 1, c = xpsr >> 29 & 1, v = xpsr >> 28 & 1, r;
-    switch (cond >> 1) {
-    case 0: r = z; break;
-    case 1: r = c; break;
-    case 2: r = n; break;
-    case 3: r = v; break;
-    case 4: r = c && !z; break;
-    case 5: r = n == v; break;
-    case 6: r = !z && n == v; break;
-    default: return 1;
+    const struct block *b = ud;
+    if (pending) {
+        const struct block *p = pending;
+        int taken = p->target ? b->start == p->target : b->start != p->fallthrough;
+        branch_seen++;
+        if (taken) {
+            cycles += p->taken;
+            branch_taken++;
+        }
+        pending = NULL;
     }
-    return (cond & 1) ? !r : r;
+    if (b->ends_conditional) pending = b;
+    if (b->region >= 0) {
+        struct region *r = &mem.r[b->region];
+        cycles += accel_fetch(r->accel, b->first_line, b->last_line, r->fetch_ws);
+    }
 }
 
-/* the execution callbacks' user data: kind, condition or registers, the cycles at stake */
-#define UD(kind, a, b, extra, flag) \
-    ((uintptr_t)(kind) | (uintptr_t)(a) << 4 | (uintptr_t)(b) << 12 | (uintptr_t)(extra) << 20 | (uintptr_t)(flag) << 36)
+/* the execution callbacks' user data: kind, two registers, a flag */
+#define UD(kind, a, b, flag) ((uintptr_t)(kind) | (uintptr_t)(a) << 4 | (uintptr_t)(b) << 12 | (uintptr_t)(flag) << 20)
 #define UD_KIND(u) ((u) & 15)
 #define UD_A(u) ((u) >> 4 & 255)
 #define UD_B(u) ((u) >> 12 & 255)
-#define UD_EXTRA(u) ((u) >> 20 & 0xffff)
-#define UD_FLAG(u) ((u) >> 36 & 255)
+#define UD_FLAG(u) ((u) >> 20 & 255)
 
 static void on_insn(unsigned int vcpu, void *ud)
 {
     uintptr_t u = (uintptr_t)ud;
-    switch (UD_KIND(u)) {
-    case DYN_FLAGS:
-        branch_seen++;
-        if (cond_passes(read_reg(vcpu, 25), UD_A(u))) {
-            cycles += UD_EXTRA(u);
-            branch_taken++;
-        }
-        break;
-    case DYN_CBZ: {
-        uint32_t r = read_reg(vcpu, UD_B(u));
-        branch_seen++;
-        if ((UD_A(u) == 0) == (r == 0)) { /* cbz (cond eq) taken on zero, cbnz on nonzero */
-            cycles += UD_EXTRA(u);
-            branch_taken++;
-        }
-        break;
-    }
-    case DYN_DIV:
+    if (UD_KIND(u) == DYN_DIV)
         cycles += divide_cycles(read_reg(vcpu, UD_A(u)), read_reg(vcpu, UD_B(u)), UD_FLAG(u) & 1);
-        break;
-    case DYN_MULL:
+    else if (UD_KIND(u) == DYN_MULL)
         cycles += mull_cycles_m3(read_reg(vcpu, UD_A(u)), read_reg(vcpu, UD_B(u)), UD_FLAG(u) & 1, UD_FLAG(u) >> 1 & 1);
-        break;
-    }
 }
 
 static void write_mark(unsigned int vcpu, uint64_t now)
@@ -125,15 +124,6 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
     if ((u & 1) && vaddr == MARK_ADDR && qemu_plugin_mem_is_store(info)) write_mark(vcpu, cycles - (u >> 1));
 }
 
-/* a block fetched through a line buffer: user data is the region's index and its first and last line */
-static void on_accel_block(unsigned int vcpu, void *ud)
-{
-    uintptr_t u = (uintptr_t)ud;
-    struct region *r = &mem.r[u & 15];
-    uint32_t first = (uint32_t)(u >> 4 & 0xfffffff), count = (uint32_t)(u >> 32);
-    cycles += accel_fetch(r->accel, first, first + count, r->fetch_ws);
-}
-
 static void note_unknown(struct qemu_plugin_insn *qi, const char *name)
 {
     int i = 0;
@@ -157,10 +147,8 @@ static void instrument(struct qemu_plugin_insn *qi, const struct insn *in, struc
         qemu_plugin_register_vcpu_mem_cb(qi, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
                                          (void *)(uintptr_t)(after << 1 | single_store));
     uintptr_t ud = 0;
-    if (c.kind == DYN_FLAGS) ud = UD(DYN_FLAGS, in->cond, 0, c.taken, 0);
-    if (c.kind == DYN_CBZ) ud = UD(DYN_CBZ, in->cond, in->dest, c.taken, 0);
-    if (c.kind == DYN_DIV) ud = UD(DYN_DIV, in->src1, in->src2, 0, in->signed_op);
-    if (c.kind == DYN_MULL) ud = UD(DYN_MULL, in->src1, in->src2, 0, in->signed_op | (in->cls == K_MLAL) << 1);
+    if (c.kind == DYN_DIV) ud = UD(DYN_DIV, in->src1, in->src2, in->signed_op);
+    if (c.kind == DYN_MULL) ud = UD(DYN_MULL, in->src1, in->src2, in->signed_op | (in->cls == K_MLAL) << 1);
     if (ud) qemu_plugin_register_vcpu_insn_exec_cb(qi, on_insn, QEMU_PLUGIN_CB_R_REGS, (void *)ud);
 }
 
@@ -170,6 +158,30 @@ static int literal_ws(const struct insn *in, uint32_t pc)
     if (in->base != 15 || (in->cls != K_LDR && in->cls != K_LDRD && in->cls != K_VLDR)) return 0;
     const struct region *r = memory_find(&mem, ((pc + 4) & ~3u) + in->imm);
     return r ? r->data_ws : 0;
+}
+
+/* the block's record for on_block (kept: QEMU may run the block until the end) */
+static struct block *describe(struct qemu_plugin_tb *tb, const struct insn *last, struct cost c, const struct region *fetch)
+{
+    struct block *b = calloc(1, sizeof *b);
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    struct qemu_plugin_insn *lastq = qemu_plugin_tb_get_insn(tb, n - 1);
+    uint32_t end = (uint32_t)qemu_plugin_insn_vaddr(lastq) + qemu_plugin_insn_size(lastq);
+    b->start = (uint32_t)qemu_plugin_tb_vaddr(tb);
+    b->region = -1;
+    if (c.kind == DYN_BRANCH) {
+        b->ends_conditional = 1;
+        b->fallthrough = end;
+        b->target = last->has_target ? last->target : 0;
+        b->taken = (uint16_t)c.taken;
+    }
+    if (fetch && fetch->accel) {
+        int shift = __builtin_ctz(fetch->accel->line_bytes);
+        b->region = (int8_t)(fetch - mem.r);
+        b->first_line = b->start >> shift;
+        b->last_line = (end - 1) >> shift;
+    }
+    return b;
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -211,14 +223,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
     qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &cycles, total);
     qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &insns, n);
-    if (buffered && n) {
-        struct qemu_plugin_insn *lastq = qemu_plugin_tb_get_insn(tb, n - 1);
-        uint32_t end = (uint32_t)qemu_plugin_insn_vaddr(lastq) + qemu_plugin_insn_size(lastq) - 1;
-        int shift = __builtin_ctz(fetch->accel->line_bytes);
-        uintptr_t ud = (uintptr_t)(fetch - mem.r) | (uintptr_t)(start >> shift) << 4 |
-                       (uintptr_t)((end >> shift) - (start >> shift)) << 32;
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, on_accel_block, QEMU_PLUGIN_CB_NO_REGS, (void *)ud);
-    }
+    if (n) qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, describe(tb, &in[n - 1], c[n - 1], fetch));
 }
 
 static void at_exit(qemu_plugin_id_t id, void *p)
