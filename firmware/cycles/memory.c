@@ -27,6 +27,7 @@ static int add_accel(struct memory *m, const char *line, char *err, int errlen)
             a->line_bytes = line_bytes;
             a->prefetch = prefetch != 0;
             a->last_line = UINT32_MAX;
+            a->newest = a->oldest = -1;
             m->r[i].accel = a;
             return 0;
         }
@@ -92,25 +93,77 @@ const struct region *memory_find(const struct memory *m, uint32_t addr)
     return NULL;
 }
 
-/* one line through a fully associative, least-recently-used buffer; a miss on the line after the
- * last one fetched is served by the prefetcher (when the buffer has one) at no wait */
+/* the buffer is fully associative with least-recently-used replacement: a hash from line to
+ * slot (linear probing, deletion by backward shift) and a recency list keep each fetch O(1) */
+static unsigned bucket_of(uint32_t line) { return (line * 2654435761u) >> 22 & (ACCEL_BUCKETS - 1); }
+
+static int find_slot(const struct accel *a, uint32_t line)
+{
+    for (unsigned b = bucket_of(line);; b = (b + 1) & (ACCEL_BUCKETS - 1)) {
+        uint64_t e = a->bucket[b];
+        if (!e) return -1;
+        if ((e >> 9) == (uint64_t)line + 1) return (int)(e & 511);
+    }
+}
+
+static void forget(struct accel *a, uint32_t line)
+{
+    unsigned b = bucket_of(line);
+    while ((a->bucket[b] >> 9) != (uint64_t)line + 1) b = (b + 1) & (ACCEL_BUCKETS - 1);
+    a->bucket[b] = 0;
+    for (unsigned j = (b + 1) & (ACCEL_BUCKETS - 1); a->bucket[j]; j = (j + 1) & (ACCEL_BUCKETS - 1)) {
+        unsigned home = bucket_of((uint32_t)((a->bucket[j] >> 9) - 1));
+        /* move the entry back into the hole unless its home lies cyclically in (b, j] */
+        if (((j - home) & (ACCEL_BUCKETS - 1)) >= ((j - b) & (ACCEL_BUCKETS - 1))) {
+            a->bucket[b] = a->bucket[j];
+            a->bucket[j] = 0;
+            b = j;
+        }
+    }
+}
+
+static void unlink_slot(struct accel *a, int s)
+{
+    if (a->newer[s] >= 0) a->older[a->newer[s]] = a->older[s]; else a->newest = a->older[s];
+    if (a->older[s] >= 0) a->newer[a->older[s]] = a->newer[s]; else a->oldest = a->newer[s];
+}
+
+static void make_newest(struct accel *a, int s)
+{
+    a->newer[s] = -1;
+    a->older[s] = a->newest;
+    if (a->newest >= 0) a->newer[a->newest] = (int16_t)s;
+    a->newest = (int16_t)s;
+    if (a->oldest < 0) a->oldest = (int16_t)s;
+}
+
+/* one line: a hit waits 0; a miss on the line after the last one fetched is the prefetcher's
+ * (when the buffer has one) and waits 0; any other miss waits the region's fetch wait states */
 static int accel_line(struct accel *a, uint32_t line, int fetch_ws)
 {
-    int victim = 0;
-    a->clock++;
-    for (int i = 0; i < a->lines; i++) {
-        if (a->used[i] && a->tag[i] == line) {
-            a->used[i] = a->clock;
-            a->hits++;
-            a->last_line = line;
-            return 0;
-        }
-        if (a->used[i] < a->used[victim]) victim = i;
-    }
+    int s = find_slot(a, line);
     int sequential = a->prefetch && line == a->last_line + 1;
-    a->tag[victim] = line;
-    a->used[victim] = a->clock;
     a->last_line = line;
+    if (s >= 0) {
+        if (a->newest != s) {
+            unlink_slot(a, s);
+            make_newest(a, s);
+        }
+        a->hits++;
+        return 0;
+    }
+    if (a->used < a->lines) {
+        s = a->used++;
+    } else {
+        s = a->oldest;
+        forget(a, a->tag[s]);
+        unlink_slot(a, s);
+    }
+    a->tag[s] = line;
+    make_newest(a, s);
+    unsigned b = bucket_of(line);
+    while (a->bucket[b]) b = (b + 1) & (ACCEL_BUCKETS - 1);
+    a->bucket[b] = ((uint64_t)line + 1) << 9 | (uint64_t)s;
     if (sequential) {
         a->prefetched++;
         return 0;

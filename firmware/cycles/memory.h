@@ -7,13 +7,17 @@
 #define MAX_REGIONS 16
 #define MAX_LINES 256
 
+#define ACCEL_BUCKETS 1024 /* a power of two, over 2 * MAX_LINES: the line -> slot hash */
+
 struct accel {
     int lines;        /* lines of the instruction buffer (ART: 64) */
     int line_bytes;   /* bytes a line holds (ART: 16) */
     int prefetch;     /* 1: the next sequential line is fetched while the current one executes */
+    int used;         /* slots filled */
     uint32_t tag[MAX_LINES];
-    uint64_t used[MAX_LINES]; /* LRU stamp; 0 = empty */
-    uint64_t clock;
+    int16_t newer[MAX_LINES], older[MAX_LINES]; /* the recency list, -1 at its ends */
+    int16_t newest, oldest;
+    uint64_t bucket[ACCEL_BUCKETS]; /* (line + 1) << 9 | slot, 0 empty (linear probing) */
     uint32_t last_line;
     uint64_t hits, misses, prefetched;
 };

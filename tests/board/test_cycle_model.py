@@ -636,3 +636,34 @@ def test_bad_plugin_argument_is_one_line(tmp_path):
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode != 0
     assert "cycles plugin: core=cortex-m9: one of cortex-m0plus, cortex-m3, cortex-m4, cortex-m33" in done.stderr
+
+
+def _nop_loop(nops: int) -> str:
+    return f"""
+  movs r3, #100
+  b 1f
+  .balign 16
+loop_start:
+1: .rept {nops}
+  nop
+  .endr
+  subs r3, #1
+  bne 1b
+loop_end:
+"""
+
+
+@pytest.mark.parametrize(
+    "nops,misses",
+    [
+        (400, 51),  # 400 NOPs + SUBS + BNE = 804 bytes = 51 lines: missed once each, then hits
+        (520, 66 * 100),  # 1044 bytes = 66 lines, over the 64: least recently used, every line misses every pass
+    ],
+)
+def test_line_buffer_replaces_the_least_recently_used(tmp_path, nops, misses):
+    plain = run("cortex-m4", _nop_loop(nops), tmp_path)
+    base = 1 + 3 + 100 * (nops + 2) + 99 * 2  # MOVS 1 + B 1+P + 100 * (NOPs + SUBS + BNE) + 99 * P
+    assert plain.cycles == base
+    regions = _loop_region(plain.symbols, 1, 0) + "accel loop 64 16 0\n"  # no prefetch
+    got = run("cortex-m4", _nop_loop(nops), tmp_path, regions=regions)
+    assert got.cycles == base + misses  # 1 wait state a miss
