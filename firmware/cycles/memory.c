@@ -175,6 +175,10 @@ static int accel_line(struct accel *a, uint32_t line, int fetch_ws)
 int accel_fetch(struct accel *a, uint32_t first, uint32_t last, int fetch_ws)
 {
     int waits = 0;
+    if (first == last && first == a->last_line) { /* the line fetched last: the newest, a hit */
+        a->hits++;
+        return 0;
+    }
     for (uint32_t line = first; line <= last; line++) waits += accel_line(a, line, fetch_ws);
     return waits;
 }
