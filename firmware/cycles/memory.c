@@ -95,24 +95,24 @@ const struct region *memory_find(const struct memory *m, uint32_t addr)
 
 /* the buffer is fully associative with least-recently-used replacement: a hash from line to
  * slot (linear probing, deletion by backward shift) and a recency list keep each fetch O(1) */
-static unsigned bucket_of(uint32_t line) { return (line * 2654435761u) >> 22 & (ACCEL_BUCKETS - 1); }
+static unsigned bucket_of(uint32_t line) { return (line * 2654435761u) >> 19 & (ACCEL_BUCKETS - 1); /* the top 13 bits */ }
 
 static int find_slot(const struct accel *a, uint32_t line)
 {
     for (unsigned b = bucket_of(line);; b = (b + 1) & (ACCEL_BUCKETS - 1)) {
         uint64_t e = a->bucket[b];
         if (!e) return -1;
-        if ((e >> 9) == (uint64_t)line + 1) return (int)(e & 511);
+        if ((e >> 13) == (uint64_t)line + 1) return (int)(e & 8191);
     }
 }
 
 static void forget(struct accel *a, uint32_t line)
 {
     unsigned b = bucket_of(line);
-    while ((a->bucket[b] >> 9) != (uint64_t)line + 1) b = (b + 1) & (ACCEL_BUCKETS - 1);
+    while ((a->bucket[b] >> 13) != (uint64_t)line + 1) b = (b + 1) & (ACCEL_BUCKETS - 1);
     a->bucket[b] = 0;
     for (unsigned j = (b + 1) & (ACCEL_BUCKETS - 1); a->bucket[j]; j = (j + 1) & (ACCEL_BUCKETS - 1)) {
-        unsigned home = bucket_of((uint32_t)((a->bucket[j] >> 9) - 1));
+        unsigned home = bucket_of((uint32_t)((a->bucket[j] >> 13) - 1));
         /* move the entry back into the hole unless its home lies cyclically in (b, j] */
         if (((j - home) & (ACCEL_BUCKETS - 1)) >= ((j - b) & (ACCEL_BUCKETS - 1))) {
             a->bucket[b] = a->bucket[j];
@@ -163,7 +163,7 @@ static int accel_line(struct accel *a, uint32_t line, int fetch_ws)
     make_newest(a, s);
     unsigned b = bucket_of(line);
     while (a->bucket[b]) b = (b + 1) & (ACCEL_BUCKETS - 1);
-    a->bucket[b] = ((uint64_t)line + 1) << 9 | (uint64_t)s;
+    a->bucket[b] = ((uint64_t)line + 1) << 13 | (uint64_t)s;
     if (sequential) {
         a->prefetched++;
         return 0;

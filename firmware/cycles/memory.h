@@ -5,9 +5,9 @@
 #include <stdint.h>
 
 #define MAX_REGIONS 16
-#define MAX_LINES 256
+#define MAX_LINES 4096 /* an XIP cache of 16 KB in 8-byte lines is 2048 */
 
-#define ACCEL_BUCKETS 1024 /* a power of two, over 2 * MAX_LINES: the line -> slot hash */
+#define ACCEL_BUCKETS 8192 /* a power of two, at least 2 * MAX_LINES: the line -> slot hash */
 
 struct accel {
     int lines;        /* lines of the instruction buffer (ART: 64) */
@@ -17,7 +17,7 @@ struct accel {
     uint32_t tag[MAX_LINES];
     int16_t newer[MAX_LINES], older[MAX_LINES]; /* the recency list, -1 at its ends */
     int16_t newest, oldest;
-    uint64_t bucket[ACCEL_BUCKETS]; /* (line + 1) << 9 | slot, 0 empty (linear probing) */
+    uint64_t bucket[ACCEL_BUCKETS]; /* (line + 1) << 13 | slot, 0 empty (linear probing) */
     uint32_t last_line;
     uint64_t hits, misses, prefetched;
 };

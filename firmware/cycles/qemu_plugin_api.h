@@ -51,7 +51,7 @@ void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t 
 void qemu_plugin_outs(const char *string);
 
 /* QEMU internals that Debian's qemu-system-arm 7.2 exports (it links with --export-dynamic):
- * not plugin API, so they tie this plugin to that build (the version is checked at install). */
+ * not plugin API, so they tie this plugin to that build (another fails to load it: undefined symbol). */
 typedef struct CPUState CPUState;
 typedef struct { uint8_t *data; unsigned int len; } GByteArray;
 int cpu_memory_rw_debug(CPUState *cpu, uint64_t addr, void *buf, size_t len, bool is_write);

@@ -654,16 +654,22 @@ loop_end:
 
 
 @pytest.mark.parametrize(
-    "nops,misses",
+    "nops,lines,line_bytes,misses",
     [
-        (400, 51),  # 400 NOPs + SUBS + BNE = 804 bytes = 51 lines: missed once each, then hits
-        (520, 66 * 100),  # 1044 bytes = 66 lines, over the 64: least recently used, every line misses every pass
+        (400, 64, 16, 51),  # 400 NOPs + SUBS + BNE = 804 bytes = 51 lines: missed once each, then hits
+        (
+            520,
+            64,
+            16,
+            66 * 100,
+        ),  # 1044 bytes = 66 lines, over the 64: least recently used, every line misses every pass
+        (520, 2048, 8, 131),  # an XIP-cache-sized buffer (16 KB of 8-byte lines): 131 lines, missed once each
     ],
 )
-def test_line_buffer_replaces_the_least_recently_used(tmp_path, nops, misses):
+def test_line_buffer_replaces_the_least_recently_used(tmp_path, nops, lines, line_bytes, misses):
     plain = run("cortex-m4", _nop_loop(nops), tmp_path)
     base = 1 + 3 + 100 * (nops + 2) + 99 * 2  # MOVS 1 + B 1+P + 100 * (NOPs + SUBS + BNE) + 99 * P
     assert plain.cycles == base
-    regions = _loop_region(plain.symbols, 1, 0) + "accel loop 64 16 0\n"  # no prefetch
+    regions = _loop_region(plain.symbols, 1, 0) + f"accel loop {lines} {line_bytes} 0\n"  # no prefetch
     got = run("cortex-m4", _nop_loop(nops), tmp_path, regions=regions)
     assert got.cycles == base + misses  # 1 wait state a miss
