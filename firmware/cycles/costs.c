@@ -106,6 +106,7 @@ struct cost insn_cost(const struct core_model *core, const struct insn *in, int 
     if (in->in_it && in->writes_pc && c.kind == DYN_NONE) c = conditional_pc(c, refill);
     if (in->in_it && (in->cls == K_B || in->cls == K_BX || in->cls == K_BL) && c.kind == DYN_NONE)
         c = conditional_pc(c, refill);
+    if (in->in_it && c.kind == DYN_NONE && c.fixed > 1) c.kind = DYN_IT_SKIP; /* a failed one costs 1 */
     st->after_load = core->id != CORE_M0P && in->cls == K_LDR && !in->writes_pc;
     st->load_dest = in->dest;
     st->after_16bit = size == 2;

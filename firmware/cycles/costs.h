@@ -13,8 +13,9 @@ struct core_model {
 };
 
 /* DYN_BRANCH: a conditional PC write, taken or not as the next block's address says;
- * DYN_DIV, DYN_MULL: the operands' values decide (read at the instruction) */
-enum dynamic_kind { DYN_NONE, DYN_BRANCH, DYN_DIV, DYN_MULL };
+ * DYN_DIV, DYN_MULL: the operands' values decide (read at the instruction);
+ * DYN_IT_SKIP: an instruction of an IT block costing over 1: 1 when its condition fails */
+enum dynamic_kind { DYN_NONE, DYN_BRANCH, DYN_DIV, DYN_MULL, DYN_IT_SKIP };
 
 struct cost {
     int fixed;              /* charged at translation: the whole cost, or a conditional branch not taken */

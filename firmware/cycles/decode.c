@@ -248,6 +248,12 @@ int decode_insn(const char *disas, struct insn *in)
     if (e->cls == K_B && cond != COND_AL) in->cls = K_BCOND;
     in->signed_op = name[0] == 's' && (e->cls == K_MULL || e->cls == K_MLAL || e->cls == K_DIV);
     read_operands(disas, in);
+    if (e->cls == K_IT) { /* "itte eq": the block's first condition; the mnemonic keeps the pattern */
+        char c[3] = {0};
+        while (*disas == ' ' || *disas == '\t') disas++;
+        memcpy(c, disas, 2);
+        in->cond = cond_code(c) >= 0 ? (uint8_t)cond_code(c) : COND_AL;
+    }
     in->has_target = e->cls == K_B || e->cls == K_BL || e->cls == K_CBZ;
     if (e->cls == K_CBZ) in->cond = name[2] == 'n' ? 1 : 0; /* cbnz: ne, cbz: eq, on the register */
     if (e->cls == K_LDM || e->cls == K_STM || e->cls == K_VLDM || e->cls == K_VSTM) {
@@ -255,4 +261,19 @@ int decode_insn(const char *disas, struct insn *in)
         in->base = stack ? 13 : in->dest;
     }
     return 0;
+}
+
+void apply_it(struct it_state *it, struct insn *in)
+{
+    if (it->left && in->cls != K_IT) {
+        int k = 4 - it->left--;
+        if (in->cond == COND_AL) in->cond = it->cond[k];
+        if (in->cls == K_B && in->cond != COND_AL) in->cls = K_BCOND;
+        else in->in_it = 1;
+    }
+    if (in->cls == K_IT && in->cond != COND_AL) {
+        const char *pattern = in->mnemonic + 1; /* "tte" of "itte": t = the condition, e = its inverse */
+        it->left = (int)strlen(pattern);
+        for (int i = 0; i < it->left; i++) it->cond[4 - it->left + i] = pattern[i] == 't' ? in->cond : in->cond ^ 1;
+    }
 }

@@ -31,7 +31,15 @@ struct insn {
     char mnemonic[16];  /* without condition, flag-setting 's' or width suffix */
 };
 
+/* the conditions an IT instruction gives the (up to 4) instructions after it */
+struct it_state {
+    int left;
+    uint8_t cond[4];
+};
+
 /* 0 when the text was decoded, -1 when the mnemonic is not in the tables (cls K_UNKNOWN). */
 int decode_insn(const char *disas, struct insn *out);
 const char *class_name(enum insn_class cls);
+/* the disassembly prints an IT block's instructions without their condition: this gives it them */
+void apply_it(struct it_state *it, struct insn *in);
 #endif

@@ -14,7 +14,7 @@
  * Every block also runs one callback without registers (on_block): whether the previous block's
  * conditional branch was taken (this block's address says), and the line buffer. Other callbacks:
  * divides and the Cortex-M3's long multiplies (the operands' values decide, read at the
- * instruction), single stores (the mark) and, only where a region has data wait states, loads
+ * instruction), instructions of an IT block that cost over 1 (the flags decide), single stores (the mark) and, only where a region has data wait states, loads
  * and stores not based on SP or PC. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +85,22 @@ static void on_block(unsigned int vcpu, void *ud)
     }
 }
 
+static int cond_passes(uint32_t xpsr, int cond)
+{
+    int n = xpsr >> 31 & 1, z = xpsr >> 30 & 1, c = xpsr >> 29 & 1, v = xpsr >> 28 & 1, r;
+    switch (cond >> 1) {
+    case 0: r = z; break;             /* eq, ne */
+    case 1: r = c; break;             /* hs, lo */
+    case 2: r = n; break;             /* mi, pl */
+    case 3: r = v; break;             /* vs, vc */
+    case 4: r = c && !z; break;       /* hi, ls */
+    case 5: r = n == v; break;        /* ge, lt */
+    case 6: r = !z && n == v; break;  /* gt, le */
+    default: return 1;
+    }
+    return (cond & 1) ? !r : r;
+}
+
 /* the execution callbacks' user data: kind, two registers, a flag */
 #define UD(kind, a, b, flag) ((uintptr_t)(kind) | (uintptr_t)(a) << 4 | (uintptr_t)(b) << 12 | (uintptr_t)(flag) << 20)
 #define UD_KIND(u) ((u) & 15)
@@ -99,6 +115,8 @@ static void on_insn(unsigned int vcpu, void *ud)
         cycles += divide_cycles(read_reg(vcpu, UD_A(u)), read_reg(vcpu, UD_B(u)), UD_FLAG(u) & 1);
     else if (UD_KIND(u) == DYN_MULL)
         cycles += mull_cycles_m3(read_reg(vcpu, UD_A(u)), read_reg(vcpu, UD_B(u)), UD_FLAG(u) & 1, UD_FLAG(u) >> 1 & 1);
+    else if (UD_KIND(u) == DYN_IT_SKIP && !cond_passes(read_reg(vcpu, 25), UD_A(u)))
+        cycles -= UD_B(u); /* charged in full at translation: a failed condition costs 1 */
 }
 
 static void write_mark(unsigned int vcpu, uint64_t now)
@@ -149,6 +167,7 @@ static void instrument(struct qemu_plugin_insn *qi, const struct insn *in, struc
     uintptr_t ud = 0;
     if (c.kind == DYN_DIV) ud = UD(DYN_DIV, in->src1, in->src2, in->signed_op);
     if (c.kind == DYN_MULL) ud = UD(DYN_MULL, in->src1, in->src2, in->signed_op | (in->cls == K_MLAL) << 1);
+    if (c.kind == DYN_IT_SKIP) ud = UD(DYN_IT_SKIP, in->cond, c.fixed - 1, 0);
     if (ud) qemu_plugin_register_vcpu_insn_exec_cb(qi, on_insn, QEMU_PLUGIN_CB_R_REGS, (void *)ud);
 }
 
@@ -191,6 +210,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     struct insn in[n ? n : 1];
     struct cost c[n ? n : 1];
     struct pipe_state st = {0, REG_NONE, 0};
+    struct it_state it = {0, {0}};
     uint64_t total = 0;
     uint32_t start = (uint32_t)qemu_plugin_tb_vaddr(tb), last_word = UINT32_MAX;
     const struct region *fetch = memory_find(&mem, start);
@@ -201,6 +221,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         int size = (int)qemu_plugin_insn_size(qi);
         char *text = qemu_plugin_insn_disas(qi);
         if (decode_insn(text, &in[i]) < 0) note_unknown(qi, in[i].mnemonic);
+        apply_it(&it, &in[i]);
         c[i] = insn_cost(&core, &in[i], size, &st);
         cost[i] = c[i].fixed + literal_ws(&in[i], pc);
         const struct region *r = buffered ? NULL : memory_find(&mem, pc);

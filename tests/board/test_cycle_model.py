@@ -312,6 +312,37 @@ LOOPS_V7M = [
   bne 1b""",
         _same(1 + 100 * (1 + 0 + 1 + 1 + 2) + 99 * 2),
     ),
+    # LDR literal 2 + MOVS 1 + 100 * (CMP 1 + IT 0 (folded) + LDRHI 2 + SUBS 1 + BNE 1) + 99 * P,
+    # less 1 for each of the 50 passes (r3 = 1..50) whose LDRHI fails its condition (1 cycle)
+    Loop(
+        "it load skipped",
+        """
+  ldr r1, =MARK_AT+64
+  movs r3, #100
+1: cmp r3, #50
+  it hi
+  ldrhi r2, [r1]
+  subs r3, #1
+  bne 1b""",
+        _same(3 + 100 * (1 + 0 + 2 + 2) - 50 + 99 * 2),
+    ),
+    # MOVS 1 + 100 * (BL 1+P + CMP 1 + IT 0 + SUBS 1 + BNE 1) + 99 * P + B 1+P, and in the
+    # function: BXHI LR taken 1+P (r3 = 51..100: 50 passes), or not taken 1 then BX LR 1+P (50)
+    Loop(
+        "conditional return in it",
+        """
+  movs r3, #100
+1: bl 5f
+  subs r3, #1
+  bne 1b
+  b 6f
+5: cmp r3, #50
+  it hi
+  bxhi lr
+  bx lr
+6:""",
+        _same(1 + 100 * (3 + 1 + 0 + 2) + 50 * 3 + 50 * (1 + 3) + 99 * 2 + 3),
+    ),
     # MOVS 1 + 100 * (BL 1+P + BX 1+P + 2) + 99 * P + B 1+P (over the function)
     Loop(
         "call return",
