@@ -61,6 +61,10 @@ static const struct entry TABLE[] = {
     {"nop", K_HINT}, {"yield", K_HINT}, {"wfe", K_HINT}, {"wfi", K_HINT}, {"sev", K_HINT},
     {"dmb", K_BARRIER}, {"dsb", K_BARRIER}, {"isb", K_ISB}, {"mrs", K_MRS}, {"msr", K_MSR},
     {"cpsid", K_CPS}, {"cpsie", K_CPS}, {"svc", K_SVC}, {"bkpt", K_SVC}, {"udf", K_SVC},
+    {"dbg", K_HINT}, {"esb", K_HINT}, {"csdb", K_BARRIER}, {"ssbb", K_BARRIER}, {"pssbb", K_BARRIER},
+    /* Armv8-M security extension (Cortex-M33) */
+    {"sg", K_HINT}, {"bxns", K_BX}, {"blxns", K_BX}, {"tt", K_ALU}, {"ttt", K_ALU}, {"tta", K_ALU},
+    {"ttat", K_ALU},
     /* FPU (FPv4-SP / FPv5) */
     {"vabs", K_VALU}, {"vadd", K_VALU}, {"vsub", K_VALU}, {"vmul", K_VALU}, {"vnmul", K_VALU},
     {"vneg", K_VALU}, {"vcmp", K_VALU}, {"vcmpe", K_VALU}, {"vcvt", K_VALU}, {"vcvtr", K_VALU},
