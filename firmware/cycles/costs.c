@@ -1,7 +1,7 @@
 /* Instruction cycles per core. The sources, section by section, are in docs/timing.md:
- *   Cortex-M0+: DDI 0484C, table 3-1 ("Cortex-M0+ instruction summary");
- *   Cortex-M3:  DDI 0337H, section 18.2 (table 18-1) and 18.3 (load/store timings);
- *   Cortex-M4:  DDI 0439B, table 3-1 and section 3.3.2, the FPU's table 7-1;
+ *   Cortex-M0+: DDI 0484C, section 3.3, table 3-1 ("Cortex-M0+ instruction summary");
+ *   Cortex-M3:  DDI 0337H, section 3.3.1 (table 3-1) and 3.3.2 (load/store timings);
+ *   Cortex-M4:  DDI 0439B, section 3.3.1 (table 3-1) and 3.3.2, the FPU's table 7-1;
  *   Cortex-M33: no published table: the M4's timings (see docs/timing.md).
  * Every cost is for a core that is not stalled by memory: wait states are added by plugin.c. */
 #include <string.h>
@@ -35,7 +35,7 @@ static struct cost conditional_pc(struct cost c, int refill)
     return c;
 }
 
-/* Cortex-M0+ (2-stage pipeline, ARMv6-M): DDI 0484C table 3-1 */
+/* Cortex-M0+ (2-stage pipeline, ARMv6-M): DDI 0484C table 3-1 (loads 2: the single-cycle I/O port's 1 is not modelled) */
 static struct cost m0plus(const struct core_model *core, const struct insn *in)
 {
     switch (in->cls) {
@@ -54,7 +54,7 @@ static struct cost m0plus(const struct core_model *core, const struct insn *in)
 }
 
 /* loads and stores of the Cortex-M3/M4: 2 cycles, one less when pipelined after a single LDR
- * whose destination is not the new address's base (DDI 0337H 18.3, DDI 0439B 3.3.2) */
+ * whose destination is not the new address's base (DDI 0337H 3.3.2, DDI 0439B 3.3.2) */
 static struct cost load_store(const struct core_model *core, const struct insn *in, struct pipe_state *st)
 {
     int refill = core->refill;
@@ -78,7 +78,7 @@ static struct cost m3_family(const struct core_model *core, const struct insn *i
     switch (in->cls) {
     case K_ALU_PC: return fixed(1 + refill);               /* ADD/MOV PC: 1+P */
     case K_MUL: return fixed(1);                           /* MUL: 1 */
-    case K_MLA: return fixed(2);                           /* MLA, MLS: 2 */
+    case K_MLA: return fixed(m3 ? 2 : 1);                  /* MLA, MLS: M3 2, M4 1 */
     case K_MULL: case K_MLAL:                              /* M3: 3-5, 4-7; M4: 1 */
         return m3 ? (struct cost){0, 0, DYN_MULL} : fixed(1);
     case K_DSP_MUL: return fixed(1);                       /* M4 DSP multiplies: 1 */
