@@ -88,6 +88,7 @@ static struct cost m3_family(const struct core_model *core, const struct insn *i
     case K_CBZ: return (struct cost){1, refill, DYN_BRANCH};  /* CBZ/CBNZ: 1, or 1+P taken */
     case K_BL: case K_BX: return fixed(1 + refill);        /* BL, BX, BLX: 1+P */
     case K_TB: return fixed(2 + refill);                   /* TBB, TBH: 2+P */
+    case K_ISB: return fixed(1 + refill);                  /* ISB: 1+B, B at least a refill */
     case K_IT: return fixed(st->after_16bit ? 0 : 1);      /* IT: 1, folded after a 16-bit instruction */
     case K_VMLA: return fixed(3);                          /* VMLA/VMLS/VNMLA/VFMA...: 3 */
     case K_VDIV: return fixed(14);                         /* VDIV, VSQRT: 14 */
@@ -95,7 +96,7 @@ static struct cost m3_family(const struct core_model *core, const struct insn *i
     case K_LDR: case K_STR: case K_LDRD: case K_STRD: case K_LDM: case K_STM:
     case K_VLDR: case K_VSTR: case K_VLDM: case K_VSTM:
         return load_store(core, in, st);
-    default: return fixed(1); /* ALU, DSP SIMD, saturation, hints, barriers, MRS/MSR, FPU ALU: 1 */
+    default: return fixed(1); /* ALU, DSP SIMD, saturation, hints, DMB/DSB (1+B, B = 0), MRS/MSR, FPU ALU: 1 */
     }
 }
 
