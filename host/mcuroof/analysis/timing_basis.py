@@ -8,6 +8,10 @@
 - rp2040js (a cycle model, known by its firmware's sys.platform "rp2040js-*"): time counts the
   cycles of the modelled Cortex-M0+ at its 125 MHz, each instruction's M0+ cycles with memory
   that has no wait states: neither real time nor host time (MODELS).
+- A modelled board (qemu-m4, qemu-m33, or one of them timed as another board with --as: the
+  board's `cycle_model`): time counts the cycles the cycle model (a QEMU plugin with the core's TRM
+  timings and the board's flash wait states) charges, at the modelled board's clock: an estimate
+  of the chip's own time, in its milliseconds (MODELLED).
 - A real board: time counts its clock (ticks_us); figures per cycle at `cycle_hz`, the DWT cycle
   counter's rate against ticks_us where the probe saw it count (board.cycle_counter), else at
   `clock_hz`, the clock machine.freq() reported, saying it was not counted.
@@ -30,6 +34,8 @@ from mcuroof.units import si
 INSTRUCTIONS, CYCLES, HOST = "instructions", "cycles", "host time"
 SUSPECT = "ticks (emulator suspected)"
 COUNTED = "counted"
+MODELLED = "modelled"  # clock_from of a board timed by the cycle model
+MODELLED_SCALE = "modelled chip time"
 # board seconds per host second that real time can show over a serial link (measure.pace: a
 # 100 ms span between two records whose latency is a few ms); QEMU ran 0.36-16 here, rp2040js 0.04-0.5
 REAL_TIME_PACE = (0.8, 1.25)
@@ -49,6 +55,8 @@ class Basis:
     suspect_why: str | None = None  # SUSPECT: what marked the emulator
     model: str | None = None  # CYCLES counted by a cycle model (rp2040js), not by a chip's clock
     core: str | None = None  # the modelled core ("Cortex-M0+"), where `model` is set
+    modelled: str | None = None  # the cycle model's label, "modelled cycles (Cortex-M4 TRM timings; ...)"
+    modelled_board: str | None = None  # the board the cycle model times (qemu-m4, or --as's pyboard)
 
     @property
     def rate_text(self) -> str:
@@ -64,6 +72,8 @@ class Basis:
         """A short heading: "instructions (QEMU shift=6: 15.6 M instr/s)", "cycles at 125 MHz"."""
         if self.kind == INSTRUCTIONS:
             return f"instructions (QEMU shift={self.icount_shift}: {self.rate_text})"
+        if self.modelled:
+            return f"{self.modelled} at {self.rate_text}"
         if self.kind == CYCLES and self.model:
             return f"cycles of the modelled {self.core or 'core'} at {self.rate_text} ({self.model})"
         if self.kind == CYCLES:
@@ -79,6 +89,12 @@ class Basis:
             return (
                 f"QEMU -icount shift={self.icount_shift}: time counts instructions ({2**self.icount_shift} ns "
                 f"each, {self.rate_text}), not cycles"
+            )
+        if self.modelled:
+            return (
+                f"{self.modelled_board} emulated: time counts {self.modelled} at {self.rate_text}: the cycle model "
+                "(a QEMU plugin) charges each instruction its cycles and the memory's wait states; an estimate "
+                "of the chip's own time, not host time"
             )
         if self.kind == CYCLES and self.model:
             return (
@@ -133,6 +149,18 @@ def of(board: dict) -> Basis:
     shift = board.get("icount_shift")
     if isinstance(shift, int) and not isinstance(shift, bool):
         return Basis(INSTRUCTIONS, 1e9 / 2**shift, "instr", shift, board.get("clock_hz"))
+    cm = board.get("cycle_model")
+    if cm:
+        return Basis(
+            CYCLES,
+            float(cm["clock_hz"]),
+            "cycle",
+            clock_from=MODELLED,
+            model="cycle model",
+            core=cm["core"],
+            modelled=cm["label"],
+            modelled_board=cm["board"],
+        )
     if board.get("platform") in HOST_PLATFORMS or board.get("name") == "unix":
         return Basis(HOST, None, None)
     model = _model(board)
@@ -191,6 +219,8 @@ def scale(basis: Basis) -> str | None:
     """The time scale a run's figures are on; runs compare only within one (None: with none)."""
     if basis.kind == INSTRUCTIONS:
         return "QEMU instructions"
+    if basis.modelled:
+        return MODELLED_SCALE
     if basis.kind == CYCLES:
         return f"{basis.model} cycles" if basis.model else "board time"
     return HOST if basis.kind == HOST else None
@@ -207,6 +237,8 @@ def counts(b: Basis) -> str:
     """What a run's time counts, in a clause: "counts QEMU instructions (-icount)"."""
     if b.kind == INSTRUCTIONS:
         return "counts QEMU instructions (-icount)"
+    if b.modelled:
+        return f"counts {b.modelled} of {b.modelled_board} at {b.rate_text}"
     if b.kind == CYCLES and b.model:
         return f"counts the cycles of {b.model}'s modelled {b.core or 'core'}"
     if b.kind == CYCLES:
@@ -246,6 +278,8 @@ def ratio_word(bases: list[Basis]) -> str | None:
     one = scales.pop()
     if one == "QEMU instructions":
         return "instruction-count ratio"
+    if one == MODELLED_SCALE:
+        return "modelled speed-up"
     return "cycle-count ratio" if one.endswith(" cycles") else "speed-up"
 
 
@@ -257,6 +291,8 @@ def least_time_word(bases: list[Basis], short: bool = False) -> str | None:
         return None
     if word == "instruction-count ratio":
         return "fewest instructions" if short else "fewest instructions (QEMU time)"
+    if word == "modelled speed-up":
+        return "fastest (modelled)"
     if word == "cycle-count ratio":
         return "fewest cycles" if short else f"fewest cycles ({bases[0].model}'s model)"
     return "fastest"

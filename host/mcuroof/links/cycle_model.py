@@ -134,7 +134,12 @@ TIMINGS = {
     "cortex-m4": "Cortex-M4 TRM timings",
     "cortex-m33": "Cortex-M4 TRM timings, assumed for the M33",
 }
-CORE_NAMES = {"cortex-m0plus": "Cortex-M0+", "cortex-m3": "Cortex-M3", "cortex-m4": "Cortex-M4", "cortex-m33": "Cortex-M33"}
+CORE_NAMES = {
+    "cortex-m0plus": "Cortex-M0+",
+    "cortex-m3": "Cortex-M3",
+    "cortex-m4": "Cortex-M4",
+    "cortex-m33": "Cortex-M33",
+}
 
 
 @dataclass(frozen=True)
@@ -163,8 +168,10 @@ class Setup:
     @property
     def memory_text(self) -> str:
         """The flash's wait states as people read them: "5 flash wait states, a 64-line buffer"."""
-        ws = f"{self.fetch_ws} flash wait states" if self.fetch_ws == self.data_ws else (
-            f"flash wait states {self.fetch_ws} on fetch, {self.data_ws} on data"
+        ws = (
+            f"{self.fetch_ws} flash wait states"
+            if self.fetch_ws == self.data_ws
+            else (f"flash wait states {self.fetch_ws} on fetch, {self.data_ws} on data")
         )
         if self.buffer:
             ws += f", a {self.buffer.lines} x {self.buffer.line_bytes} B line buffer on fetch"
@@ -201,8 +208,12 @@ class Setup:
             "flash_data_wait_states": self.data_ws,
             "wait_states_source": self.wait_states_source,
             "line_buffer": (
-                {"lines": self.buffer.lines, "line_bytes": self.buffer.line_bytes, "prefetch": self.buffer.prefetch,
-                 "source": self.buffer_source}
+                {
+                    "lines": self.buffer.lines,
+                    "line_bytes": self.buffer.line_bytes,
+                    "prefetch": self.buffer.prefetch,
+                    "source": self.buffer_source,
+                }
                 if self.buffer
                 else None
             ),
@@ -239,9 +250,19 @@ def setup(emulator, board=None) -> Setup:
         Region(em["ram"][0], em["ram"][1], 0, 0, "sram"),
     )
     return Setup(
-        emulator.name, target.name, em["core"], tm["timings"], int(target.clock_hz), int(heap),
-        tm["flash_fetch_wait_states"], tm["flash_data_wait_states"], tm["wait_states_source"], buffer,
-        tm.get("line_buffer_source"), regions, em["mark_at"],
+        emulator.name,
+        target.name,
+        em["core"],
+        tm["timings"],
+        int(target.clock_hz),
+        int(heap),
+        tm["flash_fetch_wait_states"],
+        tm["flash_data_wait_states"],
+        tm["wait_states_source"],
+        buffer,
+        tm.get("line_buffer_source"),
+        regions,
+        em["mark_at"],
     )
 
 
@@ -254,4 +275,7 @@ def _modelled_names() -> list[str]:
 def _emulator_for(core: str) -> str | None:
     from mcuroof.board import profiles
 
-    return next((b.name for b in profiles.list_boards() if b.cycle_model.get("core") == core and "mark_at" in b.cycle_model), None)
+    return next(
+        (b.name for b in profiles.list_boards() if b.cycle_model.get("core") == core and "mark_at" in b.cycle_model),
+        None,
+    )
