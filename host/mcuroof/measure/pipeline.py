@@ -154,7 +154,9 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
             spec.board = identity.board_name(probe, getattr(link, "device", None) or link.description)
         profile = run_profile(spec)
         core = identity.describe(probe, profile)
-        counter = cycle_counter.warning(cycle_counter.read(probe), core.name, spec.icount_shift)
+        counter = cycle_counter.warning(
+            cycle_counter.read(probe), core.name, spec.icount_shift, spec.cycle_model is not None
+        )
         for warning in (core.warning, counter):
             if warning:
                 console.print(f"warning: {warning}", highlight=False)
