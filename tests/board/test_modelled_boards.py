@@ -8,7 +8,6 @@ import shutil
 import pytest
 
 from mcuroof.cli import main
-from mcuroof.measure.rawlog import read_raw
 
 needs_qemu = pytest.mark.skipif(
     not shutil.which("qemu-system-arm") or not shutil.which("arm-none-eabi-gcc") or not shutil.which("cc"),
@@ -39,8 +38,9 @@ def _per_cycle(data) -> dict:
 
 
 def _times(out) -> list:
-    """Every timed record's trials (microseconds of modelled time)."""
-    return [(e.get("key"), e.get("t")) for e in read_raw(out / "raw.jsonl") if "t" in e]
+    """Every timed record's kernel and times (microseconds of modelled time: least and median)."""
+    lines = [json.loads(ln) for ln in (out / "raw.jsonl").read_text().splitlines()]
+    return [(e["kernel"], e["rec"]["us"], e["rec"].get("med")) for e in lines if "us" in e.get("rec", {})]
 
 
 @pytest.mark.parametrize("board", ["qemu-m4", "qemu-m33"])
@@ -52,9 +52,14 @@ def test_ceilings_reach_their_loops_trm_bound_and_never_pass_it(tmp_path, board)
     measured = _per_cycle(data)
     for name, bound in LOOP_BOUND.items():
         assert 0.9 * bound <= measured[name] <= bound * 1.0005, (name, measured[name], bound)
-    # the same run again: the same modelled time for every record
+    # the same run again: the same modelled time for every record, to the microsecond tick. A
+    # window's cycles are the same; where it starts is not quite (the UART's transmit waits on the
+    # host reading the pty between records), so its two ticks_us readings may round one tick apart
     again, _ = _run(tmp_path, "b", "--board", board)
-    assert _times(out) and _times(out) == _times(again)
+    first, second = _times(out), _times(again)
+    assert first and [k for k, *_ in first] == [k for k, *_ in second]
+    for (kernel, us, med), (_, us2, med2) in zip(first, second):
+        assert abs(us - us2) <= 1 and abs((med or 0) - (med2 or 0)) <= 1, (kernel, us, us2)
 
 
 def test_a_board_timed_as_the_pyboard(tmp_path):
