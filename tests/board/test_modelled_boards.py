@@ -34,7 +34,11 @@ def _run(tmp_path, name, *argv):
 
 def _per_cycle(data) -> dict:
     clock = data["board"]["cycle_model"]["clock_hz"]
-    return {r["name"]: r["macs_per_s"] / clock for r in data["roofs"] if r["kind"] == "compute" and r["source"] == "measured"}
+    return {
+        r["name"]: r["macs_per_s"] / clock
+        for r in data["roofs"]
+        if r["kind"] == "compute" and r["source"] == "measured"
+    }
 
 
 def _times(out) -> list:

@@ -91,11 +91,8 @@ class Basis:
                 f"each, {self.rate_text}), not cycles"
             )
         if self.modelled:
-            return (
-                f"{self.modelled_board} emulated: time counts {self.modelled} at {self.rate_text}: the cycle model "
-                "(a QEMU plugin) charges each instruction its cycles and the memory's wait states; an estimate "
-                "of the chip's own time, not host time"
-            )
+            who = f"{self.modelled_board} emulated: " if self.modelled_board else ""
+            return f"{who}time counts {self.modelled} at {self.rate_text}, an estimate of the chip's own time"
         if self.kind == CYCLES and self.model:
             return (
                 f"{self.model}: time counts the cycles of the modelled {self.core or 'core'} at {self.rate_text} "
