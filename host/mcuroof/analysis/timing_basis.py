@@ -56,7 +56,7 @@ class Basis:
     model: str | None = None  # CYCLES counted by a cycle model (rp2040js), not by a chip's clock
     core: str | None = None  # the modelled core ("Cortex-M0+"), where `model` is set
     modelled: str | None = None  # the cycle model's label, "modelled cycles (Cortex-M4 TRM timings; ...)"
-    modelled_board: str | None = None  # the board the cycle model times (qemu-m4, or --as's pyboard)
+    modelled_board: str | None = None  # the board another emulator is timed as (--as pyboard), else None
 
     @property
     def rate_text(self) -> str:
@@ -156,7 +156,7 @@ def of(board: dict) -> Basis:
             model="cycle model",
             core=cm["core"],
             modelled=cm["label"],
-            modelled_board=cm["board"],
+            modelled_board=cm["board"] if cm["board"] != cm["emulator"] else None,
         )
     if board.get("platform") in HOST_PLATFORMS or board.get("name") == "unix":
         return Basis(HOST, None, None)
@@ -235,7 +235,7 @@ def counts(b: Basis) -> str:
     if b.kind == INSTRUCTIONS:
         return "counts QEMU instructions (-icount)"
     if b.modelled:
-        return f"counts {b.modelled} of {b.modelled_board} at {b.rate_text}"
+        return f"counts {b.modelled} at {b.rate_text}" + (f" ({b.modelled_board} emulated)" if b.modelled_board else "")
     if b.kind == CYCLES and b.model:
         return f"counts the cycles of {b.model}'s modelled {b.core or 'core'}"
     if b.kind == CYCLES:
