@@ -284,9 +284,7 @@ def _clock_facts(board: dict) -> list[tuple]:
     elif basis.kind == timing_basis.SUSPECT and board.get("clock_hz"):
         rows.append(("timer clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq(): not a measured CPU clock)"))
     elif basis.modelled:
-        rows.append(
-            ("clock", f"{basis.rate_text} (the modelled {basis.modelled_board}'s, which machine.freq() reports)")
-        )
+        rows.append(("clock", f"{basis.rate_text} (the modelled clock, which machine.freq() reports)"))
     elif board.get("clock_hz"):
         rows.append(("clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq() at the probe)"))
     if board.get("cycle_counter"):
