@@ -35,6 +35,13 @@ MACHINES = {
     "qemu-m55": "mps3-an547",
     "qemu-rv32": "virt",
 }
+MACHINES["qemu-m0plus"] = "microbit"  # firmware_build's ELF, timed as a Cortex-M0+ (MACHINE_ARGS)
+# a board's own machine settings. qemu-m0plus: the nRF51822's 16 KB of SRAM raised to the RP2040's
+# 264 KB (the SoC's sram-size property, hw/arm/nrf51_soc.c), and the Cortex-M0's CPUID made a
+# Cortex-M0+'s (r0p1; the same Armv6-M instructions), the core the cycle model times
+MACHINE_ARGS = {
+    "qemu-m0plus": ["-global", "nrf51-soc.sram-size=270336", "-global", "cortex-m0-arm-cpu.midr=0x410cc601"],
+}
 # the boards that are not Arm: their QEMU, its extra arguments and what installs it. virt: a hart
 # without the F and D extensions (the firmware is built for RV32IMAC), no OpenSBI (-bios none: the
 # hart starts at the image)
@@ -88,6 +95,7 @@ class QemuMicrobit:
         plugin: list[str] | None = None,
     ):
         binary, extra, hint = OTHER_QEMU.get(board, ("qemu-system-arm", [], APT_HINT))
+        extra = [*extra, *MACHINE_ARGS.get(board, [])]
         qemu = shutil.which(binary)
         if not qemu:
             raise UserError(f"{binary} not found: {hint}")
