@@ -14,6 +14,7 @@ model's, and model / rp2040js. Nothing here is tuned to rp2040js: the model's ba
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -59,6 +60,7 @@ def t(f, n):
     f(n)
     return time.ticks_diff(time.ticks_us(), a)
 for f in (push_pop, bx_lr):
+    t(f, N)  # a first call takes longer (by some microseconds, on both boards): not timed
     print('CALL', t(f, N), t(f, 2 * N))
 """
 )
@@ -66,12 +68,15 @@ CALL_TRM = {"push_pop": 3 + 3 + 5 + 1 + 2, "bx_lr": 3 + 2 + 1 + 2}  # cycles an 
 
 
 def results(out: Path, board: str, suite: str, extra: list[str]) -> dict:
-    """DIR/BOARD-SUITE's results.json, run first where the folder holds none."""
+    """DIR/BOARD-SUITE's results.json, run first where the folder holds none (the run's own
+    output goes to stderr: stdout is the tables)."""
     folder = out / f"{board}-{suite}"
     if not (folder / "results.json").exists():
         argv = ["run", "--board", board, "--suite", suite, "-o", str(folder), *extra]
         print("mcuroof " + " ".join(argv), file=sys.stderr)
-        if mcuroof(argv) != 0:
+        with contextlib.redirect_stdout(sys.stderr):
+            status = mcuroof(argv)
+        if status != 0:
             raise SystemExit(f"mcuroof {' '.join(argv)} failed")
     return json.loads((folder / "results.json").read_text())
 
@@ -106,11 +111,11 @@ def rows(ref: dict[str, float], model: dict[str, float]) -> list[tuple[str, floa
     return [(k, ref[k], model[k], model[k] / ref[k]) for k in ref if k in model]
 
 
-def table(title: str, unit: str, lines: list[tuple[str, float, float, float]]) -> None:
+def table(title: str, unit: str, lines: list[tuple[str, float, float, float]], digits: int) -> None:
     print(f"\n{title}\n| kernel | rp2040js {unit} | modelled {unit} | modelled / rp2040js |\n|---|---|---|---|")
     for k, a, b, r in lines:
         flag = "" if abs(r - 1) <= AGREE else " (outside 2 %)"
-        print(f"| {k} | {a:.4g} | {b:.4g} | {r:.4f}{flag} |")
+        print(f"| {k} | {a:,.{digits}f} | {b:,.{digits}f} | {r:.4f}{flag} |")
 
 
 def main() -> None:
@@ -120,11 +125,11 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(args.output)
     ref, model = (results(out, b, "compute", []) for b in BOARDS)
-    table("Compute ceilings (suite compute)", "cycles/MAC", rows(cycles_per_mac(ref), cycles_per_mac(model)))
+    table("Compute ceilings (suite compute)", "cycles/MAC", rows(cycles_per_mac(ref), cycles_per_mac(model)), 3)
     if args.model:
         extra = ["--model", args.model, "--emitter", "asm_thumb", "--dtype", "int8"]
         ref, model = (results(out, b, "layers", extra) for b in BOARDS)
-        table(f"{args.model} int8 asm_thumb layers (suite layers)", "us", rows(layer_us(ref), layer_us(model)))
+        table(f"{args.model} int8 asm_thumb layers (suite layers)", "us", rows(layer_us(ref), layer_us(model)), 1)
     calls = {b: call_cycles(b) for b in BOARDS}
     print("\nCall micro-loop, cycles an iteration (TRM: the Cortex-M0+ TRM's table 3-1 by hand)")
     print("| loop | TRM | rp2040js | modelled |\n|---|---|---|---|")
