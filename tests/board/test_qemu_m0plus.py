@@ -27,10 +27,14 @@ def _run(tmp_path, name):
     return out, json.loads((out / "results.json").read_text())
 
 
-def _records(out) -> list:
-    """Every timed record's kernel and times (microseconds of modelled time: least and median)."""
+def _records(out) -> tuple[int, list]:
+    """The probe's timer step, and every timed record's kernel, times (microseconds of modelled
+    time: least and median) and repeat count."""
     lines = [json.loads(ln) for ln in (out / "raw.jsonl").read_text().splitlines()]
-    return [(e["kernel"], e["rec"]["us"], e["rec"].get("med")) for e in lines if "us" in e.get("rec", {})]
+    tick = next(e["rec"]["tick_us"] for e in lines if e.get("kernel") == "probe" and "tick_us" in e.get("rec", {}))
+    return tick, [
+        (e["kernel"], e["rec"]["us"], e["rec"].get("med"), e["rec"].get("r")) for e in lines if "us" in e.get("rec", {})
+    ]
 
 
 def test_muls_ceiling_reaches_its_loops_trm_bound_and_two_runs_agree(tmp_path):
@@ -49,9 +53,17 @@ def test_muls_ceiling_reaches_its_loops_trm_bound_and_two_runs_agree(tmp_path):
     assert sorted(muls) == ["int16 asm_thumb muls", "int32 asm_thumb muls", "int8 asm_thumb muls"]
     for name, per_cycle in muls.items():
         assert 0.9 * MULS_BOUND <= per_cycle <= MULS_BOUND * 1.0005, (name, per_cycle, MULS_BOUND)
-    # the same run again: the same modelled time for every record, to the microsecond tick
+    # the same run again: the same modelled time for every record, to the microsecond tick. The
+    # probe's timer step is the cost of a ticks_us() call rounded to whole microseconds (3 or 4
+    # here), by the phase at which the probe starts, and that moves with the UART's receive
+    # interrupts, which come when the host's bytes do. The windows are 1000 steps, so a run whose
+    # probe read another step repeats a kernel another number of times: its time a repeat agrees
+    # (within 0.3 %: the window's own ticks_us() calls, some microseconds, shared by fewer repeats)
     again, _ = _run(tmp_path, "b")
-    first, second = _records(out), _records(again)
+    (tick, first), (tick2, second) = _records(out), _records(again)
     assert first and [k for k, *_ in first] == [k for k, *_ in second]
-    for (kernel, us, med), (_, us2, med2) in zip(first, second):
-        assert abs(us - us2) <= 1 and abs((med or 0) - (med2 or 0)) <= 1, (kernel, us, us2)
+    for (kernel, us, med, r), (_, us2, med2, r2) in zip(first, second):
+        if r == r2:
+            assert abs(us - us2) <= 1 and abs((med or 0) - (med2 or 0)) <= 1, (kernel, us, us2)
+        else:
+            assert tick != tick2 and abs(us / r - us2 / r2) <= 0.003 * us / r, (kernel, us, r, us2, r2)
