@@ -55,8 +55,8 @@ def test_muls_ceiling_reaches_its_loops_trm_bound_and_two_runs_agree(tmp_path):
         assert 0.9 * MULS_BOUND <= per_cycle <= MULS_BOUND * 1.0005, (name, per_cycle, MULS_BOUND)
     # the same run again: the same modelled time for every record, to the microsecond tick. The
     # probe's timer step is the cost of a ticks_us() call rounded to whole microseconds (3 or 4
-    # here), by the phase at which the probe starts, and that moves with the UART's receive
-    # interrupts, which come when the host's bytes do. The windows are 1000 steps, so a run whose
+    # here), by the phase at which the probe starts, and the UART moves that (its receive
+    # interrupts come, and its transmit waits end, when the host's bytes do). The windows are 1000 steps, so a run whose
     # probe read another step repeats a kernel another number of times: its time a repeat agrees
     # (within 0.3 %: the window's own ticks_us() calls, some microseconds, shared by fewer repeats)
     again, _ = _run(tmp_path, "b")
