@@ -11,6 +11,8 @@ SP = 13
 FRAME_HEAD = 64  # saved arguments and loop state, below the int16 rows
 PIXEL_ACCS = ((10, 11), (12, LR), (5, 6))  # accumulators of channels c, c+1 per pixel of the pass
 OC_SLOT = 48  # frame: P, X, W, O, N, p, the pass's output addresses (24 + 4j), OC
+LDR_REACH = 4095  # bytes an LDR's (or STR's) 12-bit immediate offset reaches
+LDRD_REACH = 1020  # bytes an LDRD's (or STRD's) 8-bit immediate offset, in words, reaches
 MAX_K = 768  # inputs per output: the int16 rows (4 bytes per input and pixel pair) stay under 4 KB of stack
 
 

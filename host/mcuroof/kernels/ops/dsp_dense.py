@@ -5,7 +5,8 @@ from __future__ import annotations
 from mcuroof.kernels import thumb2 as t
 from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
-from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, requant, unroll
+from mcuroof.kernels.ops.contract import Grain
+from mcuroof.kernels.ops.dsp_common import LDR_REACH, LR, SP, constants, head, leave, requant, unroll
 
 DENSE_ACCS = (6, 7, 8, 9, 10, 11, 12)  # the accumulators of a dense pass's channels
 DENSE_UNROLL = 32  # groups of 4 inputs a loop step, at most
@@ -60,6 +61,18 @@ def dense_applies(job, direct: bool) -> bool:
     return direct and all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
 
 
+def channels(k: int, oc: int) -> int:
+    """Channels a dense pass takes: up to 7 (DENSE_ACCS), the first tile's OC, and those whose
+    weights LDR reaches from one register."""
+    reach = (LDR_REACH - 4 * unroll(-(-k // 4), DENSE_UNROLL)) // k + 1
+    return max(1, min(len(DENSE_ACCS), reach, oc))
+
+
+def grain(k: int, oc: int) -> Grain:
+    """dense_source's grain: passes of `channels` channels, inputs in place, widened per pass."""
+    return Grain(1, channels(k, oc), 4, direct=True, widen_per_pass=True)
+
+
 def dense_source(job) -> str:
     """Dense layers (and 1x1 convolutions of one pixel) with K % 4 == 0, inputs read in place:
     passes of n channels (up to 7, the first tile's channels and those LDR reaches from one
@@ -67,8 +80,7 @@ def dense_source(job) -> str:
     channels one at a time. Each input serves the n channels once: no reuse to widen for."""
     k, m, s, lo = constants(job)
     groups = k // 4
-    reach = (4095 - 4 * unroll(groups, DENSE_UNROLL)) // k + 1  # channels whose weights LDR reaches from r1
-    n = max(1, min(len(DENSE_ACCS), reach, job.tiles[0].params.OC))
+    n = channels(k, job.tiles[0].params.OC)
     wide = (
         asm("""
             mov(r7,0)

@@ -9,7 +9,7 @@ import itertools
 from mcuroof.kernels import thumb2 as t
 from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
-from mcuroof.kernels.ops.contract import PARAMS, shape
+from mcuroof.kernels.ops.contract import PARAMS, Variant, shape
 from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, rq, scaled, store_args, window
 from mcuroof.kernels.ops.dsp_planes import (
     FOLD_M,
@@ -449,3 +449,9 @@ def source(job) -> str:
 
 def kernel_isa(job) -> str:
     return "mve" if _mve_groups(job) else "dsp"
+
+
+def variant(job) -> Variant:
+    """On an MVE core, the extension its kernels use names the family (the MVE kernel takes
+    tiles of 4 rows or more); one family on a DSP core."""
+    return Variant(kernel_isa(job)) if "mve" in job.isa else Variant()

@@ -8,6 +8,7 @@ from mcuroof.kernels import thumb2 as t
 from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops import dsp_common
 from mcuroof.kernels.ops.asm_text import lines as asm
+from mcuroof.kernels.ops.contract import Grain, Variant
 
 SP = 13
 LR = 14
@@ -23,12 +24,26 @@ def applies(job) -> bool:
     return bool(const) and const[0] <= MAX_K
 
 
+def _direct(k: int, kh: int, kw: int) -> bool:
+    """The pixel's K inputs read in place: a 1x1 kernel and K a multiple of 16."""
+    return kh == kw == 1 and k % 16 == 0
+
+
+def variant(job) -> Variant:
+    """source's path: inputs in place ("direct") or gathered; per channel, a vector of 16 inputs
+    a VMLADAVA, streamed from memory with the weights where K is over 64 (4 vectors)."""
+    k = dsp_common.constants(job)[0]
+    p = job.tiles[0].params
+    direct = _direct(k, p.KH, p.KW)
+    return Variant("direct" if direct else "", Grain(1, 1, 16, stream=-(-k // 16) > 4, direct=direct))
+
+
 def source(job) -> str:
     k, m, s, lo = dsp_common.constants(job)
     p = job.tiles[0].params
     c, kh, kw = p.C, p.KH, p.KW
     nq = -(-k // 16)
-    direct = kh == kw == 1 and k % 16 == 0
+    direct = _direct(k, kh, kw)
     boff, frame = 32, 32 + (0 if direct else 16 * nq)
     if direct:  # the pixel's K inputs in place
         inputs = (

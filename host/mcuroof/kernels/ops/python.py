@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcuroof.kernels.ops.contract import HEAD, MAC_OPS
+from mcuroof.kernels.ops.contract import HEAD, MAC_OPS, Variant
 
 _WINDOW = "   y0=oy*SH-PT;x0=ox*SW-PL\n   ky0=max(0,-y0);ky1=min(KH,H-y0);kx0=max(0,-x0);kx1=min(KW,V-x0)\n"
 
@@ -85,3 +85,16 @@ def python_source(op: str, em: str, ty: str) -> str | None:
     if em == "native":
         src = "@micropython.native\n" + src
     return src
+
+
+# the generic layer module's hooks (kernels.emitters.Emitter.generic names this module; kernels.ops.dispatch calls them)
+def generic(op: str, emitter: str, dtype: str) -> str | None:
+    return python_source(op, emitter, dtype)
+
+
+def limit(layer) -> str | None:
+    return None  # every layer of an op it runs
+
+
+def variant(job) -> Variant:
+    return Variant()
