@@ -6,6 +6,7 @@ set is a row here and its new kernel modules (docs/development.md "Adding an ins
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 # architectures an emitter exists on: Arm Thumb (M-profile), RISC-V RV32, Xtensa (ESP32, -S2,
@@ -38,6 +39,11 @@ class Emitter:
     work: int = 0  # MACs a calibration shape may hold (predict.design: ~10-30 ms on a Cortex-M3 under QEMU)
     interpreted: bool = False  # every operation goes through the runtime: its memory sweeps stop early (suites.memory)
     host_ws: int = 0  # the largest working set of its memory sweep on a host OS (suites.memory)
+    # its ISA hooks, each "module.name" in mcuroof.kernels (hook() finds them; "": none):
+    mac_body: str = ""  # (emitter, type code, unroll) -> its MAC ceiling's kernel or None (kernels.compute)
+    movers: str = ""  # (emitter, type code, core's ISA kernels) -> [(mover, kernel or None)] (kernels.memory)
+    reader: str = ""  # a Reader of raw addresses (kernels.regions)
+    peaks: str = ""  # (ISA kernel names, type codes, iterations) -> its ISA peak Kernels (kernels.compute)
 
     @property
     def decorator(self) -> str:
@@ -63,6 +69,8 @@ EMITTERS = (
         work=1 << 11,
         interpreted=True,
         host_ws=1 << 20,  # interpreter loops are flat past the host's caches
+        mac_body="compute.python_mac",
+        movers="memory.python_movers",
     ),
     Emitter(
         "native",
@@ -78,6 +86,8 @@ EMITTERS = (
         work=1 << 12,
         interpreted=True,
         host_ws=1 << 20,
+        mac_body="compute.python_mac",
+        movers="memory.python_movers",
     ),
     Emitter(
         "viper",
@@ -92,6 +102,9 @@ EMITTERS = (
         generic="viper",
         work=1 << 16,
         host_ws=16 << 20,
+        mac_body="compute.viper_mac",
+        movers="memory.viper_movers",
+        reader="regions.VIPER_READER",
     ),
     Emitter(
         "asm_thumb",
@@ -107,6 +120,10 @@ EMITTERS = (
         MAC_OPS + ("AVERAGE_POOL_2D",),  # the Armv6-M kernels run the MAC layers and average pools
         "m0",
         1 << 18,
+        mac_body="compute.thumb_mac",
+        movers="memory.thumb_movers",
+        reader="regions.THUMB_READER",
+        peaks="compute.isa_kernels",
     ),
     Emitter("asm_xtensa", "profile", frozenset({XTENSA}), "asm", assembler=True),
     Emitter(
@@ -123,9 +140,20 @@ EMITTERS = (
         ALL_OPS,
         "rv32",
         1 << 18,  # asm_thumb's budget
+        mac_body="compute.rv32_mac",
+        movers="memory.rv32_movers",
+        peaks="compute.rv32_peak_kernels",
     ),
     # MicroPython's own C code: a memoryview slice copy (memcpy), where the port has memoryview
-    Emitter("c", "memoryview", frozenset({THUMB, RV32, XTENSA, HOST}), "c", ("memory",), host_ws=192 << 20),
+    Emitter(
+        "c",
+        "memoryview",
+        frozenset({THUMB, RV32, XTENSA, HOST}),
+        "c",
+        ("memory",),
+        host_ws=192 << 20,
+        movers="memory.c_movers",
+    ),
 )
 BY_NAME = {e.name: e for e in EMITTERS}
 NAMES = tuple(BY_NAME)
@@ -140,6 +168,24 @@ DONORS = tuple(reversed(LAYER_EMITTERS))
 
 def get(name: str) -> Emitter | None:
     return BY_NAME.get(name)
+
+
+HOOKS = ("mac_body", "movers", "reader", "peaks")
+
+
+def hook(emitter: str, name: str):
+    """The emitter's ISA hook `name` (HOOKS: what its row names, imported when asked), or None."""
+    e = BY_NAME.get(emitter)
+    where = getattr(e, name) if e and name in HOOKS else ""
+    if not where:
+        return None
+    module, _, attr = where.rpartition(".")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+
+
+def readers() -> tuple[str, ...]:
+    """The emitters with a reader of raw addresses (kernels.regions), the fastest first."""
+    return tuple(e.name for e in reversed(EMITTERS) if e.reader)
 
 
 def in_suite(suite: str) -> tuple[str, ...]:

@@ -424,7 +424,12 @@ def dot_source(op: str, ty: str) -> str | None:
         return ASM_POOL + "#--\n" + ASM_AVGPOOL
     if op not in MAC_OPS:
         return None
-    return ASM_DOT + "#--\n" + python_source(op, "asm_thumb", ty)
+    return ASM_DOT + "#--\n" + python_source(op, "", ty, _dot_inner)
+
+
+def _dot_inner(stride: str) -> str:
+    """ASM_DOT's call: dot(X, W, n | stride << 12, xi << 15 | wi); n > 0 by the window."""
+    return f"a+=dot(X,W,n|({stride})<<12,xi<<15|wi)"
 
 
 # the generic layer module's hooks (kernels.emitters.Emitter.generic names this module; kernels.ops.dispatch calls them)
