@@ -26,6 +26,16 @@ def store_args(p: int = 0, x: int = 4, w: int = 8, o: int = 12) -> str:
     return t.str_imm(3, SP, p) + t.str_imm(0, SP, x) + t.str_imm(1, SP, w) + t.str_imm(2, SP, o)
 
 
+def grow(frame: int) -> str:
+    """sp lowered by a frame (two SUBW past SUBW's 4095)."""
+    return t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if frame > 4095 else t.subw(SP, SP, frame)
+
+
+def shrink(frame: int) -> str:
+    """sp raised back by a frame (grow's inverse)."""
+    return t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if frame > 4095 else t.addw(SP, SP, frame)
+
+
 def leave(frame: int) -> str:
     """A layer kernel's last lines: its frame released, r8-r11 restored."""
     return t.addw(SP, SP, frame) + " pop({r8,r9,r10,r11})\n"
@@ -34,6 +44,26 @@ def leave(frame: int) -> str:
 def rq(reg: int, s: int, lo: int) -> str:
     """(reg * M) >> S clamped to [LO, 127], M in r4: MUL, then SSAT/USAT with the shift."""
     return t.mul(reg, reg, 4) + (t.usat(reg, 7, reg, s) if lo == 0 else t.ssat(reg, 8, reg, s))
+
+
+def direct_inputs(n: int) -> str:
+    """r1 = the pixel's n inputs in place: X + ((oy*SH)*V + ox*SW) * n (oy in r6, ox in r7, P in
+    r0, X at sp + 4)."""
+    return (
+        asm(f"""
+            ldr(r5,[r0,P.SH])
+            mul(r6,r5)
+            ldr(r5,[r0,P.V])
+            mul(r6,r5)
+            ldr(r5,[r0,P.SW])
+            mul(r7,r5)
+            add(r6,r6,r7)
+            movw(r5,{n})
+            mul(r6,r5)
+        """)
+        + t.ldr_imm(7, SP, 4)
+        + " add(r1,r6,r7)\n"
+    )
 
 
 def constants(job):

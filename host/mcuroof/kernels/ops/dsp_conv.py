@@ -15,6 +15,7 @@ from mcuroof.kernels.ops.dsp_common import (
     PIXEL_ACCS,
     SP,
     constants,
+    direct_inputs,
     gather,
     head,
     leave,
@@ -75,21 +76,7 @@ def _pixel(
         + " sub(r7,r4,r7)\n"
     )  # oy, ox
     if direct:  # 1x1 convolution or dense layer: the pixel's C inputs in place
-        code += (
-            asm(f"""
-                ldr(r5,[r0,P.SH])
-                mul(r6,r5)
-                ldr(r5,[r0,P.V])
-                mul(r6,r5)
-                ldr(r5,[r0,P.SW])
-                mul(r7,r5)
-                add(r6,r6,r7)
-                movw(r5,{c})
-                mul(r6,r5)
-            """)
-            + t.ldr_imm(7, SP, 4)
-            + " add(r1,r6,r7)\n"
-        )
+        code += direct_inputs(c)
     else:
         code += gather(c, kh, kw, boff).replace("(G", f"(G{j}") + t.addw(1, SP, boff)
     return (

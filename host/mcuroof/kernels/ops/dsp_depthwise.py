@@ -31,14 +31,10 @@ def depthwise_applies(job) -> bool:
     )
 
 
-def depthwise_source(job) -> str:
-    """Depthwise: per output pixel, 4 channels at a time (the last 4 overlap where C % 4 != 0):
-    each tap's 4 inputs and 4 weights widened by SXTB16, 4 SMLABB/SMLATT into 4 accumulators,
-    requantized and stored; the whole tile in one call. 10 instructions per 4 MACs per tap: a
-    tap's weights serve one output per channel, so they are not reused from registers."""
-    _, m, s, lo = constants(job)
-    frame = 64
-    tap = (
+def _dw_tap() -> str:
+    """One tap of 4 channels: inputs at r1 and weights at r2 (advanced by C, r9), widened by
+    SXTB16, 4 SMLABB/SMLATT into r10, r11, r12, lr."""
+    return (
         t.ldr_imm(4, 1, 0)
         + t.ldr_imm(6, 2, 0)
         + t.add_lsl(1, 1, 9, 0)
@@ -52,7 +48,12 @@ def depthwise_source(job) -> str:
         + t.smlabb(11, 5, 7, 11)
         + t.smlatt(LR, 5, 7, LR)
     )
-    pixel = (
+
+
+def _dw_pixel() -> str:
+    """The pixel's window (its rows and taps per row to the frame), the first tap's input and
+    weight addresses and the strides past a row's taps; r9 = C, r8 = 0 (the first group)."""
+    return (
         t.ldr_imm(0, SP, 0)
         + window(0)
         + said(t.str_imm(7, SP, 28), "rows of taps")
@@ -100,7 +101,11 @@ def depthwise_source(job) -> str:
             movw(r8,0)
         """)
     )
-    group = (
+
+
+def _dw_group(m: int, s: int, lo: int) -> str:
+    """Channels g..g+3 (g in r8) of the pixel: biases, the window's rows of taps, requantized and stored."""
+    return (
         t.ldr_imm(0, SP, 0)
         + t.add_lsl(0, 0, 8, 2)
         + t.ldrd_imm(10, 11, 0, 64)
@@ -113,7 +118,7 @@ def depthwise_source(job) -> str:
         + " label(R)\n"
         + t.ldr_imm(3, SP, 32)
         + " label(T)\n"
-        + tap
+        + _dw_tap()
         + asm("""
             sub(r3,1)
             bne_w(T)
@@ -132,7 +137,11 @@ def depthwise_source(job) -> str:
         + t.add_lsl(5, 5, 8, 0)
         + "".join(t.strb_imm(a, 5, i) for i, a in enumerate((10, 11, 12, LR)))
     )
-    nxt = t.addw(8, 8, 4) + asm("""
+
+
+def _dw_next_group() -> str:
+    """The next 4 channels (the last 4 overlap the ones before where C % 4 != 0), to G until all are done."""
+    return t.addw(8, 8, 4) + asm("""
         mov(r5,r8)
         mov(r4,r9)
         cmp(r5,r4)
@@ -145,7 +154,11 @@ def depthwise_source(job) -> str:
         bne_w(G)
         label(GE)
     """)
-    step = (
+
+
+def _dw_next_pixel() -> str:
+    """The next pixel's output address, column and row, back to PIX until the tile is done."""
+    return (
         t.ldr_imm(4, SP, 24)
         + asm("""
             mov(r5,r9)
@@ -173,8 +186,11 @@ def depthwise_source(job) -> str:
             blt_w(PIX)
         """)
     )
-    # tiles of fewer than 4 channels: a channel at a time, LDRSB and MLA
-    single = (
+
+
+def _dw_single(m: int, s: int, lo: int) -> str:
+    """Tiles of fewer than 4 channels: a channel at a time, LDRSB and MLA."""
+    return (
         t.ldr_imm(0, SP, 0)
         + t.add_lsl(0, 0, 8, 2)
         + t.ldr_imm(10, 0, 64)
@@ -217,6 +233,15 @@ def depthwise_source(job) -> str:
             beq_w(GE)
         """)
     )
+
+
+def depthwise_source(job) -> str:
+    """Depthwise: per output pixel, 4 channels at a time (the last 4 overlap where C % 4 != 0):
+    each tap's 4 inputs and 4 weights widened by SXTB16, 4 SMLABB/SMLATT into 4 accumulators,
+    requantized and stored; the whole tile in one call. 10 instructions per 4 MACs per tap: a
+    tap's weights serve one output per channel, so they are not reused from registers."""
+    _, m, s, lo = constants(job)
+    frame = 64
     return (
         head()
         + t.subw(SP, SP, frame)
@@ -225,21 +250,21 @@ def depthwise_source(job) -> str:
         + t.str_imm(4, SP, 16)
         + t.str_imm(4, SP, 20)
         + " label(PIX)\n"
-        + pixel
+        + _dw_pixel()
         + asm("""
             mov(r4,r9)
             cmp(r4,4)
             blt_w(G1)
             label(G)
         """)
-        + group
-        + nxt
-        + step
+        + _dw_group(m, s, lo)
+        + _dw_next_group()
+        + _dw_next_pixel()
         + asm("""
             b(END)
             label(G1)
         """)
-        + single
+        + _dw_single(m, s, lo)
         + " label(END)\n"
         + leave(frame)
     )

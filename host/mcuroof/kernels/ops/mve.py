@@ -46,21 +46,7 @@ def source(job) -> str:
     direct = _direct(k, kh, kw)
     boff, frame = 32, 32 + (0 if direct else 16 * nq)
     if direct:  # the pixel's K inputs in place
-        inputs = (
-            asm(f"""
-                ldr(r5,[r0,P.SH])
-                mul(r6,r5)
-                ldr(r5,[r0,P.V])
-                mul(r6,r5)
-                ldr(r5,[r0,P.SW])
-                mul(r7,r5)
-                add(r6,r6,r7)
-                movw(r5,{k})
-                mul(r6,r5)
-            """)
-            + t.ldr_imm(7, SP, 4)
-            + " add(r1,r6,r7)\n"
-        )
+        inputs = dsp_common.direct_inputs(k)
         pad = ""
         if nq <= 4:
             weights = "".join(t.vldrb_post(4 + q, 1, 16) for q in range(nq))
@@ -188,33 +174,18 @@ def depthwise_groups(job) -> dict:
     return {key: ps for key, ps in groups.items() if _dw_shape(ps) and max(q.OH for q in ps) >= 4}
 
 
-def _dw_step(lp: int, s: int) -> str:
+def _dw_step(lp: int, s: int, strided: bool = False) -> str:
     """Four output pixels of the column: r0 = their plane (column ox, row oy), r1 = their
-    first output; bias in q5 and weights (times M), clamps in q6/q7, scatter offsets in q4."""
+    first output; bias in q5 and weights (times M), clamps in q6/q7, scatter offsets in q4.
+    `strided` (stride 2): the four pixels' rows are 2 apart in the plane column, so each tap is
+    a VLDRH.S32 gather (offsets 0, 4, 8, 12 bytes in q2) from lr = r0 + the tap."""
+
+    def load(off: int) -> str:
+        return t.addw(LR, 0, off) + t.vldrh_s32_gather(1, LR, 2) if strided else t.vldrh_s32(1, 0, off)
+
     return (
         t.vmov_q(0, 5)
-        + "".join(
-            t.vldrh_s32(1, 0, 2 * (kx * lp + ky)) + t.vmla_s32(0, 1, 4 + 3 * ky + kx)
-            for ky in range(3)
-            for kx in range(3)
-        )
-        + t.vshr_s32(0, 0, s)
-        + t.vmax_s32(0, 0, 6)
-        + t.vmin_s32(0, 0, 7)
-        + t.vstrb_32_scatter(0, 1, 4)
-    )
-
-
-def _dw_step_strided(lp: int, s: int) -> str:
-    """_dw_step for stride 2: the four pixels' rows are 2 apart in the plane column, so each
-    tap is a VLDRH.S32 gather (offsets 0, 4, 8, 12 bytes in q2) from lr = r0 + the tap."""
-    return (
-        t.vmov_q(0, 5)
-        + "".join(
-            t.addw(LR, 0, 2 * (kx * lp + ky)) + t.vldrh_s32_gather(1, LR, 2) + t.vmla_s32(0, 1, 4 + 3 * ky + kx)
-            for ky in range(3)
-            for kx in range(3)
-        )
+        + "".join(load(2 * (kx * lp + ky)) + t.vmla_s32(0, 1, 4 + 3 * ky + kx) for ky in range(3) for kx in range(3))
         + t.vshr_s32(0, 0, s)
         + t.vmax_s32(0, 0, 6)
         + t.vmin_s32(0, 0, 7)
@@ -328,16 +299,12 @@ def _column_loop(count: int, label: str, body: str, planes_step: int, out_step: 
     )
 
 
-def depthwise_source(job, ps, name: str) -> str:
-    _, m, s, lo = dsp_common.constants(job)
-    lp, frame = _dw_shape(ps)
-    p = ps[0]
-    c, v, ow, st, pt, pl = p.C, p.V, p.OW, p.SH, p.PT, p.PL
-    owc = ow * c
-    big = frame > 4095
-    grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
-    shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
-    setup = (
+def _dw_setup(p, lp: int, frame: int, lo: int) -> str:
+    """The kernel's constants to the frame: the gather's and scatter's row offsets, the widening's
+    and the last step's back-ups, the clamp vectors (q6, q7); the planes zeroed; channel 0."""
+    c, v, st, pt = p.C, p.V, p.SH, p.PT
+    owc = p.OW * c
+    return (
         (
             "".join(f" movw(r4,{4 * i})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
             + t.addw(4, SP, 32)
@@ -420,12 +387,18 @@ def depthwise_source(job, ps, name: str) -> str:
         """)
         + t.str_imm(4, SP, 16)
     )
+
+
+def _dw_widen(p, lp: int) -> str:
+    """Channel c's input rows gathered (4 at a time, VLDRB.S32 gather) and widened to int16 into
+    its zero-padded plane; the last block backed up over the rows before it."""
+    c, v, ow, st, pt, pl = p.C, p.V, p.OW, p.SH, p.PT, p.PL
     xs = min(v, st * (ow - 1) + 3 - pl)
     block = asm("""
         mov(r0,r1)
         mov(r5,r3)
     """) + (t.addw(0, 0, c)).join(t.vldrb_s32_gather(0, 0, 3) + t.vstrh_32_post(0, 5, 2 * lp) for _ in range(xs))
-    widen = (
+    return (
         t.addw(4, SP, DW_GATHER)
         + said(t.vldr_q(3, 4, 32), "q3: the gather offsets (an accumulator of _dw_step3)")
         + t.ldr_imm(2, SP, 40)
@@ -453,8 +426,12 @@ def depthwise_source(job, ps, name: str) -> str:
         + block
         + " label(WN)\n"
     )
-    # M folded into the weights and the bias once per channel (32-bit lanes: exact for any M)
-    weights = (
+
+
+def _dw_weights(c: int, m: int) -> str:
+    """Channel c's 9 weights (r4-r12) and its bias (q5) times M: folded once per channel
+    (32-bit lanes: exact for any M)."""
+    return (
         t.ldr_imm(1, SP, 8)
         + t.ldr_imm(5, SP, 16)
         + t.add_lsl(1, 1, 5, 0)
@@ -467,7 +444,14 @@ def depthwise_source(job, ps, name: str) -> str:
         + t.mul(2, 2, 3)
         + t.vdup_32(5, 2)
     )
-    step = _dw_step(lp, s) if st == 1 else _dw_step_strided(lp, s)
+
+
+def _dw_column_passes(p, lp: int, s: int) -> str:
+    """The channel's output columns: triples, then pairs where their plane columns are within
+    VLDRH's reach, then one at a time."""
+    c, ow, st = p.C, p.OW, p.SH
+    owc = ow * c
+    step = _dw_step(lp, s, st != 1)
     triples = ow // 3 if st == 1 and _bases(5, lp) else 0  # 5 plane columns within VLDRH's reach (of r0 and r3)
     pairs = (ow - 3 * triples) // 2 if st == 1 and _bases(4, lp) else 0  # 4 plane columns
     columns = (
@@ -484,16 +468,24 @@ def depthwise_source(job, ps, name: str) -> str:
         columns += _column_loop(pairs, "CP", _dw_columns(_dw_step2(lp, s, c), "P", owc, c, st), 4 * lp, 2 * c)
     if ow - 3 * triples - 2 * pairs:
         columns += _column_loop(ow - 3 * triples - 2 * pairs, "COL", _dw_columns(step, "C", owc, 0, st), 2 * lp * st, c)
+    return columns
+
+
+def depthwise_source(job, ps, name: str) -> str:
+    _, m, s, lo = dsp_common.constants(job)
+    lp, frame = _dw_shape(ps)
+    p = ps[0]
+    c = p.C
     return (
         dsp_common.head(name)
         + t.VPUSH_D8_D15
-        + grow
+        + dsp_common.grow(frame)
         + dsp_common.store_args()
-        + setup
+        + _dw_setup(p, lp, frame, lo)
         + " label(CH)\n"
-        + widen
-        + weights
-        + columns
+        + _dw_widen(p, lp)
+        + _dw_weights(c, m)
+        + _dw_column_passes(p, lp, s)
         + t.ldr_imm(4, SP, 16)
         + " add(r4,1)\n"
         + t.str_imm(4, SP, 16)
@@ -502,7 +494,7 @@ def depthwise_source(job, ps, name: str) -> str:
             cmp(r4,r5)
             blt_w(CH)
         """)
-        + shrink
+        + dsp_common.shrink(frame)
         + t.VPOP_D8_D15
         + " pop({r8,r9,r10,r11})\n"
     )
