@@ -66,6 +66,56 @@ def direct_inputs(n: int) -> str:
     )
 
 
+def rows_read(p: int, st: int, pt: int, label: str) -> str:
+    """r2 = the input rows a 3x3 depthwise tile reads, min(H, ST*OH + 3 - ST - PT) (P in r<p>,
+    r5 scratch)."""
+    return (
+        asm(f"""
+            ldr(r2,[r{p},P.H])
+            ldr(r5,[r{p},P.OH])
+        """)
+        + (" add(r5,r5,r5)\n" if st == 2 else "")
+        + asm(f"""
+            add(r5,{3 - st - pt})
+            cmp(r2,r5)
+            ble({label})
+            mov(r2,r5)
+            label({label})  # rows: min(H, ST*OH + 3 - ST - PT)
+        """)
+    )
+
+
+def zero_pairs(off: int) -> str:
+    """r4 pairs of words from sp + off zeroed (STRD of r6, r7; r0 walks them)."""
+    return (
+        t.addw(0, SP, off)
+        + asm("""
+            movw(r6,0)
+            movw(r7,0)
+            label(Z)
+        """)
+        + t.strd_post(6, 7, 0, 8)
+        + asm("""
+            sub(r4,1)
+            bne_w(Z)
+        """)
+    )
+
+
+def next_channel(c: int) -> str:
+    """The channel at sp + 16 up by one, back to CH while under c."""
+    return (
+        t.ldr_imm(4, SP, 16)
+        + " add(r4,1)\n"
+        + t.str_imm(4, SP, 16)
+        + asm(f"""
+            movw(r5,{c})
+            cmp(r4,r5)
+            blt_w(CH)
+        """)
+    )
+
+
 def constants(job):
     """(K, M, S, LO) shared by every tile of the job (K: inputs per output of a convolution or
     dense layer, 0 for depthwise), or None where they differ or do not fit."""

@@ -103,25 +103,26 @@ def _dw_pixel() -> str:
     )
 
 
-def _dw_group(m: int, s: int, lo: int) -> str:
-    """Channels g..g+3 (g in r8) of the pixel: biases, the window's rows of taps, requantized and stored."""
+def _dw_window(tag: str, biases: str, tap: str, accs: tuple, m: int, s: int, lo: int) -> str:
+    """Channels from g (in r8) of the pixel: the accumulators from their biases (P + 64 + 4g,
+    in r0), the window's rows of taps (tap: one tap, to T{tag}; its rows to R{tag}), each
+    accumulator requantized and stored to the pixel's output + g."""
     return (
         t.ldr_imm(0, SP, 0)
         + t.add_lsl(0, 0, 8, 2)
-        + t.ldrd_imm(10, 11, 0, 64)
-        + t.ldrd_imm(12, LR, 0, 72)
+        + biases
         + t.ldr_imm(1, SP, 36)
         + t.add_lsl(1, 1, 8, 0)
         + t.ldr_imm(2, SP, 40)
         + t.add_lsl(2, 2, 8, 0)
         + t.ldr_imm(0, SP, 28)
-        + " label(R)\n"
+        + f" label(R{tag})\n"
         + t.ldr_imm(3, SP, 32)
-        + " label(T)\n"
-        + _dw_tap()
-        + asm("""
+        + f" label(T{tag})\n"
+        + tap
+        + asm(f"""
             sub(r3,1)
-            bne_w(T)
+            bne_w(T{tag})
         """)
         + t.ldr_imm(4, SP, 44)
         + t.ldr_imm(5, SP, 48)
@@ -129,14 +130,20 @@ def _dw_group(m: int, s: int, lo: int) -> str:
             add(r1,r1,r4)
             add(r2,r2,r5)
             sub(r0,1)
-            bne_w(R)
+            bne_w(R{tag})
             movw(r4,{m})
         """)
-        + "".join(rq(a, s, lo) for a in (10, 11, 12, LR))
+        + "".join(rq(a, s, lo) for a in accs)
         + t.ldr_imm(5, SP, 24)
         + t.add_lsl(5, 5, 8, 0)
-        + "".join(t.strb_imm(a, 5, i) for i, a in enumerate((10, 11, 12, LR)))
+        + "".join(t.strb_imm(a, 5, i) for i, a in enumerate(accs))
     )
+
+
+def _dw_group(m: int, s: int, lo: int) -> str:
+    """Channels g..g+3 (g in r8) of the pixel: 4 accumulators, a tap SXTB16 and SMLAxB."""
+    biases = t.ldrd_imm(10, 11, 0, 64) + t.ldrd_imm(12, LR, 0, 72)
+    return _dw_window("", biases, _dw_tap(), (10, 11, 12, LR), m, s, lo)
 
 
 def _dw_next_group() -> str:
@@ -190,40 +197,9 @@ def _dw_next_pixel() -> str:
 
 def _dw_single(m: int, s: int, lo: int) -> str:
     """Tiles of fewer than 4 channels: a channel at a time, LDRSB and MLA."""
+    tap = t.ldrsb_post(4, 1, 0) + t.ldrsb_post(6, 2, 0) + t.add_lsl(1, 1, 9, 0) + t.add_lsl(2, 2, 9, 0)
     return (
-        t.ldr_imm(0, SP, 0)
-        + t.add_lsl(0, 0, 8, 2)
-        + t.ldr_imm(10, 0, 64)
-        + t.ldr_imm(1, SP, 36)
-        + t.add_lsl(1, 1, 8, 0)
-        + t.ldr_imm(2, SP, 40)
-        + t.add_lsl(2, 2, 8, 0)
-        + t.ldr_imm(0, SP, 28)
-        + " label(R1)\n"
-        + t.ldr_imm(3, SP, 32)
-        + " label(T1)\n"
-        + t.ldrsb_post(4, 1, 0)
-        + t.ldrsb_post(6, 2, 0)
-        + t.add_lsl(1, 1, 9, 0)
-        + t.add_lsl(2, 2, 9, 0)
-        + t.mla(10, 4, 6, 10)
-        + asm("""
-            sub(r3,1)
-            bne_w(T1)
-        """)
-        + t.ldr_imm(4, SP, 44)
-        + t.ldr_imm(5, SP, 48)
-        + asm(f"""
-            add(r1,r1,r4)
-            add(r2,r2,r5)
-            sub(r0,1)
-            bne_w(R1)
-            movw(r4,{m})
-        """)
-        + rq(10, s, lo)
-        + t.ldr_imm(5, SP, 24)
-        + t.add_lsl(5, 5, 8, 0)
-        + t.strb_imm(10, 5, 0)
+        _dw_window("1", t.ldr_imm(10, 0, 64), tap + t.mla(10, 4, 6, 10), (10,), m, s, lo)
         + t.addw(8, 8, 1)
         + asm("""
             mov(r5,r8)

@@ -15,9 +15,12 @@ from mcuroof.kernels.ops.dsp_common import (
     grow,
     head,
     leave,
+    next_channel,
+    rows_read,
     scaled,
     shrink,
     store_args,
+    zero_pairs,
 )
 
 # Depthwise 3x3, stride 1, on channel planes. Frame: 64 bytes of state (P, X, W, O, c at 0..16,
@@ -131,17 +134,7 @@ def _planes_zero(lp: int, st: int) -> str:
         )
         + f" movw(r5,{lp // 4})\n"
         + t.mul(4, 4, 5)
-        + t.addw(0, SP, 64)
-        + asm("""
-            movw(r6,0)
-            movw(r7,0)
-            label(Z)
-        """)
-        + t.strd_post(6, 7, 0, 8)
-        + asm("""
-            sub(r4,1)
-            bne_w(Z)
-        """)
+        + zero_pairs(64)
     )
 
 
@@ -152,18 +145,7 @@ def _planes_widen(p, lp: int) -> str:
     h_rows, cols = min(p.H, st * p.OH + 3 - st - pt), min(v, st * (ow - 1) + 3 - pl)  # input rows, columns read
     widen = (
         t.ldr_imm(0, SP, 0)
-        + asm("""
-            ldr(r2,[r0,P.H])
-            ldr(r5,[r0,P.OH])
-        """)
-        + (" add(r5,r5,r5)\n" if st == 2 else "")
-        + asm(f"""
-            add(r5,{3 - st - pt})
-            cmp(r2,r5)
-            ble(WA)
-            mov(r2,r5)
-            label(WA)  # rows: min(H, ST*OH + 3 - ST - PT)
-        """)
+        + rows_read(0, st, pt, "WA")
         + t.ldr_imm(1, SP, 4)
         + t.ldr_imm(5, SP, 16)
         + said(t.add_lsl(1, 1, 5, 0), "X + c")
@@ -297,14 +279,7 @@ def depthwise_planes_source(job, ps, name: str) -> str:
         + _planes_widen(p, lp)
         + _planes_weights(c, m)
         + _planes_lines(p, lp, s, lo)
-        + t.ldr_imm(4, SP, 16)
-        + " add(r4,1)\n"
-        + t.str_imm(4, SP, 16)
-        + asm(f"""
-            movw(r5,{c})
-            cmp(r4,r5)
-            blt_w(CH)
-        """)
+        + next_channel(c)
         + shrink(frame)
         + " pop({r8,r9,r10,r11})\n"
     )

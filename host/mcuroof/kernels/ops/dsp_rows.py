@@ -44,6 +44,24 @@ def dw_rows_geometry(job):
     return None
 
 
+def _slot_address(kh: int, roff: int, slot: int) -> str:
+    """r1 = the row slot of input row y (in r4): sp + roff + (y % KH) * slot (y + 4*KH: y >= -PT)."""
+    return (
+        asm(f"""
+            movw(r5,{4 * kh})
+            add(r5,r5,r4)
+            movw(r6,{kh})
+            udiv(r7,r5,r6)
+            mul(r7,r6)
+            sub(r5,r5,r7)
+            movw(r6,{slot})
+            mul(r5,r6)
+        """)
+        + t.addw(1, SP, roff)
+        + " add(r1,r1,r5)\n"
+    )
+
+
 def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: int) -> str:
     """Input row y = y0 + ky into slot y % KH, unless built already: columns x = col - PL of the
     pass's (OW-1)*SW + KW, each G widened groups (zeros outside the input), then the column's
@@ -59,18 +77,7 @@ def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: 
         """)
         + t.str_imm(4, SP, D_LAST)
         + t.ldr_imm(0, SP, D_P)
-        + asm(f"""
-            movw(r5,{4 * kh})
-            add(r5,r5,r4)
-            movw(r6,{kh})
-            udiv(r7,r5,r6)
-            mul(r7,r6)
-            sub(r5,r5,r7)
-            movw(r6,{slot})
-            mul(r5,r6)
-        """)
-        + t.addw(1, SP, roff)
-        + " add(r1,r1,r5)\n"  # dst: slot (y % KH)
+        + _slot_address(kh, roff, slot)  # dst: slot (y % KH)
         + t.ldr_imm(2, SP, D_X)
         + asm("""
             ldr(r5,[r0,P.V])
@@ -134,18 +141,7 @@ def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: 
         """)
         + t.ldr_imm(4, SP, D_Y0)
         + (f" add(r4,{ky})\n" if ky else "")
-        + asm(f"""
-            movw(r5,{4 * kh})
-            add(r5,r5,r4)
-            movw(r6,{kh})
-            udiv(r7,r5,r6)
-            mul(r7,r6)
-            sub(r5,r5,r7)
-            movw(r6,{slot})
-            mul(r5,r6)
-        """)
-        + t.addw(1, SP, roff)
-        + " add(r1,r1,r5)\n"
+        + _slot_address(kh, roff, slot)
         + t.str_imm(1, SP, D_RB + 4 * ky)
     )
 

@@ -319,18 +319,7 @@ def _dw_setup(p, lp: int, frame: int, lo: int) -> str:
         + t.addw(4, SP, 32)
         + said(t.vldr_q(4, 4, 32), "scatter: 4 output rows")
         # the widening's last block back-up: 4 - rows % 4 rows, rows = min(H, ST*OH + 3 - ST - PT) >= 4
-        + asm("""
-            ldr(r2,[r3,P.H])
-            ldr(r5,[r3,P.OH])
-        """)
-        + (" add(r5,r5,r5)\n" if st == 2 else "")
-        + asm(f"""
-            add(r5,{3 - st - pt})
-            cmp(r2,r5)
-            ble(RA)
-            mov(r2,r5)
-            label(RA)
-        """)
+        + dsp_common.rows_read(3, st, pt, "RA")
         + t.str_imm(2, SP, 40)
         + asm("""
             lsl(r4,r2,30)
@@ -373,18 +362,8 @@ def _dw_setup(p, lp: int, frame: int, lo: int) -> str:
         + t.mul(4, 4, 5)
         + t.str_imm(4, SP, 52)
         + f" movw(r4,{(frame - DW_FRAME_HEAD) // 8})\n"
-        + t.addw(0, SP, DW_FRAME_HEAD)
-        + asm("""
-            movw(r6,0)
-            movw(r7,0)
-            label(Z)
-        """)
-        + t.strd_post(6, 7, 0, 8)
-        + asm("""
-            sub(r4,1)
-            bne_w(Z)
-            mov(r4,0)
-        """)
+        + dsp_common.zero_pairs(DW_FRAME_HEAD)
+        + " mov(r4,0)\n"
         + t.str_imm(4, SP, 16)
     )
 
@@ -486,14 +465,7 @@ def depthwise_source(job, ps, name: str) -> str:
         + _dw_widen(p, lp)
         + _dw_weights(c, m)
         + _dw_column_passes(p, lp, s)
-        + t.ldr_imm(4, SP, 16)
-        + " add(r4,1)\n"
-        + t.str_imm(4, SP, 16)
-        + asm(f"""
-            movw(r5,{c})
-            cmp(r4,r5)
-            blt_w(CH)
-        """)
+        + dsp_common.next_channel(c)
         + dsp_common.shrink(frame)
         + t.VPOP_D8_D15
         + " pop({r8,r9,r10,r11})\n"
