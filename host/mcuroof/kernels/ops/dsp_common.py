@@ -116,6 +116,49 @@ def next_channel(c: int) -> str:
     )
 
 
+def while_pixels(label: str, n: int = 0) -> str:
+    """Back to label while the pass's pixel p (sp + 20; first moved on by n and stored) is under
+    N (sp + 16)."""
+    step = f" add(r4,{n})\n" + t.str_imm(4, SP, 20) if n else ""
+    return (
+        t.ldr_imm(4, SP, 20)
+        + step
+        + t.ldr_imm(5, SP, 16)
+        + asm(f"""
+            cmp(r4,r5)
+            blt_w({label})
+        """)
+    )
+
+
+def count_up(slot: int, field: str, label: str) -> str:
+    """The count at sp + slot up by one, back to label while under P's field (P at sp + 0)."""
+    return (
+        t.ldr_imm(4, SP, slot)
+        + " add(r4,1)\n"
+        + t.str_imm(4, SP, slot)
+        + t.ldr_imm(0, SP, 0)
+        + asm(f"""
+            ldr(r5,[r0,P.{field}])
+            cmp(r4,r5)
+            blt_w({label})
+        """)
+    )
+
+
+def channel_head(name: str, frame: int) -> str:
+    """A per-channel kernel's head: its frame, the arguments, W at sp + 20, the biases (P + 64)
+    at sp + 24."""
+    return (
+        head(name)
+        + t.subw(SP, SP, frame)
+        + store_args()
+        + t.str_imm(1, SP, 20)
+        + " add(r3,64)\n"
+        + t.str_imm(3, SP, 24)
+    )
+
+
 def constants(job):
     """(K, M, S, LO) shared by every tile of the job (K: inputs per output of a convolution or
     dense layer, 0 for depthwise), or None where they differ or do not fit."""

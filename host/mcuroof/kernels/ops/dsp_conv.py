@@ -22,6 +22,7 @@ from mcuroof.kernels.ops.dsp_common import (
     requant,
     store_args,
     unroll,
+    while_pixels,
 )
 from mcuroof.kernels.ops.dsp_dense import dense_applies, dense_source
 
@@ -383,19 +384,7 @@ def conv_block_source(job) -> str:
             blt_w(CH)
         """)
     )
-    return (
-        _entry(frame)
-        + pad
-        + widen
-        + pairs
-        + t.ldr_imm(4, SP, 20)
-        + t.ldr_imm(5, SP, 16)
-        + asm("""
-            cmp(r4,r5)
-            blt_w(BLK)
-        """)
-        + leave(frame)
-    )
+    return _entry(frame) + pad + widen + pairs + while_pixels("BLK") + leave(frame)
 
 
 def _conv_shape(job):
@@ -457,14 +446,7 @@ def conv_source(job) -> str:
         + requant(m, s, lo, [acc[0] for acc in pixels])
         + _store([acc[:1] for acc in pixels], cr)
         + " label(CE)\n"
-        + t.ldr_imm(4, SP, 20)
-        + f" add(r4,{px})\n"
-        + t.str_imm(4, SP, 20)
-        + t.ldr_imm(5, SP, 16)
-        + asm("""
-            cmp(r4,r5)
-            blt_w(PIX)
-        """)
+        + while_pixels("PIX", px)
         + leave(frame)
     )
 

@@ -10,7 +10,18 @@ from mcuroof.kernels import thumb2 as t
 from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.contract import PARAMS, Variant, shape
-from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, rq, scaled, store_args, window
+from mcuroof.kernels.ops.dsp_common import (
+    LR,
+    SP,
+    channel_head,
+    constants,
+    head,
+    leave,
+    rq,
+    scaled,
+    store_args,
+    window,
+)
 from mcuroof.kernels.ops.dsp_planes import (
     FOLD_M,
     depthwise_direct_source,
@@ -346,12 +357,7 @@ def depthwise_3x3_source(job, p, name: str) -> str:
     )
     rest = t.ldr_imm(0, SP, 28) + t.subw(0, 0, 1) + row(2, 0)  # input row 2 after output row 0 (r10 held the bias)
     return (
-        head(name)
-        + t.subw(SP, SP, K3_FRAME)
-        + store_args()
-        + t.str_imm(1, SP, 20)
-        + " add(r3,64)\n"
-        + t.str_imm(3, SP, 24)
+        channel_head(name, K3_FRAME)
         + t.str_imm(0, SP, 28)
         + t.str_imm(2, SP, 36)
         + t.addw(4, 2, c)

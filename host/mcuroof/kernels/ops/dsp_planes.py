@@ -11,6 +11,7 @@ from mcuroof.kernels.ops.dsp_common import (
     MAX_FRAME,
     SP,
     add_imm,
+    channel_head,
     constants,
     grow,
     head,
@@ -539,12 +540,7 @@ def depthwise_direct_source(job, p, name: str) -> str:
         else t.addw(1, 1, -back_out)
     )
     return (
-        head(name)
-        + t.subw(SP, SP, Q_FRAME)
-        + store_args()
-        + t.str_imm(1, SP, 20)
-        + " add(r3,64)\n"
-        + t.str_imm(3, SP, 24)
+        channel_head(name, Q_FRAME)
         + t.addw(4, 2, c)
         + t.str_imm(4, SP, Q_CEND)
         + " mov(r1,r2)\n"

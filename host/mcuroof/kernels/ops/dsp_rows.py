@@ -8,7 +8,7 @@ from typing import NamedTuple
 from mcuroof.kernels import thumb2 as t
 from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
-from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, constants, grow, head, rq, shrink, store_args
+from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, constants, count_up, grow, head, rq, shrink, store_args
 
 # Depthwise with widened, zero-padded input rows. Frame: 64 bytes of state, then per channel
 # group of 4 its taps' widened weights (8 bytes a tap) and its 4 biases (WP bytes a group), then
@@ -317,15 +317,7 @@ def _rows_pixel(r: _Rows, spans: list) -> str:
         + t.ldr_imm(5, SP, D_COL)
         + t.addw(5, 5, r.sw * r.gm * 8)
         + t.str_imm(5, SP, D_COL)
-        + t.ldr_imm(4, SP, D_OX)
-        + " add(r4,1)\n"
-        + t.str_imm(4, SP, D_OX)
-        + t.ldr_imm(0, SP, D_P)
-        + asm("""
-            ldr(r5,[r0,P.OW])
-            cmp(r4,r5)
-            blt_w(PX)
-        """)
+        + count_up(D_OX, "OW", "PX")
     )
 
 
@@ -346,15 +338,7 @@ def _rows_row(r: _Rows, spans: list) -> str:
         + t.str_imm(4, SP, D_COL)
         + t.str_imm(4, SP, D_OX)
         + _rows_pixel(r, spans)
-        + t.ldr_imm(4, SP, D_OY)
-        + " add(r4,1)\n"
-        + t.str_imm(4, SP, D_OY)
-        + t.ldr_imm(0, SP, D_P)
-        + asm("""
-            ldr(r5,[r0,P.OH])
-            cmp(r4,r5)
-            blt_w(ROW)
-        """)
+        + count_up(D_OY, "OH", "ROW")
     )
 
 

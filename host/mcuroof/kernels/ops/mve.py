@@ -115,14 +115,7 @@ def source(job) -> str:
             sub(r6,1)
             bne_w(CH)
         """)
-        + t.ldr_imm(4, SP, 20)
-        + " add(r4,1)\n"
-        + t.str_imm(4, SP, 20)
-        + t.ldr_imm(5, SP, 16)
-        + asm("""
-            cmp(r4,r5)
-            blt_w(PIX)
-        """)
+        + dsp_common.while_pixels("PIX", 1)
         + dsp_common.leave(frame)
     )
 
