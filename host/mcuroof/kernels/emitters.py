@@ -56,6 +56,15 @@ class Emitter:
 
 
 MAC_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+# what bytecode and native share: Python loops (their layer kernels, ceilings and movers)
+_PYTHON = dict(
+    dtypes=("int8", "float32"),
+    generic="python",
+    interpreted=True,
+    host_ws=1 << 20,  # interpreter loops are flat past the host's caches
+    mac_body="compute.python_mac",
+    movers="memory.python_movers",
+)
 EMITTERS = (
     Emitter(
         "bytecode",
@@ -64,13 +73,8 @@ EMITTERS = (
         "bytecode",
         ("compute", "memory"),
         iters=(32, 1024),
-        dtypes=("int8", "float32"),
-        generic="python",
         work=1 << 11,
-        interpreted=True,
-        host_ws=1 << 20,  # interpreter loops are flat past the host's caches
-        mac_body="compute.python_mac",
-        movers="memory.python_movers",
+        **_PYTHON,
     ),
     Emitter(
         "native",
@@ -81,13 +85,8 @@ EMITTERS = (
         "def f():\n pass",
         iters=(64, 1024),
         empty="@micropython.native\ndef z(a,b,c,n):\n return 0\n",
-        dtypes=("int8", "float32"),
-        generic="python",
         work=1 << 12,
-        interpreted=True,
-        host_ws=1 << 20,
-        mac_body="compute.python_mac",
-        movers="memory.python_movers",
+        **_PYTHON,
     ),
     Emitter(
         "viper",

@@ -70,6 +70,25 @@ class Tile:
 
 
 @dataclass(frozen=True)
+class Job:
+    layer: Layer
+    dtype: str
+    emitter: str
+    tiles: tuple[Tile, ...]  # candidates, largest first, then the companions
+    why_tiled: str  # "", "memory" or "time"
+    companions: int = 0  # how many of `tiles` (at the end) are companions (half channels or columns)
+    isa: frozenset[str] = frozenset()  # the core's instruction sets beyond Armv6-M (board.identity)
+
+    @property
+    def candidates(self) -> tuple[Tile, ...]:
+        return self.tiles[: len(self.tiles) - self.companions]
+
+    @property
+    def key(self) -> str:
+        return unit_key("layers", self.emitter, self.dtype, self.layer.index)
+
+
+@dataclass(frozen=True)
 class Grain:
     """How a convolution or dense kernel groups its work (SIMD kernels): `pixels` output pixels
     and `chans` channels a pass, inputs in groups of `inputs` (padded with zeros), and the
@@ -94,22 +113,3 @@ class Variant:
     name: str = ""
     grain: Grain | None = None
     window_paths: bool = False
-
-
-@dataclass(frozen=True)
-class Job:
-    layer: Layer
-    dtype: str
-    emitter: str
-    tiles: tuple[Tile, ...]  # candidates, largest first, then the companions
-    why_tiled: str  # "", "memory" or "time"
-    companions: int = 0  # how many of `tiles` (at the end) are companions (half channels or columns)
-    isa: frozenset[str] = frozenset()  # the core's instruction sets beyond Armv6-M (board.identity)
-
-    @property
-    def candidates(self) -> tuple[Tile, ...]:
-        return self.tiles[: len(self.tiles) - self.companions]
-
-    @property
-    def key(self) -> str:
-        return unit_key("layers", self.emitter, self.dtype, self.layer.index)
