@@ -341,6 +341,25 @@ def row_runs(p):
     return [tuple(r) for r in runs]
 
 
+def _looped(label: str, out_bytes: int, body: str, in_step: int, out_step: int, out0: int, in0: int) -> str:
+    """body looped over out_bytes of output (r1 against its end, at Q_END): r1 and r0 first
+    moved on by the unrolled rows' out0 and in0, then by out_step and in_step a pass."""
+    return (
+        _grow(1, out0)
+        + _grow(0, in0)
+        + f" movw(r12,{out_bytes})\n"
+        + t.add_lsl(12, 12, 1, 0)
+        + t.str_imm(12, SP, Q_END)
+        + f" label({label})\n"
+        + body
+        + _grow(0, in_step)
+        + _grow(1, out_step)
+        + t.ldr_imm(12, SP, Q_END)
+        + t.cmp_reg(1, 12)
+        + f" blt_w({label})\n"
+    )
+
+
 def _grow(rd: int, imm: int) -> str:
     """rd += imm (r12 scratch above 4095)."""
     return t.addw(rd, rd, imm) if imm < 4096 else f" movw(r12,{imm})\n" + t.add_lsl(rd, rd, 12, 0)
@@ -479,20 +498,8 @@ def depthwise_direct_source(job, p, name: str) -> str:
                 out0, in0 = out0 + 2 * ow * c, in0 + 4 * v * c
             n %= 2
         elif two and (ja, jb) == (0, 3) and n >= 2:
-            rows += (
-                _grow(1, out0)
-                + _grow(0, in0)
-                + f" movw(r12,{(n // 2) * 2 * ow * c})\n"
-                + t.add_lsl(12, 12, 1, 0)
-                + t.str_imm(12, SP, Q_END)
-                + f" label(T{i})\n"
-                + _direct_rows2(p, s, lo, 0, 0)
-                + _grow(0, 4 * v * c)
-                + _grow(1, 2 * ow * c)
-                + t.ldr_imm(12, SP, Q_END)
-                + t.cmp_reg(1, 12)
-                + f" blt_w(T{i})\n"
-            )
+            body = _direct_rows2(p, s, lo, 0, 0)
+            rows += _looped(f"T{i}", (n // 2) * 2 * ow * c, body, 4 * v * c, 2 * ow * c, out0, in0)
             moved, out0 = moved + out0 + (n // 2) * 2 * ow * c, 0
             moved_in, in0 = moved_in + in0 + (n // 2) * 4 * v * c, 0
             n %= 2
@@ -509,20 +516,7 @@ def depthwise_direct_source(job, p, name: str) -> str:
                 rows += _direct_row(p, ja, jb, s, lo, out0, in0)
                 out0, in0 = out0 + ow * c, in0 + 2 * v * c
         else:
-            rows += (
-                _grow(1, out0)
-                + _grow(0, in0)
-                + f" movw(r12,{n * ow * c})\n"
-                + t.add_lsl(12, 12, 1, 0)
-                + t.str_imm(12, SP, Q_END)
-                + f" label(R{i})\n"
-                + _direct_row(p, ja, jb, s, lo, 0)
-                + _grow(0, 2 * v * c)
-                + _grow(1, ow * c)
-                + t.ldr_imm(12, SP, Q_END)
-                + t.cmp_reg(1, 12)
-                + f" blt_w(R{i})\n"
-            )
+            rows += _looped(f"R{i}", n * ow * c, _direct_row(p, ja, jb, s, lo, 0), 2 * v * c, ow * c, out0, in0)
             moved, out0, moved_in, in0 = moved + out0 + n * ow * c, 0, moved_in + in0 + n * 2 * v * c, 0
     back_in, back_out = moved_in - 1, moved - 1  # to the next channel's X + c, O + c
     rewind = (

@@ -292,6 +292,19 @@ def _column_loop(count: int, label: str, body: str, planes_step: int, out_step: 
     )
 
 
+def _back_up(rows: str, label: str) -> str:
+    """r4 = 4 - rows % 4 (0 where rows % 4 == 0), the rows a last block of 4 backs up over; r5 = 2 * r4."""
+    return asm(f"""
+        lsl(r4,{rows},30)
+        lsr(r4,r4,30)
+        beq({label})
+        neg(r4,r4)
+        add(r4,4)
+        label({label})
+        add(r5,r4,r4)
+    """)
+
+
 def _dw_setup(p, lp: int, frame: int, lo: int) -> str:
     """The kernel's constants to the frame: the gather's and scatter's row offsets, the widening's
     and the last step's back-ups, the clamp vectors (q6, q7); the planes zeroed; channel 0."""
@@ -314,15 +327,7 @@ def _dw_setup(p, lp: int, frame: int, lo: int) -> str:
         # the widening's last block back-up: 4 - rows % 4 rows, rows = min(H, ST*OH + 3 - ST - PT) >= 4
         + dsp_common.rows_read(3, st, pt, "RA")
         + t.str_imm(2, SP, 40)
-        + asm("""
-            lsl(r4,r2,30)
-            lsr(r4,r4,30)
-            beq(RZ)
-            neg(r4,r4)
-            add(r4,4)
-            label(RZ)
-            add(r5,r4,r4)
-        """)
+        + _back_up("r2", "RZ")
         + t.str_imm(5, SP, 56)
         + f" movw(r5,{v * c})\n"
         + t.mul(4, 4, 5)
@@ -339,16 +344,8 @@ def _dw_setup(p, lp: int, frame: int, lo: int) -> str:
         + " movw(r4,127)\n"
         + t.vdup_32(7, 4)
         # the last step's back-up: 4 - OH % 4 rows (none where OH % 4 == 0)
-        + asm("""
-            ldr(r4,[r3,P.OH])
-            lsl(r4,r4,30)
-            lsr(r4,r4,30)
-            beq(BZ)
-            neg(r4,r4)
-            add(r4,4)
-            label(BZ)
-            add(r5,r4,r4)
-        """)
+        + asm("ldr(r4,[r3,P.OH])")
+        + _back_up("r4", "BZ")
         + (" add(r5,r5,r5)\n" if st == 2 else "")
         + t.str_imm(5, SP, 48)
         + f" movw(r5,{owc})\n"
