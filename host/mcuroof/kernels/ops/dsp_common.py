@@ -297,6 +297,17 @@ def requant(m: int, s: int, lo: int, accs) -> str:
     return f" movw(r4,{m})\n" + "".join(rq(a, s, lo) for a in accs)
 
 
+def pixel_offset(reg: int) -> str:
+    """r5 = (y * V + x) * C, the window's first input pixel (y in r5, x in r4, P in r0; r<reg> = C after)."""
+    return asm(f"""
+        ldr(r{reg},[r0,P.V])
+        mul(r5,r{reg})
+        add(r5,r5,r4)
+        ldr(r{reg},[r0,P.C])
+        mul(r5,r{reg})
+    """)
+
+
 def window(axis: int) -> str:
     """The clipped window along one axis of the output position in the frame (axis 0: rows,
     frame 16, P's H, SH, PT, KH; 1: columns, frame 20, V, SW, PL, KW): r4 = first input row

@@ -57,6 +57,20 @@ def _dense_pass(k: int, groups: int, n: int, m: int, s: int, lo: int, tag: str) 
     )
 
 
+def _next_channels(n: int, label: str) -> str:
+    """c (frame 12) moved on by n to r7, back to label while under OC."""
+    return (
+        t.ldr_imm(7, SP, 12)
+        + f" add(r7,{n})\n"
+        + t.ldr_imm(4, SP, 0)
+        + asm(f"""
+            ldr(r4,[r4,P.OC])
+            cmp(r7,r4)
+            blt_w({label})
+        """)
+    )
+
+
 def dense_applies(job, direct: bool) -> bool:
     return direct and all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
 
@@ -96,15 +110,8 @@ def dense_source(job) -> str:
             label(DA)  # c = min(c, OC - n)
         """)
         + _dense_pass(k, groups, n, m, s, lo, "N")
-        + t.ldr_imm(7, SP, 12)
-        + f" add(r7,{n})\n"
-        + t.ldr_imm(4, SP, 0)
-        + asm("""
-            ldr(r4,[r4,P.OC])
-            cmp(r7,r4)
-            blt_w(DW)
-            b(DE)
-        """)
+        + _next_channels(n, "DW")
+        + " b(DE)\n"
     )
     one = (
         asm("""
@@ -113,15 +120,8 @@ def dense_source(job) -> str:
             label(D1)
         """)
         + _dense_pass(k, groups, 1, m, s, lo, "1")
-        + t.ldr_imm(7, SP, 12)
-        + " add(r7,1)\n"
-        + t.ldr_imm(4, SP, 0)
-        + asm("""
-            ldr(r4,[r4,P.OC])
-            cmp(r7,r4)
-            blt_w(D1)
-            label(DE)
-        """)
+        + _next_channels(1, "D1")
+        + " label(DE)\n"
     )
     return (
         head()

@@ -17,6 +17,7 @@ from mcuroof.kernels.ops.dsp_common import (
     constants,
     head,
     leave,
+    pixel_offset,
     rq,
     scaled,
     store_args,
@@ -77,13 +78,7 @@ def _dw_pixel() -> str:
         + window(1)
         + said(t.str_imm(7, SP, 32), "taps per row")
         + t.ldr_imm(5, SP, 36)
-        + asm("""
-            ldr(r1,[r0,P.V])
-            mul(r5,r1)
-            add(r5,r5,r4)
-            ldr(r1,[r0,P.C])
-            mul(r5,r1)
-        """)
+        + pixel_offset(1)
         + t.ldr_imm(2, SP, 4)
         + " add(r5,r5,r2)\n"
         + said(t.str_imm(5, SP, 36), "X + (y*V+x)*C")
