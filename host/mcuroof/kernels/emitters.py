@@ -44,6 +44,11 @@ class Emitter:
     movers: str = ""  # (emitter, type code, core's ISA kernels) -> [(mover, kernel or None)] (kernels.memory)
     reader: str = ""  # a Reader of raw addresses (kernels.regions)
     peaks: str = ""  # (ISA kernel names, type codes, iterations) -> its ISA peak Kernels (kernels.compute)
+    # where the time goes in a compute-bound layer below its ceiling (analysis.advice): in
+    # mcuroof's kernels, in a user's kernel ("": as in mcuroof's), and what it does to each int8
+    overhead: str = ""
+    user_overhead: str = ""
+    int8_note: str = ""
 
     @property
     def decorator(self) -> str:
@@ -57,6 +62,11 @@ class Emitter:
 
 MAC_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 # what bytecode and native share: Python loops (their layer kernels, ceilings and movers)
+# an inline assembler's (mcuroof's layer kernels: Python loops around assembler calls)
+ASM_OVERHEAD = (
+    "its MAC loops' loads and requantization, and any Python between assembler calls, are "
+    "instructions the ceiling's loop does not have"
+)
 _PYTHON = dict(
     dtypes=("int8", "float32"),
     generic="python",
@@ -74,6 +84,7 @@ EMITTERS = (
         ("compute", "memory"),
         iters=(32, 1024),
         work=1 << 11,
+        overhead="interpreter work per MAC dominates: fewer index computations in the inner loop",
         **_PYTHON,
     ),
     Emitter(
@@ -86,6 +97,7 @@ EMITTERS = (
         iters=(64, 1024),
         empty="@micropython.native\ndef z(a,b,c,n):\n return 0\n",
         work=1 << 12,
+        overhead="native code still goes through the runtime for every integer operation: viper's machine integers do not",
         **_PYTHON,
     ),
     Emitter(
@@ -104,6 +116,13 @@ EMITTERS = (
         mac_body="compute.viper_mac",
         movers="memory.viper_movers",
         reader="regions.VIPER_READER",
+        # mcuroof's viper layer kernels walk pointers already (kernels.ops.viper); a user's may not
+        overhead=(
+            "its loops around the products (pointers rebased every 8, windows clipped, outputs "
+            "requantized) are machine code the ceiling's loop does not have"
+        ),
+        user_overhead="index arithmetic per MAC dominates the machine code: walk pointers instead of recomputing indices",
+        int8_note="sign-extends each int8 it loads",  # ptr8 loads are unsigned
     ),
     Emitter(
         "asm_thumb",
@@ -123,8 +142,9 @@ EMITTERS = (
         movers="memory.thumb_movers",
         reader="regions.THUMB_READER",
         peaks="compute.isa_kernels",
+        overhead=ASM_OVERHEAD,
     ),
-    Emitter("asm_xtensa", "profile", frozenset({XTENSA}), "asm", assembler=True),
+    Emitter("asm_xtensa", "profile", frozenset({XTENSA}), "asm", assembler=True, overhead=ASM_OVERHEAD),
     Emitter(
         "asm_rv32",
         "probe",
@@ -142,6 +162,13 @@ EMITTERS = (
         mac_body="compute.rv32_mac",
         movers="memory.rv32_movers",
         peaks="compute.rv32_peak_kernels",
+        # its own (kernels.ops.rv32: one assembler call a tile, no Python between calls)
+        overhead=(
+            "RV32IM has no SIMD and no multiply-accumulate: a MAC is MUL + ADD, and its int8 operands "
+            "are loaded a byte an instruction (the LB dot product takes 4 instructions a MAC, the MUL+ADD "
+            "ceiling 2); loads shared between channels and pixels, the window loops and the "
+            "requantization are what the kernel adds to the ceiling's register loop"
+        ),
     ),
     # MicroPython's own C code: a memoryview slice copy (memcpy), where the port has memoryview
     Emitter(
@@ -180,6 +207,10 @@ def hook(emitter: str, name: str):
         return None
     module, _, attr = where.rpartition(".")
     return getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+
+
+# the port's own C copy (memoryview slices): the memory roof's reference on a host OS (measure.pipeline)
+MEMCPY = next(e.name for e in EMITTERS if e.found == "memoryview")
 
 
 def readers() -> tuple[str, ...]:
