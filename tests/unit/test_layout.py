@@ -212,6 +212,25 @@ def test_analysis_depends_on_the_kernel_contract_only():
         assert not used & GENERATORS, (name, used & GENERATORS)
 
 
+def test_predict_asks_the_generators_and_copies_none():
+    """predict reads a kernel's family and grain from its generator's declaration
+    (kernels.ops.dispatch.Generator.variant): it imports no generator module's internals."""
+    g = graph()
+    for name in (m for m in g if m.startswith("mcuroof.predict.")):
+        used = {m.rpartition(".")[2] for m in g[name] if m.startswith("mcuroof.kernels.ops.")}
+        assert not used & (GENERATORS - {"dispatch"}), (name, used & GENERATORS)
+
+
+def test_functions_stay_short():
+    """No function of host/mcuroof over 120 lines (a nested one counted on its own too)."""
+    long = []
+    for p in PKG.rglob("*.py"):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 120:
+                long.append(f"{p.relative_to(PKG)}:{node.lineno} {node.name}")
+    assert not long, long
+
+
 def test_modules_stay_readable():
     top = [p for p in PKG.glob("*.py")]
     assert len(top) <= 30, [p.name for p in top]
