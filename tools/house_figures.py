@@ -78,17 +78,27 @@ def _docstrings(tree) -> set[int]:
     return out
 
 
+def _tables(tree) -> set[int]:
+    """The nodes inside a module-level assignment's value (a table of data, not code)."""
+    out = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            out.update(id(n) for n in ast.walk(node.value))
+    return out
+
+
 def emitter_literals(trees, names: set[str]) -> list[str]:
-    """Where a string constant outside kernels/ (and NOT_EMITTERS) is an emitter's name."""
+    """Where a string constant outside kernels/ (and NOT_EMITTERS) is an emitter's name; "(table)"
+    where it sits in a module-level table."""
     out = []
     for path, tree in trees:
         rel = path.relative_to(PACKAGE)
         if rel.parts[0] == "kernels" or rel.as_posix() in NOT_EMITTERS:
             continue
-        skip = _docstrings(tree)
+        skip, tables = _docstrings(tree), _tables(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and node.value in names and id(node) not in skip:
-                out.append(f"{rel}:{node.lineno} {node.value!r}")
+                out.append(f"{rel}:{node.lineno} {node.value!r}" + (" (table)" if id(node) in tables else ""))
     return sorted(out)
 
 
@@ -121,7 +131,11 @@ def main(argv=None) -> int:
     subs = string_subscripts(trees)
     print(f"string-key subscripts: {sum(subs.values())} ({', '.join(f'{k} {v}' for k, v in sorted(subs.items()))})")
     lits = emitter_literals(trees, emitter_names())
-    print(f"emitter names as code outside kernels/: {len(lits)} (not counted: {', '.join(NOT_EMITTERS)})")
+    in_tables = sum(w.endswith("(table)") for w in lits)
+    print(
+        f"emitter names as code outside kernels/: {len(lits)}, {in_tables} of them in module-level tables"
+        f" (not counted: {', '.join(NOT_EMITTERS)})"
+    )
     for where in lits:
         print(f"  {where}")
     imports = design_imports(trees)
