@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from mcuroof.analysis import timing_basis
 from mcuroof.kernels import compute as compute_kernels
-from mcuroof.kernels.emitters import SIMD_ASSEMBLERS, is_assembler
+from mcuroof.kernels import emitters
+from mcuroof.kernels.emitters import ASM_OVERHEAD, EMITTERS, SIMD_ASSEMBLERS, is_assembler
 from mcuroof.kernels.ops import contract
 
 # A point reaching 2/3 of its roof (headroom up to 1.5x) is "at" it: the ceilings move by about
@@ -35,28 +36,12 @@ FASTER = 1.25  # a ceiling this much above another counts as faster; below, "as 
 # SIMD feature -> its assembler, the widest SIMD first: on a core with both, MVE is the one to name
 ASSEMBLERS = SIMD_ASSEMBLERS
 
-# Where the time goes, per emitter, for a compute-bound point below its ceiling
-OVERHEAD = {
-    "bytecode": "interpreter work per MAC dominates: fewer index computations in the inner loop",
-    "native": "native code still goes through the runtime for every integer operation: viper's machine integers do not",
-    # mcuroof's viper layer kernels walk pointers already (kernels.ops.viper); a user's may not
-    "viper": (
-        "its loops around the products (pointers rebased every 8, windows clipped, outputs "
-        "requantized) are machine code the ceiling's loop does not have"
-    ),
-    "viper user": "index arithmetic per MAC dominates the machine code: walk pointers instead of recomputing indices",
-    "asm": (  # any inline assembler (kernels.emitters.ASSEMBLERS)
-        "its MAC loops' loads and requantization, and any Python between assembler calls, are "
-        "instructions the ceiling's loop does not have"
-    ),
-    # an assembler's own (kernels.ops.rv32: one assembler call a tile, no Python between calls)
-    "asm_rv32": (
-        "RV32IM has no SIMD and no multiply-accumulate: a MAC is MUL + ADD, and its int8 operands "
-        "are loaded a byte an instruction (the LB dot product takes 4 instructions a MAC, the MUL+ADD "
-        "ceiling 2); loads shared between channels and pixels, the window loops and the "
-        "requantization are what the kernel adds to the ceiling's register loop"
-    ),
-}
+# Where the time goes, per emitter, for a compute-bound point below its ceiling: its row's
+# (kernels.emitters.Emitter.overhead); an emitter that says nothing, as the slowest (the
+# interpreter) or as any inline assembler
+OVERHEAD = {e.name: e.overhead for e in EMITTERS if e.overhead}
+USER_OVERHEAD = {e.name: e.user_overhead for e in EMITTERS if e.user_overhead}
+SLOWEST = EMITTERS[0].overhead
 CALLS_DOMINATE = 0.5  # call_share from which an assembler point blames its calls, below it its MAC loops
 
 
@@ -65,7 +50,7 @@ def _asm_overhead(p: dict) -> str:
     its fitted call_share where known."""
     share = p.get("call_share")
     if share is None:
-        return OVERHEAD.get(p["emitter"], OVERHEAD["asm"])
+        return OVERHEAD.get(p["emitter"], ASM_OVERHEAD)
     if share >= CALLS_DOMINATE:
         return (
             f"{share:.0%} of its time is spent once per pixel or row (calls and the loops around the MAC "
@@ -325,7 +310,8 @@ def _as_fast(ratio: float, em: str, dt: str, emulated: bool = False) -> str:
     in instructions a MAC, not speed."""
     if ratio < FASTER:
         return f"as many instructions a MAC ({ratio:.2g}x)" if emulated else f"as fast ({ratio:.2g}x)"
-    why = f" ({em} sign-extends each int8 it loads)" if em == "viper" and dt == "int8" else ""
+    note = emitters.get(em).int8_note if emitters.get(em) else ""
+    why = f" ({em} {note})" if note and dt == "int8" else ""
     return f"{ratio:.2g}x fewer instructions a MAC{why}" if emulated else f"{ratio:.2g}x faster{why}"
 
 
@@ -394,8 +380,9 @@ def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[st
 
 
 def _overhead(p: dict) -> str:
-    em = f"{p['emitter']} user" if p.get("user") and f"{p['emitter']} user" in OVERHEAD else p["emitter"]
-    return OVERHEAD.get(em, OVERHEAD["bytecode"])
+    if p.get("user") and p["emitter"] in USER_OVERHEAD:
+        return USER_OVERHEAD[p["emitter"]]
+    return OVERHEAD.get(p["emitter"], SLOWEST)
 
 
 def _fewer_bytes(p: dict) -> str:

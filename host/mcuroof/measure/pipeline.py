@@ -18,6 +18,7 @@ from mcuroof.analysis import timing_basis
 from mcuroof.board import capability, cycle_counter, identity
 from mcuroof.board import profiles as boards
 from mcuroof.errors import BoardError
+from mcuroof.kernels.emitters import MEMCPY
 from mcuroof.measure import host_memcpy, runfolder
 from mcuroof.measure import pace as board_pace
 from mcuroof.measure.collect import Collector
@@ -194,7 +195,7 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
 
 
 def memcpy_reference(records: list[dict]) -> list[dict]:
-    sizes = sorted({r["bytes"] for r in records if r.get("t") == "mem" and r.get("em") == "c"})
+    sizes = sorted({r["bytes"] for r in records if r.get("t") == "mem" and r.get("em") == MEMCPY})
     return host_memcpy.memcpy_bandwidth(sizes) if sizes else []
 
 
