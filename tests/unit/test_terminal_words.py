@@ -46,3 +46,20 @@ def test_fault_line_is_words():
         "re-run after a MemoryError with max_ws 1968"
     )
     assert fault_line({"board": 0}, []) is None
+
+
+def test_an_interval_reads_apart():
+    from mcuroof.units import duration_span
+
+    assert duration_span(15.96, 16.04) == "15.96 s to 16.04 s"  # not "16 s to 16 s"
+    assert duration_span(0.5, 0.75) == "500 ms to 750 ms"
+
+
+def test_whole_model_figures_carry_their_units(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")
+    text = _printed(capsys, ["report", str(DATA / "results-vww-unix.json")])
+    row = next(line for line in text.splitlines() if line.startswith("│ viper    │ int8  │     29 │"))
+    cells = [c.strip() for c in row.strip("│").split("│")]
+    assert cells[6].endswith("/s") and cells[7].endswith("x")  # inferences/s (host time), time / bound
+    kws = _printed(capsys, ["report", str(DATA / "results-kws-microbit.json")])
+    assert "instr/inference" in kws and "inferences/s" not in kws.split("Whole model")[1].split("\n\n")[0]

@@ -51,6 +51,12 @@ class Basis:
     core: str | None = None  # the modelled core ("Cortex-M0+"), where `model` is set
 
     @property
+    def real_time(self) -> bool:
+        """Whether a time is a chip's own (a real board's clock, the host's): only then are
+        seconds and inferences/s given without saying what they count."""
+        return self.kind == HOST or (self.kind == CYCLES and not self.model)
+
+    @property
     def rate_text(self) -> str:
         """The step rate as people read it: "15.6 M instr/s", "125 MHz", "-"."""
         if self.rate_hz is None:

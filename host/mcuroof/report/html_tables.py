@@ -197,27 +197,29 @@ def model_table(result: dict) -> str:
     estimate = (m.get("fit") or {}).get("fits") is False  # a model that does not fit: speed from tiles
     rows = [
         [
-            r["emitter"],
-            r["dtype"],
-            num(r["layers"], fmt=str),
-            num(r["predicted_seconds"], fmt=duration),
-            num(r["measured_seconds"], fmt=duration),
-            f"{len(layer_tables.projected(r, result))} of {r['layers']}",
-            num(
-                r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s"),
-                fmt=(lambda v: f"~{v:.3g}") if estimate else (lambda v: f"{v:.3g}"),
-            ),
-            num(r.get("measured_over_predicted"), fmt=lambda v: f"{v:.3g}"),
+            (c, v) if v is not None else c
+            for c, v in zip(
+                layer_tables.whole_model_cells(r, result, estimate),
+                (
+                    None,
+                    None,
+                    r["layers"],
+                    r["predicted_seconds"],
+                    r["measured_seconds"],
+                    None,
+                    r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s"),
+                    r.get("measured_over_predicted"),
+                ),
+            )
         ]
         for r in m.get("whole_model") or []
     ]
     if not rows:
         return ""
     fit = (m.get("fit") or {}).get("text")
-    heads = layer_tables.whole_model_headers(estimate)
-    if estimate:
-        heads[6] = "estimate/s from tiles (does not fit)"
-    notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in layer_tables.whole_model_notes(m))
+    basis = timing_basis.of(result.get("board") or {})
+    heads = layer_tables.whole_model_headers(estimate, basis)
+    notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in layer_tables.whole_model_notes(m, basis))
     return (
         f"<h2>Whole model: {esc(m.get('name'))} ({si(m.get('macc', 0), 'MACC')})</h2>"
         + (f"<p class='note'>{esc(fit)}</p>" if fit else "")

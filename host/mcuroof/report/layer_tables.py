@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from mcuroof.analysis import timing_basis
 from mcuroof.model import names as layer_names
 from mcuroof.report import calibrated
-from mcuroof.units import duration, si
+from mcuroof.units import duration, duration_span, si
 
 ADVICE_KEYS = {
     "above": "ABOVE ROOF",
@@ -70,13 +71,42 @@ def _headroom(p: dict) -> str:
 
 
 # the whole-model table's columns (terminal and report.html): a roofline bound is no prediction,
-# and a measured sum says how much of it was projected from tiles
-BOUND, MEASURED, PROJECTED, OVER = "roofline bound", "measured", "projected", "measured / bound"
+# and the layers' time is a sum of measured and (on tiles) projected times: it says how many were projected
+BOUND, MEASURED, PROJECTED, OVER = "roofline bound", "layers' time", "projected from tiles", "time / bound"
 
 
-def whole_model_headers(estimate: bool) -> list[str]:
-    speed = "estimate/s (tiles)" if estimate else "inferences/s"
-    return ["emitter", "dtype", "layers", BOUND, MEASURED, PROJECTED, speed, OVER]
+def speed_header(basis: timing_basis.Basis, estimate: bool) -> str:
+    """The speed column: inferences/s where time is a chip's (a real board, the host), else the
+    steps one inference took (QEMU's instructions, a cycle model's cycles): no rate in seconds."""
+    if not basis.real_time:
+        return f"{basis.step}/inference" if basis.step else "per inference"
+    return "inferences/s (estimate from tiles)" if estimate else "inferences/s"
+
+
+def whole_model_headers(estimate: bool, basis: timing_basis.Basis | None = None) -> list[str]:
+    basis = basis or timing_basis.Basis(timing_basis.HOST, None, None)
+    return ["emitter", "dtype", "layers", BOUND, MEASURED, PROJECTED, speed_header(basis, estimate), OVER]
+
+
+def whole_model_cells(r: dict, result: dict, estimate: bool) -> list[str]:
+    """One whole-model row as text, each figure with its unit."""
+    basis = timing_basis.of(result.get("board") or {})
+    ratio = r.get("measured_over_predicted")
+    rate = r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s")
+    if not basis.real_time:
+        speed = ("~" if estimate else "") + basis.steps_text(r["measured_seconds"]) if rate else "-"
+    else:
+        speed = (f"~{rate:.3g}/s" if estimate else f"{rate:.3g}/s") if rate else "-"
+    return [
+        r["emitter"],
+        r["dtype"],
+        str(r["layers"]),
+        duration(r["predicted_seconds"]),
+        duration(r["measured_seconds"]),
+        f"{len(projected(r, result))} of {r['layers']}",
+        speed,
+        f"{ratio:.3g}x" if ratio else "-",
+    ]
 
 
 def projected(r: dict, result: dict) -> list[int]:
@@ -94,13 +124,15 @@ def projected(r: dict, result: dict) -> list[int]:
     )
 
 
-def whole_model_notes(m: dict) -> list[str]:
-    """What the whole-model columns are, and the layers its measured sums leave out."""
+def whole_model_notes(m: dict, basis: timing_basis.Basis | None = None) -> list[str]:
+    """What the whole-model columns are, and the layers its sums leave out."""
     notes = [
-        f"{MEASURED}: the sum of the layers' times on the board; {PROJECTED}: how many of them are projected "
-        f"from tiles (run on a part of the layer and scaled to the whole); {BOUND}: every layer at its roof, the least time the "
-        "roofs allow (a bound, not a prediction)"
+        f"{MEASURED}: the sum of the layers' times on the board, measured, or for a layer run on a tile (a part "
+        f"of the layer) projected to the whole ({PROJECTED}: how many); {BOUND}: every layer at its roof, the "
+        f"least time the roofs allow (a bound, not a prediction); {OVER}: how many times the bound the layers took"
     ]
+    if basis is not None and not basis.real_time and basis.step:
+        notes.append(f"times count {basis.label}: seconds at that rate, not a chip's time")
     out = [
         f"{s.get('op') or s.get('name', '?')} {s['index']}" for s in m.get("not_profiled") or [] if not s.get("emitter")
     ]
@@ -116,25 +148,16 @@ def model_table(result: dict) -> Table | None:
         return None
     fit = m.get("fit") or {}
     estimate = fit.get("fits") is False
+    basis = timing_basis.of(result.get("board") or {})
     title = f"Whole model: {m.get('name')} ({si(m.get('macc', 0), 'MACC')})"
     if fit:
         title += f": {fit['text'].split(':')[0]}"
-    t = Table(title=title, title_justify="left", caption="; ".join(whole_model_notes(m)), caption_justify="left")
-    for col in whole_model_headers(estimate):
+    notes = "; ".join(whole_model_notes(m, basis))
+    t = Table(title=title, title_justify="left", caption=notes, caption_justify="left")
+    for col in whole_model_headers(estimate, basis):
         t.add_column(col, justify="left" if col in ("emitter", "dtype") else "right")
     for r in rows:
-        ratio = r.get("measured_over_predicted")
-        rate = r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s")
-        t.add_row(
-            r["emitter"],
-            r["dtype"],
-            str(r["layers"]),
-            duration(r["predicted_seconds"]),
-            duration(r["measured_seconds"]),
-            f"{len(projected(r, result))} of {r['layers']}",
-            (f"~{rate:.3g}" if estimate else f"{rate:.3g}") if rate else "-",
-            f"{ratio:.3g}" if ratio else "-",
-        )
+        t.add_row(*whole_model_cells(r, result, estimate))
     return t
 
 
@@ -204,8 +227,7 @@ def model_lines(result: dict, advice: bool = True) -> list[str]:
             f"+ per-MAC fit over two channel counts, {rows} by a per-row + per-MAC fit over two widths or row counts"
         )
         spans = [
-            f"{w['emitter']} {w['dtype']} {duration(w['measured_interval'][0])} to "
-            f"{duration(w['measured_interval'][1])}"
+            f"{w['emitter']} {w['dtype']} {duration_span(*w['measured_interval'])}"
             for w in (result.get("model") or {}).get("whole_model", [])
             if w.get("measured_interval")
         ]

@@ -117,9 +117,9 @@ def lead_line(result: dict) -> str | None:
     best = min(rows, key=lambda r: r["measured_seconds"], default=None)
     if best and fits and not _tiled(result, best):
         return (
-            f"measured: {m.get('name')} takes {duration(best['measured_seconds'])} per inference with "
-            f"{best['emitter']} {best['dtype']} ({best['inferences_per_s']:.3g} inferences/s), the sum of its "
-            f"{best['layers']} layers each run whole on the board; time counts {basis.label}"
+            f"measured: {m.get('name')} takes {_per_inference(best, basis)} with {best['emitter']} {best['dtype']}, "
+            f"the sum of its {best['layers']} layers each run whole on the board{_left_out(m)}; "
+            f"time counts {basis.label}"
         )
     top = max(
         (r for r in result.get("roofs") or [] if r["kind"] == "compute" and r["source"] == "measured"),
@@ -139,6 +139,26 @@ def lead_line(result: dict) -> str | None:
         f"{m.get('name', 'the model')} {why}: its whole-model time is projected from them, not measured; "
         f"time counts {basis.label}"
     )
+
+
+def _per_inference(row: dict, basis: timing_basis.Basis) -> str:
+    """One inference's time: instructions or modelled cycles first where that is what time counts
+    (and seconds only at their rate), seconds and inferences/s where time is a chip's own."""
+    seconds = row["measured_seconds"]
+    if basis.real_time or not basis.step:
+        rate = row.get("inferences_per_s")
+        return f"{duration(seconds)} per inference" + (f" ({rate:.3g} inferences/s)" if rate else "")
+    per_mac = f", {seconds * basis.rate_hz / row['macc']:.3g} {basis.step} a MAC" if row.get("macc") else ""
+    at = f"{2**basis.icount_shift} ns an instruction" if basis.icount_shift is not None else basis.rate_text
+    return f"{basis.steps_text(seconds)} per inference ({duration(seconds)} at {at}{per_mac})"
+
+
+def _left_out(m: dict) -> str:
+    """The layers a whole-model time leaves out (not profiled: no kernel), said where it is given."""
+    out = [
+        f"{s.get('op') or s.get('name', '?')} {s['index']}" for s in m.get("not_profiled") or [] if not s.get("emitter")
+    ]
+    return f" ({', '.join(out)} not profiled: left out)" if out else ""
 
 
 def _tiled(result: dict, row: dict) -> bool:
