@@ -121,6 +121,7 @@ class Features:
     known: frozenset[str] | None = None  # the names `names` speaks for (None: all of them)
     emulated: bool = False  # QEMU: no cache because QEMU models none, whatever the real core has
     flat_memory: bool = False  # an emulator whose memories read alike (QEMU; rp2040js: no wait states)
+    tells_bound: bool = True  # the time basis tells memory- from compute-bound (timing_basis.Basis.tells_bound)
 
     def has(self, name: str) -> bool | None:
         if self.names is None or (self.known is not None and name not in self.known):
@@ -145,6 +146,7 @@ def board_features(board: dict) -> Features:
     registers, else the profile), and its probe's emitters."""
     core = board.get("core") or {}
     names, known = core.get("features"), core.get("known")
+    basis = timing_basis.of(board)
     return Features(
         frozenset(names) if names is not None else None,
         tuple(board.get("emitters") or ()),
@@ -152,6 +154,7 @@ def board_features(board: dict) -> Features:
         timing_basis.of(board).kind == timing_basis.INSTRUCTIONS,
         timing_basis.of(board).kind == timing_basis.INSTRUCTIONS
         or any("memory is idealised" in limit for limit in board.get("limits") or []),
+        basis.tells_bound,
     )
 
 
@@ -199,9 +202,9 @@ def advise(p: dict, roofs: list[dict], feats: Features, peers: list[dict] = ()) 
     (limiting); `peers`: points of the same run, whose runs of the same layer with other
     emitters give measured speed-ups."""
     view = limiting(p)
-    k = kind(view, feats.emulated)
+    k = kind(view, feats.emulated or not feats.tells_bound)
     h = view.get("headroom") or 1.0
-    bound = "" if feats.emulated else view["bound"] + " "  # QEMU: memory and compute look alike
+    bound = view["bound"] + " " if feats.tells_bound and not feats.emulated else ""  # QEMU: alike
     text = POSITION[k].format(headroom=h, bound=bound, reach=1 / h, op=_op_clause(p))
     if k in ("above", "nomac"):
         return k, text

@@ -49,6 +49,22 @@ class Basis:
     suspect_why: str | None = None  # SUSPECT: what marked the emulator
     model: str | None = None  # CYCLES counted by a cycle model (rp2040js), not by a chip's clock
     core: str | None = None  # the modelled core ("Cortex-M0+"), where `model` is set
+    # whether this time tells a memory-bound layer from a compute-bound one: a chip's cycles or a
+    # cycle model's do; instructions (a byte moved costs only the instructions that move it) do not.
+    # The one place that says so: a new basis sets it, and the bound column, ridges and advice read it
+    tells_bound: bool = False
+
+    @property
+    def bound_note(self) -> str | None:
+        """Why memory- and compute-bound are not told apart on this basis (None: they are)."""
+        if self.tells_bound:
+            return None
+        if self.kind == INSTRUCTIONS:
+            return (
+                "time counts instructions: a byte moved costs only the instructions that move it, so whether "
+                "a layer is memory- or compute-bound on the chip, only a real board's timing tells"
+            )
+        return "what this time counts is not known, so no layer is called memory- or compute-bound"
 
     @property
     def real_time(self) -> bool:
@@ -140,18 +156,22 @@ def of(board: dict) -> Basis:
     if isinstance(shift, int) and not isinstance(shift, bool):
         return Basis(INSTRUCTIONS, 1e9 / 2**shift, "instr", shift, board.get("clock_hz"))
     if board.get("platform") in HOST_PLATFORMS or board.get("name") == "unix":
-        return Basis(HOST, None, None)
+        return Basis(HOST, None, None, tells_bound=True)
     model = _model(board)
     if model and board.get("clock_hz"):
         core = (board.get("core") or {}).get("name")
-        return Basis(CYCLES, float(board["clock_hz"]), "cycle", clock_from=model, model=model, core=core)
+        return Basis(
+            CYCLES, float(board["clock_hz"]), "cycle", clock_from=model, model=model, core=core, tells_bound=True
+        )
     why = suspected_emulator(board)
     if why:
         return Basis(SUSPECT, None, None, timer_hz=board.get("clock_hz"), suspect_why=why)
     if board.get("cycle_hz"):
-        return Basis(CYCLES, float(board["cycle_hz"]), "cycle", clock_from=COUNTED)
+        return Basis(CYCLES, float(board["cycle_hz"]), "cycle", clock_from=COUNTED, tells_bound=True)
     hz = board.get("clock_hz")
-    return Basis(CYCLES, float(hz) if hz else None, "cycle" if hz else None, clock_from=_not_counted(board))
+    return Basis(
+        CYCLES, float(hz) if hz else None, "cycle" if hz else None, clock_from=_not_counted(board), tells_bound=True
+    )
 
 
 def suspected_emulator(board: dict) -> str | None:

@@ -83,7 +83,9 @@ def ridges_table(result: dict) -> str:
     if not ridges:
         return ""
     rows = [[r["compute"], r["memory"], num(r["oi"], fmt=lambda v: f"{v:.3g}")] for r in ridges]
-    return "<h2>Ridge points</h2>" + table(["compute ceiling", "memory roof", "OI (MACC/byte)"], rows)
+    note = timing_basis.of(result.get("board") or {}).bound_note
+    why = f"<p class='note'>Where the roofs meet as counted here, not the chip's: {esc(note)}</p>" if note else ""
+    return "<h2>Ridge points</h2>" + why + table(["compute ceiling", "memory roof", "OI (MACC/byte)"], rows)
 
 
 def layers_table(result: dict, key: str = "r0") -> str:
@@ -93,6 +95,7 @@ def layers_table(result: dict, key: str = "r0") -> str:
     if not pts:
         return ""
     rows, classes = [], []
+    basis = timing_basis.of(result.get("board") or {})
     for p in pts:
         tip = f"{p.get('op', '-')}: {p.get('name') or ''}"
         name = Raw(f"<span class='tensor' title='{esc(tip)}'>{esc(layer_names.short(p))}</span>")
@@ -109,7 +112,7 @@ def layers_table(result: dict, key: str = "r0") -> str:
                 num(p.get("macs_per_s"), "MACC/s"),
                 (layer_tables.roof_text(p, "MACC/s"), p.get("roof_macs_per_s")),
                 num(p.get("headroom"), fmt=lambda v: f"{v:.3g}x"),
-                p.get("bound", "-"),
+                layer_tables.bound_text(p, basis),
                 num(p.get("seconds"), fmt=duration),
                 num(p.get("tile_fraction"), fmt=lambda v: f"{v:.2g}"),
                 check,

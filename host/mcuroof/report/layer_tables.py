@@ -29,7 +29,13 @@ def layers_table(result: dict) -> Table | None:
     pts = layer_points(result)
     if not pts:
         return None
-    t = Table(title=f"Layers of {result.get('model', {}).get('name', 'the model')} on the board", title_justify="left")
+    basis = timing_basis.of(result.get("board") or {})
+    t = Table(
+        title=f"Layers of {result.get('model', {}).get('name', 'the model')} on the board",
+        title_justify="left",
+        caption=f"bound -: {basis.bound_note}" if basis.bound_note else None,
+        caption_justify="left",
+    )
     for col in ("layer", "kernel", "tile", "OI", "MACC/s", "bytes/s (of roof)", "roof", "headroom", "bound", "advice"):
         t.add_column(col, justify="right" if col in ("tile", "OI", "MACC/s", "roof", "headroom") else "left")
     for p in sorted(pts, key=lambda p: (p["index"], p["dtype"], p["emitter"])):
@@ -44,11 +50,16 @@ def layers_table(result: dict) -> Table | None:
             si(p["bytes_per_s"], "B/s") + share,
             roof_text(p),
             _headroom(p),
-            p["bound"],
+            bound_text(p, basis),
             ADVICE_KEYS.get(p.get("advice_kind"), "-"),
             style="bold red" if p.get("above_roof") else None,
         )
     return t
+
+
+def bound_text(p: dict, basis: timing_basis.Basis) -> str:
+    """A point's bound (memory or compute) where its time tells one from the other, else "-"."""
+    return p.get("bound") or "-" if basis.tells_bound else "-"
 
 
 def roof_text(p: dict, macc_unit: str = "") -> str:

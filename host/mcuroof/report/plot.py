@@ -185,14 +185,23 @@ def figure(
     fig.suptitle(wrap_title(title or board_title(result.get("board", {})), fig.get_figwidth(), 11), fontsize=11)
     if shown:
         _key(fig, shown)
-    note = reference_marks.note(result)
+    note = foot_note(result, fig.get_figwidth())
     if note:
         fig.text(0.01, 0.01, note, fontsize=7.5, color="#444", va="bottom")
-    fig.tight_layout(rect=(0, 0.035 if note else 0, 0.8 if shown else 1, 1))
+    fig.tight_layout(rect=(0, 0.018 * (note.count("\n") + 2) if note else 0, 0.8 if shown else 1, 1))
     for ax in axes[0]:  # after the layout: label placement works in display space
         place_labels(ax)
         place_point_labels(ax)
     return fig
+
+
+def foot_note(result: dict, width_inches: float) -> str:
+    """The figure's foot note: the C-engine marks not drawn, and why no ridge is marked where the
+    time does not tell memory- from compute-bound; wrapped to the figure's width."""
+    bound = timing_basis.of(result.get("board") or {}).bound_note
+    parts = [reference_marks.note(result), f"no ridge marked: {bound}" if bound else None]
+    text = "; ".join(p for p in parts if p)
+    return textwrap.fill(text, max(60, int(width_inches * 72 / (0.55 * 7.5)))) if text else ""
 
 
 def draw_axes(ax, result: dict, xlim=None, ylim=None, label_points: bool = True):
@@ -204,6 +213,7 @@ def draw_axes(ax, result: dict, xlim=None, ylim=None, label_points: bool = True)
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
     ax.mcuroof_labels = []
+    ax.mcuroof_ridges = timing_basis.of(result.get("board") or {}).tells_bound  # no ridge dots where time cannot tell
     for ln in roof_lines(result["roofs"]):
         draw_line(ax, ln, xlim)
     ax.mcuroof_numbers = draw_points(ax, result.get("points") or [])
@@ -270,7 +280,7 @@ def draw_line(ax, ln: Line, xlim) -> None:
             return  # ends left of the axes (a panel of a slower emitter): neither drawn nor named
         x_end = min(ln.bend, xlim[1]) if ln.bend else xlim[1]
         ax.plot([xlim[0], x_end], [ln.value * xlim[0], ln.value * x_end], **ln.style)
-        if ln.bend and ln.bend < xlim[1]:
+        if ln.bend and ln.bend < xlim[1] and getattr(ax, "mcuroof_ridges", True):
             ax.plot([ln.bend], [ln.value * ln.bend], "o", color=ln.style["color"], ms=3.5, zorder=4)
     else:
         ax.plot([max(ln.bend or xlim[0], xlim[0]), xlim[1]], [ln.value, ln.value], **ln.style)

@@ -57,7 +57,11 @@ def ridges_table(result: dict) -> Table:
     mems = list(dict.fromkeys(r["memory"] for r in ridges))
     comps = list(dict.fromkeys(r["compute"] for r in ridges))
     oi = {(r["compute"], r["memory"]): r["oi"] for r in ridges}
-    t = Table(title="Ridge points (MACC/byte)", title_justify="left")
+    note = timing_basis.of(result.get("board") or {}).bound_note
+    title = "Ridge points (MACC/byte)" + (
+        f", where the roofs meet as counted here, not the chip's: {note}" if note else ""
+    )
+    t = Table(title=title, title_justify="left")
     t.add_column("compute \\ memory")
     for m in mems:
         t.add_column(m, justify="right")
