@@ -81,10 +81,10 @@ def test_a_run_prints_the_summary_at_80_columns_and_piped_the_details_with_the_o
         assert "…" not in text and max(len(x) for x in text.splitlines()) <= width
         assert text.lstrip().startswith("measured:")
         assert "Best emitter per layer" in text and "mcuroof report out/results.json" in " ".join(text.split())
-        assert "Ridge points" not in text and "Layers of" not in text
+        assert "ridge at" not in text and "Layers of" not in text
         assert "layer #" in text  # the layers a row holds are never the column left out
     long = _text(tables.renderables(data), 400)
-    assert "Ridge points" in long and "Layers of" in long and len(long.splitlines()) > len(text.splitlines())
+    assert "ridge at memory" in long and "Layers of" in long and len(long.splitlines()) > len(text.splitlines())
 
 
 def test_the_time_line_names_the_firmware_build():

@@ -63,3 +63,37 @@ def test_whole_model_figures_carry_their_units(capsys, monkeypatch):
     assert cells[6].endswith("/s") and cells[7].endswith("x")  # inferences/s (host time), time / bound
     kws = _printed(capsys, ["report", str(DATA / "results-kws-microbit.json")])
     assert "instr/inference" in kws and "inferences/s" not in kws.split("Whole model")[1].split("\n\n")[0]
+
+
+def test_report_says_each_advice_once_and_loses_no_figure(capsys, monkeypatch):
+    """mcuroof report of the VWW run: each advice text once (not per run), and every number of
+    every run's advice still printed, in its advice line or in that run's table row."""
+    from mcuroof.model import names
+    from mcuroof.report.advice_text import NUMBER
+    from mcuroof.results import document
+
+    monkeypatch.setenv("COLUMNS", "400")
+    text = _printed(capsys, ["report", str(DATA / "results-vww-unix.json")])
+    data = document.load(DATA / "results-vww-unix.json")  # as the report reads it: advice derived again
+    lines = text.splitlines()
+    advice = [ln for ln in lines if ln.startswith("advice ")]
+    assert len(advice) < len({p["advice"] for p in data["points"]}) / 5
+    for p in data["points"]:
+        row = next(
+            ln for ln in lines if ln.startswith(f"│ {names.short(p)} ") and f"│ {p['emitter']} {p['dtype']} " in ln
+        )
+        template = NUMBER.sub("#", p["advice"])
+        line = next(
+            a
+            for a in advice
+            if NUMBER.sub("#", re.sub(r"(\d+(?:\.\d+)?)-\d+(?:\.\d+)?", r"\1", a.split("): ", 1)[1])) == template
+        )
+        assert f"{p['emitter']} " in line.split("): ")[0]  # the run is named on its advice's line
+        for n in NUMBER.findall(p["advice"]):
+            assert f" {n}x" in row or f"({n}x" in row or n in NUMBER.findall(line), (p["index"], p["emitter"], n)
+
+
+def test_report_of_vww_at_180_columns_is_at_most_half_what_it_was(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "180")
+    text = _printed(capsys, ["report", str(DATA / "results-vww-unix.json")])
+    assert len(text.splitlines()) <= 322 // 2  # 322 lines before issue 41

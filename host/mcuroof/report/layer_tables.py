@@ -6,7 +6,7 @@ from rich.table import Table
 
 from mcuroof.analysis import timing_basis
 from mcuroof.model import names as layer_names
-from mcuroof.report import calibrated
+from mcuroof.report import advice_text, calibrated
 from mcuroof.units import duration, duration_span, si
 
 ADVICE_KEYS = {
@@ -33,10 +33,11 @@ def layers_table(result: dict) -> Table | None:
     t = Table(
         title=f"Layers of {result.get('model', {}).get('name', 'the model')} on the board",
         title_justify="left",
-        caption=f"bound -: {basis.bound_note}" if basis.bound_note else None,
+        caption="; ".join([layers_note(basis)] + ([f"bound -: {basis.bound_note}"] if basis.bound_note else [])),
         caption_justify="left",
     )
-    for col in ("layer", "kernel", "tile", "OI", "MACC/s", "bytes/s (of roof)", "roof", "headroom", "bound", "advice"):
+    cols = ("layer", "kernel", "tile", "OI", "MACC/s", "bytes/s (of roof)", "roof", "headroom", "vs fastest", "bound")
+    for col in cols + ("advice",):
         t.add_column(col, justify="right" if col in ("tile", "OI", "MACC/s", "roof", "headroom") else "left")
     for p in sorted(pts, key=lambda p: (p["index"], p["dtype"], p["emitter"])):
         share = f" ({p['memory_share']:.0%})" if p.get("memory_share") else ""
@@ -50,11 +51,32 @@ def layers_table(result: dict) -> Table | None:
             si(p["bytes_per_s"], "B/s") + share,
             roof_text(p),
             _headroom(p),
+            fastest_text(p, pts),
             bound_text(p, basis),
             ADVICE_KEYS.get(p.get("advice_kind"), "-"),
             style="bold red" if p.get("above_roof") else None,
         )
     return t
+
+
+def _least(basis: timing_basis.Basis) -> str:
+    return "instructions" if basis.kind == timing_basis.INSTRUCTIONS else "time"
+
+
+def layers_note(basis: timing_basis.Basis) -> str:
+    """What the layer table's "vs fastest" is, and how the advice below it is said once."""
+    least = "instructions" if basis.kind == timing_basis.INSTRUCTIONS else "time"
+    return (
+        f"vs fastest: the emitter that ran the layer in the least {least}, and how many times less; advice: "
+        "each text said once below, its numbers as ranges over the runs it names (each run's own: headroom, vs fastest)"
+    )
+
+
+def fastest_text(p: dict, points: list[dict]) -> str:
+    """The emitter that ran this layer in the least time and how many times less ("viper 24.2x"
+    faster, or in fewer instructions under QEMU); "-" for the fastest run itself."""
+    peer = advice_text.fastest_peer(p, points)
+    return f"{peer[0]} {peer[1]:.3g}x" if peer else "-"
 
 
 def bound_text(p: dict, basis: timing_basis.Basis) -> str:
@@ -138,17 +160,19 @@ def projected(r: dict, result: dict) -> list[int]:
 def whole_model_notes(m: dict, basis: timing_basis.Basis | None = None) -> list[str]:
     """What the whole-model columns are, and the layers its sums leave out."""
     notes = [
-        f"{MEASURED}: the sum of the layers' times on the board, measured, or for a layer run on a tile (a part "
-        f"of the layer) projected to the whole ({PROJECTED}: how many); {BOUND}: every layer at its roof, the "
-        f"least time the roofs allow (a bound, not a prediction); {OVER}: how many times the bound the layers took"
+        f"{MEASURED}: the layers' times summed, each measured or, run on a tile (a part of the layer), projected "
+        f"to the whole ({PROJECTED}: how many); {BOUND}: every layer at its roof, the least time the roofs allow "
+        f"(a bound, not a prediction); {OVER}: the layers' time over the bound"
     ]
     if basis is not None and not basis.real_time and basis.step:
         notes.append(f"times count {basis.label}: seconds at that rate, not a chip's time")
     out = [
-        f"{s.get('op') or s.get('name', '?')} {s['index']}" for s in m.get("not_profiled") or [] if not s.get("emitter")
+        f"layer {s['index']} {s.get('name', '')} {s.get('op', '')} ({s['why']})".replace("  ", " ")
+        for s in m.get("not_profiled") or []
+        if not s.get("emitter")
     ]
     if out:
-        notes.append(f"{MEASURED} leaves out {', '.join(out)} (not profiled: see below)")
+        notes.append(f"{MEASURED} leaves out, not profiled: {', '.join(out)}")
     return notes
 
 
@@ -217,7 +241,7 @@ def model_lines(result: dict, advice: bool = True) -> list[str]:
     if fit_line(m):
         lines.insert(0, fit_line(m))
     lines += layer_set_lines(m)
-    for s in m.get("not_profiled", []):
+    for s in [s for s in m.get("not_profiled", []) if s.get("emitter") or not m.get("whole_model")]:
         where = f" ({s['emitter']}, {s['dtype']})" if s.get("emitter") else ""
         lines.append(f"not profiled: layer {s['index']} {s.get('name', '')} {s.get('op', '')}{where}: {s['why']}")
     lines += advice_lines(result) if advice else []
@@ -254,17 +278,12 @@ def model_lines(result: dict, advice: bool = True) -> list[str]:
 
 
 def advice_lines(result: dict) -> list[str]:
-    """Every layer run's advice, runs with the same text on one line."""
-    lines = []
-    advice: dict[tuple[str, str], set] = {}
-    for p in layer_points(result):
-        advice.setdefault((ADVICE_KEYS.get(p.get("advice_kind"), "-"), p["advice"]), set()).add(
-            f"{p['index']} {p['emitter']}"
-        )
-    for (key, text), runs in advice.items():
-        order = sorted(runs, key=lambda r: (int(r.split()[0]), r))  # by layer, then emitter: the same every time
-        lines.append(f"advice [bold]{key}[/] ({', '.join(order)}): {text}")
-    return lines
+    """Every layer run's advice, said once: runs whose advice differs only in its numbers on one
+    line, the numbers as ranges (each run's own are the table's headroom and "vs fastest")."""
+    return [
+        f"advice [bold]{ADVICE_KEYS.get(kind, '-')}[/] ({advice_text.runs_text(runs)}): {text}"
+        for kind, text, runs in advice_text.merged(layer_points(result))
+    ]
 
 
 def renderables(result: dict) -> list:

@@ -11,12 +11,12 @@ from rich.table import Table
 
 from mcuroof.analysis import timing_basis
 from mcuroof.model import names as layer_names
+from mcuroof.report import advice_text
 from mcuroof.report.layer_tables import layer_points
 from mcuroof.units import duration, si
 
 NUMBER_UNIT = re.compile(r"^([\d.]+)(\D*)$")  # "12.6 M": the number and its unit
-# a number standing alone in an advice text (2.85x, 79%, 987x), not part of a name (int8, SXTB16)
-NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?=x\b|%|[^\w.]|$)")
+NUMBER = advice_text.NUMBER
 
 
 def best_per_layer(result: dict) -> list[dict]:
@@ -85,25 +85,10 @@ def _span(values: list[float], fmt) -> str:
 def advice_lines(result: dict) -> list[str]:
     """Each piece of advice to the best runs once, with the layers it concerns: texts that differ
     only in their numbers are one, the numbers given as a range."""
-    merged: dict[str, list[tuple[dict, list[str]]]] = {}
-    for p in best_per_layer(result):
-        text = p.get("advice") or ""
-        merged.setdefault(NUMBER.sub("#", text), []).append((p, NUMBER.findall(text)))
-    lines = []
-    for template, runs in merged.items():
-        slots = list(zip(*(nums for _, nums in runs)))
-        text = template
-        for values in slots:
-            text = text.replace("#", _number_span(values), 1)
-        who = ", ".join(layer_names.short(p) for p, _ in runs)
-        ems = ", ".join(dict.fromkeys(p["emitter"] for p, _ in runs))
-        lines.append(f"advice ({who}; {ems}): {text}")
-    return lines
-
-
-def _number_span(values: tuple[str, ...]) -> str:
-    nums = sorted(set(values), key=float)
-    return nums[0] if len(nums) == 1 else f"{nums[0]}-{nums[-1]}"
+    return [
+        f"advice ({advice_text.layer_names_text(runs)}): {text}"
+        for _, text, runs in advice_text.merged(best_per_layer(result))
+    ]
 
 
 def lead_line(result: dict) -> str | None:
