@@ -30,6 +30,11 @@ def merged(points: list[dict]) -> list[tuple[str, str, list[dict]]]:
     return out
 
 
+def ids(points: list[dict]) -> dict[int, int]:
+    """id(point) -> the number of its advice among merged(points) (1-based, in the same order)."""
+    return {id(p): i for i, (_, _, runs) in enumerate(merged(points), 1) for p in runs}
+
+
 def number_span(values: tuple[str, ...]) -> str:
     nums = sorted(set(values), key=float)
     return nums[0] if len(nums) == 1 else f"{nums[0]}-{nums[-1]}"

@@ -10,7 +10,7 @@ from mcuroof.analysis import timing_basis
 from mcuroof.board import cycle_counter
 from mcuroof.model import names as layer_names
 from mcuroof.published import mlperf
-from mcuroof.report import c_engines, calibrated, layer_tables, reference_marks
+from mcuroof.report import advice_text, c_engines, calibrated, layer_tables, reference_marks
 from mcuroof.report import tables as report
 from mcuroof.report.grid import Grid
 from mcuroof.suites import sizing
@@ -96,6 +96,7 @@ def layers_table(result: dict, key: str = "r0") -> str:
         return ""
     rows, classes = [], []
     basis = timing_basis.of(result.get("board") or {})
+    said = advice_text.ids(pts)  # each advice is said once, below the table: a row links to its own
     for p in pts:
         tip = f"{p.get('op', '-')}: {p.get('name') or ''}"
         name = Raw(f"<span class='tensor' title='{esc(tip)}'>{esc(layer_names.short(p))}</span>")
@@ -112,11 +113,12 @@ def layers_table(result: dict, key: str = "r0") -> str:
                 num(p.get("macs_per_s"), "MACC/s"),
                 (layer_tables.roof_text(p, "MACC/s"), p.get("roof_macs_per_s")),
                 num(p.get("headroom"), fmt=lambda v: f"{v:.3g}x"),
+                layer_tables.fastest_text(p, pts),
                 layer_tables.bound_text(p, basis),
                 num(p.get("seconds"), fmt=duration),
                 num(p.get("tile_fraction"), fmt=lambda v: f"{v:.2g}"),
                 check,
-                p.get("advice", "-"),
+                _advice_link(p, said, key),
             ]
         )
         classes.append("" if check == "ok" else "bad")
@@ -137,6 +139,7 @@ def layers_table(result: dict, key: str = "r0") -> str:
                 "achieved",
                 "roof",
                 "headroom",
+                "vs fastest",
                 "bound",
                 "time",
                 "tile",
@@ -149,6 +152,15 @@ def layers_table(result: dict, key: str = "r0") -> str:
             "layers",
         )
     )
+
+
+def _advice_link(p: dict, said: dict[int, int], key: str):
+    """A row's advice: its kind and a link to the advice's one statement ("below A2")."""
+    if id(p) not in said:
+        return "-"
+    kind = layer_tables.ADVICE_KEYS.get(p.get("advice_kind"), "-")
+    i = said[id(p)]
+    return (Raw(f"<a href='#{key}-advice-{i}'>{esc(kind)} A{i}</a>"), i)
 
 
 def calibrated_table(result: dict) -> str:
