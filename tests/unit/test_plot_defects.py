@@ -93,3 +93,15 @@ def test_the_cache_cliff_shades_no_level_where_no_cache_is_detected_nor_known():
     assert [lv["name"] for lv in cliff.levels(vww)] == ["memory L1", "memory L2 (main)"]
     one = {**kws, "board": {**kws["board"], "caches": [{"name": "L1d", "bytes": 16384}]}}
     assert [lv["name"] for lv in cliff.levels(one)] == ["memory"]  # a known cache: its level is shown
+
+
+def test_the_layer_key_keeps_name_and_shape_apart():
+    """VWW's "AVGPOOL 27" is ten characters: the key ran it into its shape ("AVGPOOL 271x1x256")."""
+    from mcuroof.model import names
+
+    data = json.loads((Path(__file__).parent.parent / "data" / "results-vww-unix.json").read_text())
+    fig = plot.figure(data)
+    key = next(t.get_text() for t in fig.texts if t.get_text().startswith("layer"))
+    for p in data["points"]:
+        row = next(r for r in key.splitlines() if r.startswith(names.short(p) + " "))
+        assert row.startswith(f"{names.short(p)}  ") and names.shape_text(p["output_shape"]) in row.split()

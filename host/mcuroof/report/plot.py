@@ -439,8 +439,11 @@ def _key(fig, shown: list[dict]) -> None:
     """The layers beside the plot: short name, output shape and MACC (tensor names are in the
     hover text of the HTML report and in the exports)."""
     layers = {p["index"]: p for p in shown if isinstance(p.get("index"), int) and not p.get("user")}
+    name_w = max([len(layer_names.short(p)) for p in layers.values()] + [len("layer")]) + 2  # a gap, always
+    shape_w = max([len(layer_names.shape_text(p.get("output_shape"))) for p in layers.values()] + [len("output")]) + 2
     rows = [
-        f"{layer_names.short(p):<10}{layer_names.shape_text(p.get('output_shape')):<12}{si(p.get('macc'), 'MACC'):>10}"
+        f"{layer_names.short(p):<{name_w}}{layer_names.shape_text(p.get('output_shape')):<{shape_w}}"
+        f"{si(p.get('macc'), 'MACC'):>10}"
         for _, p in sorted(layers.items())
     ]
     rows += [
@@ -449,7 +452,7 @@ def _key(fig, shown: list[dict]) -> None:
     more = len(rows) - MAX_KEY_ROWS
     if more > 0:
         rows = rows[:MAX_KEY_ROWS] + [f"... and {more} more layers (see the report)"]
-    head = f"{'layer':<10}{'output':<12}{'MACC':>10}"
+    head = f"{'layer':<{name_w}}{'output':<{shape_w}}{'MACC':>10}"
     size = 7 if len(rows) <= 40 else max(4.5, 7 * 40 / len(rows))
     fig.text(0.805, 0.93, head + "\n" + "\n".join(rows), fontsize=size, va="top", ha="left", family="monospace")
 
