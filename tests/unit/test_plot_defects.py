@@ -105,3 +105,20 @@ def test_the_layer_key_keeps_name_and_shape_apart():
     for p in data["points"]:
         row = next(r for r in key.splitlines() if r.startswith(names.short(p) + " "))
         assert row.startswith(f"{names.short(p)}  ") and names.shape_text(p["output_shape"]) in row.split()
+
+
+def test_no_ceiling_label_is_written_over_a_layer_point():
+    """VWW on the unix port: the compute labels at the right edge sat on the layer points there;
+    they go right of the last ridge where fewer points lie under them."""
+    data = json.loads((Path(__file__).parent.parent / "data" / "results-vww-unix.json").read_text())
+    fig = plot.figure(data)
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if getattr(t, "mcuroof_roofs", None)]
+    boxes = [b for t, b in zip([t for t in ax.texts if getattr(t, "mcuroof_roofs", None)], boxes)
+             if t.mcuroof_roofs[0]["kind"] == "compute"]  # fmt: skip
+    points = [ax.transData.transform(xy) for c in ax.collections for xy in c.get_offsets()]
+    assert boxes and points
+    hits = [(b, p) for b in boxes for p in points if b.contains(*p)]
+    assert len(hits) <= 1, len(hits)  # at the right edge: 7 points under the labels
+    plot.plt.close(fig)
