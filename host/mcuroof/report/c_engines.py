@@ -63,7 +63,7 @@ def renderables(result: dict) -> list:
     if not core:
         return []
     if not rows:
-        return [Text(f"C-engine reference (MLPerf Tiny closed, int8): no published result on a {core}")]
+        return [Text(mlperf.no_result_text(core))]
     items: list = [rows_table(rows, f"C engines on a {core}: best MLPerf Tiny closed int8 figure (MAC/cycle)")]
     lines = run_lines(result)
     basis = timing_basis.of(result.get("board", {}))
