@@ -92,6 +92,7 @@ MVE_KERNEL_OVERHEAD = (
     "the assembler already runs the whole tile with MVE: its loads, widening and "
     "requantization are instructions the {instr} ceiling does not count"
 )
+AT_ROOF = 0.9  # a point at 90 % or more of its roof is "at" it; up to AT_CEILING it is "within"
 SMALL_DEPTHWISE = 16  # outputs per channel under which a depthwise point says its channels are too small
 POSITION = {
     "above": "ABOVE ITS ROOF: an accounting error (MACC or bytes miscounted, or the roof under-measured); "
@@ -99,10 +100,12 @@ POSITION = {
     "nomac": "moves bytes without MACs: fuse it into the layer before it",
     "software": "far below its roof ({headroom:.3g}x{op}): software overhead",
     "below": "below its {bound}roof ({headroom:.3g}x{op})",
-    "memory": "on the memory slope, at {reach:.0%} of its roof",
-    "compute": "at its compute ceiling ({reach:.0%} of it{op})",
+    # "at" from 90 % of the roof; below that "within 1.5x of" (AT_CEILING): 68 % is not "at".
+    # The roof named is the point's own emitter's, not the board's fastest
+    "memory": "on the memory slope, {at} {em}'s own memory ceiling ({memory_roof}: {reach:.0%} of it)",
+    "compute": "{at} {em}'s own compute ceiling ({compute_roof}: {reach:.0%} of it{op})",
     # under QEMU: a byte moved is only the instructions that move it, so no bound is named
-    "roof": "at its roof ({reach:.0%} of it{op})",
+    "roof": "{at} {em}'s own roof ({reach:.0%} of it{op})",
 }
 # what replaces memory-bound advice where time counts instructions (Features.emulated)
 NO_BOUND = (
@@ -205,7 +208,16 @@ def advise(p: dict, roofs: list[dict], feats: Features, peers: list[dict] = ()) 
     k = kind(view, feats.emulated or not feats.tells_bound)
     h = view.get("headroom") or 1.0
     bound = view["bound"] + " " if feats.tells_bound and not feats.emulated else ""  # QEMU: alike
-    text = POSITION[k].format(headroom=h, bound=bound, reach=1 / h, op=_op_clause(p))
+    text = POSITION[k].format(
+        headroom=h,
+        bound=bound,
+        reach=1 / h,
+        op=_op_clause(p),
+        at="at" if 1 / h >= AT_ROOF else f"within {AT_CEILING:g}x of",
+        em=view["emitter"],
+        memory_roof=view.get("memory_roof") or "its memory roof",
+        compute_roof=view.get("compute_roof") or "its compute ceiling",
+    )
     if k in ("above", "nomac"):
         return k, text
     p = view

@@ -145,7 +145,8 @@ def glossary(basis: timing_basis.Basis) -> list[tuple[str, str]]:
         ("memory-bound, compute-bound", "a layer left of its ridge is limited by bytes moved (memory-bound), "
          f"right of it by MACs (compute-bound). Here: {bound}."),
         ("headroom", "the roof at a layer's intensity over what it achieved: 1x is at the roof, 4x a quarter of "
-         "it. Advice calls up to 1.5x at its ceiling, up to 4x below, beyond that far below."),
+         "it. Advice says at from 90 % of the point's own emitter's ceiling, within 1.5x of it up to 1.5x, below up to "
+         "4x, beyond that far below."),
         ("vs fastest", "the emitter that ran a layer in the least time, and how many times less."),
         ("roofline bound", "every layer of a model at its roof: the least time the roofs allow. A bound, not a "
          "prediction."),
@@ -162,7 +163,7 @@ def glossary(basis: timing_basis.Basis) -> list[tuple[str, str]]:
         ("time basis", "what a run's time counts: a real board's clock, the host's time (unix port), QEMU's "
          f"instructions (-icount) or a cycle model's cycles. This run: {basis.sentence}."),
         ("advice kinds", "software: far below its roof, overhead around the MACs; below: under its roof; at "
-         "roof / ceiling / slope: at its roof (compute ceiling, memory slope); fuse: a layer without MACs that "
+         "roof / ceiling / slope: at or within 1.5x of its own emitter's roof (compute ceiling, memory slope); fuse: a layer without MACs that "
          "only moves bytes."),
         ("bandwidth against working set", "each memory kernel's bytes/s as its working set grows; on a board "
          "with caches the rate drops past each cache's size (a cache cliff)."),
