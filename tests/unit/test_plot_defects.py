@@ -53,7 +53,8 @@ def test_a_mac_free_layer_is_drawn_at_the_left_edge_its_gap_its_headroom():
     # at the left edge, its gap under its memory ceiling is its headroom (bytes/s against bytes/s)
     ceiling = next(r for r in data["roofs"] if r["name"] == pool["memory_roof"])
     assert abs(ceiling["bytes_per_s"] * x0 / y - pool["headroom"]) < 1e-6 * pool["headroom"]
-    assert any(n[2] == str(pool["index"]) for n in ax.mcuroof_numbers)  # numbered, and in the key
+    # numbered with its own unit's figure (not the MACC/s axis's), and in the key
+    assert any(n[2] == f"{pool['index']}: {pool['bytes_per_s'] / 1e3:.3g} kB/s" for n in ax.mcuroof_numbers)
     plot.plt.close(fig)
 
 
@@ -75,7 +76,8 @@ def test_the_html_roofline_has_the_mac_free_layer_with_its_byte_rates():
     data = _kws()
     fig = html_figures.roofline_figure(data)
     traces = [t for t in fig.data if "MAC-free" in (t.name or "")]
-    assert len(traces) == 1 and list(traces[0].text) == ["9"]
+    pool = next(p for p in data["points"] if plot.is_macfree(p))
+    assert len(traces) == 1 and list(traces[0].text) == [f"9: {pool['bytes_per_s'] / 1e3:.3g} kB/s"]
     assert "memory roof" in traces[0].hovertext[0] and "MACC/s" not in traces[0].hovertext[0].split("no MACs")[1]
 
 

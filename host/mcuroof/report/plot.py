@@ -348,7 +348,15 @@ def is_macfree(p: dict) -> bool:
 
 
 MACFREE_MARKER = "<"
-MACFREE_LABEL = "layers without MACs (intensity 0), at the left edge: their bytes/s under the memory roofs"
+MACFREE_LABEL = (
+    "layers without MACs (intensity 0), at the left edge, labelled with their bytes/s:\n"
+    "not on the MACC/s axis; their gap under the memory roofs is their headroom"
+)
+
+
+def macfree_text(p: dict) -> str:
+    """A MAC-free layer's label: its number and its own unit's figure ("9: 4.91 MB/s")."""
+    return f"{point_number(p)}: {si(p['bytes_per_s'], 'B/s')}"
 
 
 def draw_macfree(ax, points: list[dict], xlim, tag: str = "") -> list[tuple]:
@@ -372,7 +380,7 @@ def draw_macfree(ax, points: list[dict], xlim, tag: str = "") -> list[tuple]:
         )
         ax.legend(loc="lower right", fontsize=7, framealpha=0.9, markerscale=0.9)
     return [
-        (x0, p["bytes_per_s"] * x0, point_number(p), EMITTER_COLORS.get(p["emitter"], "#555555"))
+        (x0, p["bytes_per_s"] * x0, macfree_text(p), EMITTER_COLORS.get(p["emitter"], "#555555"))
         for p in pts
         if isinstance(p.get("index"), int)
     ]
