@@ -97,3 +97,17 @@ def test_report_of_vww_at_180_columns_is_at_most_half_what_it_was(capsys, monkey
     monkeypatch.setenv("COLUMNS", "180")
     text = _printed(capsys, ["report", str(DATA / "results-vww-unix.json")])
     assert len(text.splitlines()) <= 322 // 2  # 322 lines before issue 41
+
+
+def test_which_mac_count_each_figure_uses_is_said_where_they_differ():
+    from mcuroof.report import layer_tables
+    from mcuroof.results import document
+
+    data = document.load(Path(__file__).parent.parent.parent / "examples" / "kws-microbit.json")
+    layers = {p["index"]: p for p in data["points"] if p.get("macc")}
+    nominal, executed = sum(p["macc"] for p in layers.values()), sum(p["macc_executed"] for p in layers.values())
+    assert executed < nominal  # KWS's padded taps are skipped
+    note = layer_tables.macc_note(data)
+    assert f"({executed:,}: padded taps skipped)" in note and f"nominal ones ({nominal:,})" in note
+    for p in data["points"]:  # the rate counts executed MACs, as said
+        assert p["macs_per_s"] == pytest.approx(p["macc_executed"] / p["seconds"], rel=1e-9)

@@ -128,6 +128,7 @@ def layers_table(result: dict, key: str = "r0") -> str:
         f"<h2>Layers of {esc(model)}</h2>"
         + f"<p class='note'>Rates per second of the run's time ({esc(basis.sentence)}); hover a layer for its op "
         "and tensor name.</p>"
+        + (f"<p class='note'>{esc(layer_tables.macc_note(result))}</p>" if layer_tables.macc_note(result) else "")
         + table(
             [
                 "layer",
@@ -234,7 +235,8 @@ def model_table(result: dict) -> str:
     fit = (m.get("fit") or {}).get("text")
     basis = timing_basis.of(result.get("board") or {})
     heads = layer_tables.whole_model_headers(estimate, basis)
-    notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in layer_tables.whole_model_notes(m, basis))
+    macs = [layer_tables.macc_note(result)] if layer_tables.macc_note(result) else []
+    notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in layer_tables.whole_model_notes(m, basis) + macs)
     return (
         f"<h2>Whole model: {esc(m.get('name'))} ({si(m.get('macc', 0), 'MACC')})</h2>"
         + (f"<p class='note'>{esc(fit)}</p>" if fit else "")

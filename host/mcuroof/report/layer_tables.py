@@ -33,7 +33,11 @@ def layers_table(result: dict) -> Table | None:
     t = Table(
         title=f"Layers of {result.get('model', {}).get('name', 'the model')} on the board",
         title_justify="left",
-        caption="; ".join([layers_note(basis)] + ([f"bound -: {basis.bound_note}"] if basis.bound_note else [])),
+        caption="; ".join(
+            [layers_note(basis)]
+            + ([f"bound -: {basis.bound_note}"] if basis.bound_note else [])
+            + ([macc_note(result)] if macc_note(result) else [])
+        ),
         caption_justify="left",
     )
     cols = ("layer", "kernel", "tile", "OI", "MACC/s", "bytes/s (of roof)", "roof", "headroom", "vs fastest", "bound")
@@ -61,6 +65,20 @@ def layers_table(result: dict) -> Table | None:
 
 def _least(basis: timing_basis.Basis) -> str:
     return "instructions" if basis.kind == timing_basis.INSTRUCTIONS else "time"
+
+
+def macc_note(result: dict) -> str | None:
+    """Which MAC count each figure uses, where the kernels execute fewer than the nominal count
+    (padded taps skipped); None where the two agree."""
+    layers = {p["index"]: p for p in layer_points(result) if p.get("macc")}
+    nominal = sum(p["macc"] for p in layers.values())
+    executed = sum(p.get("macc_executed", p["macc"]) for p in layers.values())
+    if executed == nominal:
+        return None
+    return (
+        f"MACs: MACC/s, OI and the roofline bound count the MACs the kernels execute ({executed:,}: padded taps "
+        f"skipped); a layer's MACC and the model's title count the nominal ones ({nominal:,})"
+    )
 
 
 def layers_note(basis: timing_basis.Basis) -> str:
@@ -187,7 +205,7 @@ def model_table(result: dict) -> Table | None:
     title = f"Whole model: {m.get('name')} ({si(m.get('macc', 0), 'MACC')})"
     if fit:
         title += f": {fit['text'].split(':')[0]}"
-    notes = "; ".join(whole_model_notes(m, basis))
+    notes = "; ".join(whole_model_notes(m, basis) + ([macc_note(result)] if macc_note(result) else []))
     t = Table(title=title, title_justify="left", caption=notes, caption_justify="left")
     for col in whole_model_headers(estimate, basis):
         t.add_column(col, justify="left" if col in ("emitter", "dtype") else "right")
