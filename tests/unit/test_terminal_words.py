@@ -29,7 +29,15 @@ def test_report_prints_no_python_repr(capsys, monkeypatch, name):
     assert _reprs(_printed(capsys, ["report", str(DATA / name)])) == []
 
 
-@pytest.mark.parametrize("argv", [["boards"], ["boards", "--show", "qemu-microbit"], ["boards", "--show", "pico"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["boards"],
+        ["boards", "--show", "qemu-microbit"],
+        ["boards", "--show", "pico"],
+        ["boards", "--show", "rp2040js-pico"],
+    ],
+)
 def test_boards_prints_no_python_repr(capsys, monkeypatch, argv):
     monkeypatch.setenv("COLUMNS", "180")
     assert _reprs(_printed(capsys, argv)) == []

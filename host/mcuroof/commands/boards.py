@@ -160,5 +160,7 @@ def board_detail(b: Board) -> Group:
 
 
 def _value(v) -> str:
-    """A profile value as its TOML reads: a list as its items, comma-separated."""
+    """A profile value as its TOML reads: a list as its items, comma-separated; true or false."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
     return ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
