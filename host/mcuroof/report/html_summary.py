@@ -26,7 +26,7 @@ def summary_section(result: dict, key: str = "r0") -> str:
     basis = timing_basis.of(board)
     measured = [
         f"Board {board.get('name', '?')} ({board.get('firmware', '')}): {basis.sentence}.",
-        _sentence(_plain(summary.lead_line(result) or _roofs_line(result)).removeprefix("measured: ")),
+        _sentence(_plain(summary.lead_line(result) or _roofs_line(result)).removeprefix("measured: "), "Measured: "),
         _plain(report.checks_line(result)) + ".",
     ]
     items = "".join(f"<li>{esc(x)}</li>" for x in measured if x.strip(". "))
@@ -40,8 +40,9 @@ def summary_section(result: dict, key: str = "r0") -> str:
     )
 
 
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:] + "." if text else ""
+def _sentence(text: str, lead: str) -> str:
+    """A line as a sentence after its lead word (names keep their case: "vww-mobilenet")."""
+    return f"{lead}{text}." if text else ""
 
 
 def _roofs_line(result: dict) -> str:
