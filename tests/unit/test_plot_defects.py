@@ -124,3 +124,22 @@ def test_no_ceiling_label_is_written_over_a_layer_point():
     hits = [(b, p) for b in boxes for p in points if b.contains(*p)]
     assert len(hits) <= 1, len(hits)  # at the right edge: 7 points under the labels
     plot.plt.close(fig)
+
+
+def test_the_c_engine_label_moves_off_a_roof_label_it_would_cover():
+    """rp2040js: "C engine on a Cortex-M0+..." was written over "SRAM/flash (theory)" at the left
+    edge; the mark's label moves right of the labels it would cover, on its own line."""
+    fig, ax = plot.plt.subplots(figsize=(8, 5))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(0.01, 100)
+    ax.set_ylim(1e3, 1e8)
+    roof = ax.text(0.0112, 1.1e7, "SRAM/flash (theory): 500 MB/s", fontsize=7.5)
+    mark = ax.text(0.0112, 1.08e7, "C engine on a Cortex-M0+, MLPerf Tiny kws: 0.0875 MAC/cycle", fontsize=7.5)
+    mark.mcuroof_mark = True
+    renderer = fig.canvas.get_renderer()
+    assert mark.get_window_extent(renderer).overlaps(roof.get_window_extent(renderer))  # as drawn before
+    plot.clear_marks(ax)
+    assert not mark.get_window_extent(renderer).overlaps(roof.get_window_extent(renderer))
+    assert mark.get_position()[1] == 1.08e7  # on its own line still
+    plot.plt.close(fig)

@@ -192,6 +192,7 @@ def figure(
     for ax in axes[0]:  # after the layout: label placement works in display space
         place_labels(ax)
         place_point_labels(ax)
+        clear_marks(ax)
     return fig
 
 
@@ -250,7 +251,23 @@ def draw_marks(ax, marks: list, labelled: bool = True, width: int = 110) -> None
         if not labelled:  # side-by-side panels: the first one names it
             continue
         text = textwrap.fill(m.label + (f"; ABOVE THE CORE'S BOUND: {m.flag}" if m.flag else ""), width)
-        ax.text(x0 * (x1 / x0) ** 0.02, m.macs_per_s * 1.08, text, fontsize=7.5, color=color, va="bottom", zorder=6)
+        t = ax.text(x0 * (x1 / x0) ** 0.02, m.macs_per_s * 1.08, text, fontsize=7.5, color=color, va="bottom", zorder=6)
+        t.mcuroof_mark = True
+
+
+def clear_marks(ax) -> None:
+    """A C-engine label that the roof labels placed since would cover moves right of them, on its
+    own line (rp2040js: "C engine on a Cortex-M0+..." was written over "SRAM/flash (theory)")."""
+    renderer = ax.figure.canvas.get_renderer()
+    marks = [t for t in ax.texts if getattr(t, "mcuroof_mark", False)]
+    others = [t for t in ax.texts if t not in marks and t.get_text()]
+    for t in marks:
+        box = t.get_window_extent(renderer)
+        hit = [o.get_window_extent(renderer) for o in others if o.get_window_extent(renderer).overlaps(box)]
+        if hit:
+            right = max(b.x1 for b in hit) + 6
+            x = ax.transData.inverted().transform((right, box.y0))[0]
+            t.set_x(x)
 
 
 def step_axis(ax, basis: timing_basis.Basis, unit: str = "MACC") -> None:
