@@ -156,9 +156,15 @@ def board_features(board: dict) -> Features:
         frozenset(known) if known is not None else None,
         timing_basis.of(board).kind == timing_basis.INSTRUCTIONS,
         timing_basis.of(board).kind == timing_basis.INSTRUCTIONS
-        or any("memory is idealised" in limit for limit in board.get("limits") or []),
+        or any("memory is idealised" in limit for limit in board.get("limits") or [])
+        or _modelled_flat(board.get("cycle_model")),
         basis.tells_bound,
     )
+
+
+def _modelled_flat(cm: dict | None) -> bool:
+    """A cycle model's board whose flash waits no more than its SRAM (qemu-m4 itself): memories alike."""
+    return bool(cm) and not (cm["flash_fetch_wait_states"] or cm["flash_data_wait_states"] or cm.get("line_buffer"))
 
 
 def kind(p: dict, emulated: bool = False) -> str:

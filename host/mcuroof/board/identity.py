@@ -112,7 +112,9 @@ def decode(regs: list[int]) -> tuple[str | None, frozenset[str], frozenset[str]]
     name = PARTS.get(part) if cpuid >> 24 in IMPLEMENTERS.get(part, (ARM,)) else None
     isar3, mvfr0, mvfr1 = rest[:3]
     feats = set()
-    if isar3 >> 4 & 0xF >= 3:  # SIMD_instrs: 3 = the DSP extension (SMLAD, SADD8, ...)
+    # SIMD_instrs: 3 = the DSP extension (SMLAD, SADD8, ...). A Cortex-M4 is Armv7E-M, whose DSP
+    # extension is not optional (Cortex-M4 TRM, ARM DDI 0439B, 1.3), whatever that field reads (QEMU's: 1)
+    if isar3 >> 4 & 0xF >= 3 or name == "Cortex-M4":
         feats.add("dsp")
     if mvfr0 >> 4 & 0xF:  # single-precision
         feats.add("fpu")

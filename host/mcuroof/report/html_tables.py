@@ -302,10 +302,12 @@ def _clock_facts(board: dict) -> list[tuple]:
         )
     elif basis.kind == timing_basis.SUSPECT and board.get("clock_hz"):
         rows.append(("timer clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq(): not a measured CPU clock)"))
+    elif basis.modelled:
+        rows.append(("clock", f"{basis.rate_text} (the modelled clock, which machine.freq() reports)"))
     elif board.get("clock_hz"):
         rows.append(("clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq() at the probe)"))
     if board.get("cycle_counter"):
-        qemu = basis.kind == timing_basis.INSTRUCTIONS
+        qemu = basis.kind == timing_basis.INSTRUCTIONS or basis.modelled is not None
         rows.append(("cycle counter", cycle_counter.text(board["cycle_counter"], board.get("cycle_hz"), qemu)))
     if board.get("pace"):
         rows.append(("pace", sizing.fact(board["pace"])))
