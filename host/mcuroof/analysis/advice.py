@@ -77,6 +77,7 @@ MVE_KERNEL_OVERHEAD = (
     "the assembler already runs the whole tile with MVE: its loads, widening and "
     "requantization are instructions the {instr} ceiling does not count"
 )
+AT_ROOF = 0.9  # a point at 90 % or more of its roof is "at" it; up to AT_CEILING it is "within"
 SMALL_DEPTHWISE = 16  # outputs per channel under which a depthwise point says its channels are too small
 POSITION = {
     "above": "ABOVE ITS ROOF: an accounting error (MACC or bytes miscounted, or the roof under-measured); "
@@ -84,10 +85,12 @@ POSITION = {
     "nomac": "moves bytes without MACs: fuse it into the layer before it",
     "software": "far below its roof ({headroom:.3g}x{op}): software overhead",
     "below": "below its {bound}roof ({headroom:.3g}x{op})",
-    "memory": "on the memory slope, at {reach:.0%} of its roof",
-    "compute": "at its compute ceiling ({reach:.0%} of it{op})",
+    # "at" from 90 % of the roof; below that "within 1.5x of" (AT_CEILING): 68 % is not "at".
+    # The roof named is the point's own emitter's, not the board's fastest
+    "memory": "on the memory slope, {at} {em}'s own memory ceiling ({memory_roof}: {reach:.0%} of it)",
+    "compute": "{at} {em}'s own compute ceiling ({compute_roof}: {reach:.0%} of it{op})",
     # under QEMU: a byte moved is only the instructions that move it, so no bound is named
-    "roof": "at its roof ({reach:.0%} of it{op})",
+    "roof": "{at} {em}'s own roof ({reach:.0%} of it{op})",
 }
 # what replaces memory-bound advice where time counts instructions (Features.emulated)
 NO_BOUND = (
@@ -106,6 +109,7 @@ class Features:
     known: frozenset[str] | None = None  # the names `names` speaks for (None: all of them)
     emulated: bool = False  # QEMU: no cache because QEMU models none, whatever the real core has
     flat_memory: bool = False  # an emulator whose memories read alike (QEMU; rp2040js: no wait states)
+    tells_bound: bool = True  # the time basis tells memory- from compute-bound (timing_basis.Basis.tells_bound)
 
     def has(self, name: str) -> bool | None:
         if self.names is None or (self.known is not None and name not in self.known):
@@ -130,6 +134,7 @@ def board_features(board: dict) -> Features:
     registers, else the profile), and its probe's emitters."""
     core = board.get("core") or {}
     names, known = core.get("features"), core.get("known")
+    basis = timing_basis.of(board)
     return Features(
         frozenset(names) if names is not None else None,
         tuple(board.get("emitters") or ()),
@@ -138,6 +143,7 @@ def board_features(board: dict) -> Features:
         timing_basis.of(board).kind == timing_basis.INSTRUCTIONS
         or any("memory is idealised" in limit for limit in board.get("limits") or [])
         or _modelled_flat(board.get("cycle_model")),
+        basis.tells_bound,
     )
 
 
@@ -190,10 +196,19 @@ def advise(p: dict, roofs: list[dict], feats: Features, peers: list[dict] = ()) 
     (limiting); `peers`: points of the same run, whose runs of the same layer with other
     emitters give measured speed-ups."""
     view = limiting(p)
-    k = kind(view, feats.emulated)
+    k = kind(view, feats.emulated or not feats.tells_bound)
     h = view.get("headroom") or 1.0
-    bound = "" if feats.emulated else view["bound"] + " "  # QEMU: memory and compute look alike
-    text = POSITION[k].format(headroom=h, bound=bound, reach=1 / h, op=_op_clause(p))
+    bound = view["bound"] + " " if feats.tells_bound and not feats.emulated else ""  # QEMU: alike
+    text = POSITION[k].format(
+        headroom=h,
+        bound=bound,
+        reach=1 / h,
+        op=_op_clause(p),
+        at="at" if 1 / h >= AT_ROOF else f"within {AT_CEILING:g}x of",
+        em=view["emitter"],
+        memory_roof=view.get("memory_roof") or "its memory roof",
+        compute_roof=view.get("compute_roof") or "its compute ceiling",
+    )
     if k in ("above", "nomac"):
         return k, text
     p = view

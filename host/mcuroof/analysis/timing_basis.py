@@ -57,6 +57,28 @@ class Basis:
     core: str | None = None  # the modelled core ("Cortex-M0+"), where `model` is set
     modelled: str | None = None  # the cycle model's label, "modelled cycles (Cortex-M4 TRM timings; ...)"
     modelled_board: str | None = None  # the board another emulator is timed as (--as pyboard), else None
+    # whether this time tells a memory-bound layer from a compute-bound one: a chip's cycles or a
+    # cycle model's do; instructions (a byte moved costs only the instructions that move it) do not.
+    # The one place that says so: a new basis sets it, and the bound column, ridges and advice read it
+    tells_bound: bool = False
+
+    @property
+    def bound_note(self) -> str | None:
+        """Why memory- and compute-bound are not told apart on this basis (None: they are)."""
+        if self.tells_bound:
+            return None
+        if self.kind == INSTRUCTIONS:
+            return (
+                "time counts instructions: a byte moved costs only the instructions that move it, so whether "
+                "a layer is memory- or compute-bound on the chip, only a real board's timing tells"
+            )
+        return "what this time counts is not known, so no layer is called memory- or compute-bound"
+
+    @property
+    def real_time(self) -> bool:
+        """Whether a time is a chip's own (a real board's clock, the host's): only then are
+        seconds and inferences/s given without saying what they count."""
+        return self.kind == HOST or (self.kind == CYCLES and not self.model)
 
     @property
     def rate_text(self) -> str:
@@ -157,20 +179,25 @@ def of(board: dict) -> Basis:
             core=cm["core"],
             modelled=cm["label"],
             modelled_board=cm["board"] if cm["board"] != cm["emulator"] else None,
+            tells_bound=True,  # modelled cycles: loads and wait states cost their cycles
         )
     if board.get("platform") in HOST_PLATFORMS or board.get("name") == "unix":
-        return Basis(HOST, None, None)
+        return Basis(HOST, None, None, tells_bound=True)
     model = _model(board)
     if model and board.get("clock_hz"):
         core = (board.get("core") or {}).get("name")
-        return Basis(CYCLES, float(board["clock_hz"]), "cycle", clock_from=model, model=model, core=core)
+        return Basis(
+            CYCLES, float(board["clock_hz"]), "cycle", clock_from=model, model=model, core=core, tells_bound=True
+        )
     why = suspected_emulator(board)
     if why:
         return Basis(SUSPECT, None, None, timer_hz=board.get("clock_hz"), suspect_why=why)
     if board.get("cycle_hz"):
-        return Basis(CYCLES, float(board["cycle_hz"]), "cycle", clock_from=COUNTED)
+        return Basis(CYCLES, float(board["cycle_hz"]), "cycle", clock_from=COUNTED, tells_bound=True)
     hz = board.get("clock_hz")
-    return Basis(CYCLES, float(hz) if hz else None, "cycle" if hz else None, clock_from=_not_counted(board))
+    return Basis(
+        CYCLES, float(hz) if hz else None, "cycle" if hz else None, clock_from=_not_counted(board), tells_bound=True
+    )
 
 
 def suspected_emulator(board: dict) -> str | None:

@@ -21,7 +21,7 @@ from mcuroof.errors import BoardError
 from mcuroof.kernels.emitters import MEMCPY
 from mcuroof.measure import host_memcpy, runfolder
 from mcuroof.measure import pace as board_pace
-from mcuroof.measure.collect import Collector
+from mcuroof.measure.collect import Collector, fault_line
 from mcuroof.measure.rawlog import RawLog
 from mcuroof.results import document as results
 from mcuroof.suites import layers as layer_suite
@@ -188,9 +188,9 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
             collector.on_record = advance
             records += collector.run_suite(suite, cfg)
             progress.update(task, completed=len(keys), description=suite)
-    faults = {k: v for k, v in collector.stats.items() if v}
-    if faults or collector.retries:
-        console.print(f"recovered from faults: {faults}; MemoryError retries: {collector.retries}", highlight=False)
+    faults = fault_line(collector.stats, collector.retries)
+    if faults:
+        console.print(faults, highlight=False, markup=False)
     return probe, records
 
 
