@@ -307,7 +307,7 @@ def add_as_option(p) -> None:
         "--as",
         dest="as_board",
         metavar="BOARD",
-        help="time a modelled board (--board qemu-m4 or qemu-m33) as this profile's board: its core's "
+        help="time a modelled board (--board qemu-m4, qemu-m33 or qemu-m0plus) as this profile's board: its core's "
         "timings, clock, heap and flash wait states (e.g. --board qemu-m4 --as pyboard)",
     )
 

@@ -35,7 +35,7 @@ def open_link(target: Target, on_progress: Callable[[str, int, int], None] | Non
     """The target's link. `on_progress(step, done, total)`: a firmware that must be built first."""
     if target.as_board and (target.port or target.place):
         raise UserError(
-            f"--as {target.as_board}: a real board is itself; --as times an emulated board (qemu-m4, qemu-m33)"
+            f"--as {target.as_board}: a real board is itself; --as times an emulated board (qemu-m4, qemu-m33, qemu-m0plus)"
         )
     if target.place:
         from mcuroof.links import farm_place
@@ -52,7 +52,9 @@ def open_link(target: Target, on_progress: Callable[[str, int, int], None] | Non
         raise UserError(f"--board {name}: unknown board (use a profile name: {', '.join(profiles.board_names())})")
     profile = profiles.load_board(name)
     if target.as_board and not profile.cycle_model.get("mark_at"):
-        raise UserError(f"--as {target.as_board}: --board {name} has no cycle model (--as needs qemu-m4 or qemu-m33)")
+        raise UserError(
+            f"--as {target.as_board}: --board {name} has no cycle model (--as needs qemu-m4, qemu-m33 or qemu-m0plus)"
+        )
     if profile.connect == "qemu":
         from mcuroof.links.qemu import QemuLink, is_qemu_board
 
