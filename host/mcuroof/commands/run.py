@@ -56,6 +56,7 @@ class RunRequest:
     tile_seconds: float | None = None
     clocks: str | None = None
     details: bool = False  # print every table (as `mcuroof report`), not the short summary
+    recalibrate: bool = False  # time the calibration shapes even where this board's is kept (measure.calcache)
 
     @property
     def target(self) -> Target:
@@ -156,6 +157,12 @@ def configure(p):
         action="store_true",
         help="with --model: print every roof, ridge point and layer run with its advice (what "
         "`mcuroof report DIR/results.json` prints), not the short summary",
+    )
+    p.add_argument(
+        "--recalibrate",
+        action="store_true",
+        help="time the calibration's shapes again, even where this board's calibration is kept "
+        "(~/.cache/mcuroof/calibration: a later run on the same board, firmware and clock reuses it)",
     )
     p.add_argument(
         "--clocks",
@@ -287,7 +294,9 @@ def _spec(req) -> pipeline.Spec:
     if request:
         _check_request(req, request)
     options = {opt: getattr(req, opt, None) for opt in LAYER_OPTIONS + ("port", "place")}
-    return pipeline.Spec(None, None, suites, req.profile, request, options)
+    spec = pipeline.Spec(None, None, suites, req.profile, request, options)
+    spec.recalibrate = req.recalibrate
+    return spec
 
 
 def _open(req: RunRequest, spec: pipeline.Spec):
