@@ -38,6 +38,9 @@ def test_key_follows_board_firmware_clock_and_shapes():
     for k in others:
         assert k != base and calcache.path_of(k) != calcache.path_of(base)
     assert _key(free=100_000)["shapes_hash"] != base["shapes_hash"]
+    # the window follows the timer's tick, which QEMU's probe reads as 10 or 11 us: not a new calibration
+    assert calibration.config({**PROBE, "tick_us": 11})["win_us"] != calibration.config(PROBE)["win_us"]
+    assert _key(tick_us=11) == base
 
 
 def test_saved_calibration_loads_under_its_key_only(tmp_path, monkeypatch):

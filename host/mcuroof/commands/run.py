@@ -281,6 +281,9 @@ def _defaults(req: RunRequest) -> RunRequest:
             f"--board {req.board} runs on this host: it takes no --port "
             "(with --port, --board names the real board's profile)"
         )
+    for name in (req.profile, req.board if req.port else None):  # a typo here would drop the theory silently
+        if name and name not in boards.board_names():
+            raise UserError(boards.unknown(name))
     if req.place and req.board:
         raise UserError(
             f"--board {req.board}: --place {req.place} names its board (its board tag; --profile to override)"

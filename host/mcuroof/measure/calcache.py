@@ -4,8 +4,10 @@ first instead of timing its ~1,000 shapes again (`--recalibrate` times them agai
 
 A calibration is keyed by what its records depend on: the board's name, its firmware (sys.platform,
 MicroPython version, .mpy version, the core's ID registers), its emitters, its clock (machine.freq(),
-QEMU's -icount shift) and the hash of every script the suite sends (the harness, its window and
-trials, every shape: they follow the heap and the core's ISA). Files live in
+QEMU's -icount shift) and the hash of the harness's code and every shape's kernel (the shapes
+follow the heap and the core's ISA). The timing window and trials are not in the key: the window
+follows the timer's tick, which a probe under QEMU reads as 10 or 11 us from one run to the next;
+the kept file records them (`window`). Files live in
 ~/.cache/mcuroof/calibration (XDG_CACHE_HOME; MCUROOF_CALIBRATION_CACHE names another folder), one
 JSON file a key: {"schema", "key", "measured_at", "measured_in", "units": {unit key: [records]}}.
 
@@ -21,6 +23,7 @@ import os
 import time
 from pathlib import Path
 
+from mcuroof.kernels import firmware
 from mcuroof.suites import registry
 
 SCHEMA = 1
@@ -37,7 +40,9 @@ def folder() -> Path:
 def key(board: str, icount_shift: int | None, probe: dict, cfg: dict) -> dict:
     """What a calibration's records depend on (two runs with the same key time the same scripts on
     the same board and firmware at the same clock)."""
-    scripts = "\0".join(registry.chunks(SUITE, cfg))
+    suite = registry.get(SUITE)
+    harness = [piece for name in suite.firmware(cfg) for piece in firmware.source(name)]
+    scripts = "\0".join(harness + [k.source for k in suite.kernels(cfg)])
     return {
         "board": board,
         "firmware": {f: probe.get(f) for f in ("platform", "version", "mpy", "cpu")},
@@ -70,7 +75,7 @@ def load(k: dict) -> dict | None:
     return {**doc, "path": str(path)}
 
 
-def save(k: dict, units: dict[str, list[dict]], measured_in: str) -> Path | None:
+def save(k: dict, units: dict[str, list[dict]], measured_in: str, window: dict | None = None) -> Path | None:
     """Keep a complete calibration (written whole, then renamed); None where the folder is not writable."""
     path = path_of(k)
     doc = {
@@ -78,6 +83,7 @@ def save(k: dict, units: dict[str, list[dict]], measured_in: str) -> Path | None
         "key": k,
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "measured_in": measured_in,
+        "window": window,
         "units": units,
     }
     try:

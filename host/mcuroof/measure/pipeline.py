@@ -212,7 +212,7 @@ def _kept_calibration(collector, spec: Spec, probe: dict, cfg: dict, entries, co
     resumed = next((e for e in entries or [] if e.get("kind") == "calibration_source"), None)
     if resumed is not None:  # a resumed run keeps the source its first part chose
         spec.calibration_source = resumed["source"]
-        return {"key": key, "doc": None, "resumed": True}
+        return {"key": key, "cfg": cfg, "doc": None, "resumed": True}
     # a resumed run whose calibration had begun finishes it on the board: one calibration, never two mixed
     doc = None if spec.recalibrate or entries is not None or not cfg.get("jobs") else calcache.load(key)
     if doc is not None:
@@ -226,7 +226,7 @@ def _kept_calibration(collector, spec: Spec, probe: dict, cfg: dict, entries, co
         )
         spec.calibration_source = calcache.source(doc)
         collector.log.write("calibration_source", source=spec.calibration_source)
-    return {"key": key, "doc": doc, "resumed": False}
+    return {"key": key, "cfg": cfg, "doc": doc, "resumed": False}
 
 
 def _keep_calibration(collector, spec: Spec, kept: dict, keys: list[str], clean: bool) -> None:
@@ -235,6 +235,8 @@ def _keep_calibration(collector, spec: Spec, kept: dict, keys: list[str], clean:
         return
     units = {k: collector.done[(calcache.SUITE, k)] for k in keys if (calcache.SUITE, k) in collector.done}
     whole = clean and len(units) == len(keys)
-    path = calcache.save(kept["key"], units, str(collector.log.path.parent)) if whole and collector.log.path else None
+    window = {k: kept["cfg"].get(k) for k in ("win_us", "trials")}
+    out = str(collector.log.path.parent) if collector.log.path else None
+    path = calcache.save(kept["key"], units, out, window) if whole and out else None
     spec.calibration_source = calcache.source(None, path)
     collector.log.write("calibration_source", source=spec.calibration_source)
