@@ -31,6 +31,7 @@ COMMANDS = [
     ["boards", "--show", "{b}"],
     ["npu", "kws-dscnn", "--board", "{b}", "-o", "{out}"],
     ["listing", "kws-dscnn", "--board", "{b}"],
+    ["choose", "kws-dscnn", "--board", "pico2,{b}"],
 ]
 
 
