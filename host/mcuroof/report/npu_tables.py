@@ -47,9 +47,10 @@ def like_steps(cpu: dict | None) -> bool:
 
 
 def apart_why(cpu: dict) -> str:
+    counts = {"instr": "QEMU's instructions", "cycle": "cycles at no known clock"}.get(cpu.get("step"), "host time")
     return (
-        f"no CPU / NPU ratio and no sum: the CPU's time ({cpu['board']}) {cpu['time_basis']}, "
-        "the NPU's counts Vela's cycles at its clock"
+        f"no CPU / NPU ratio and no CPU + NPU sum: {cpu['board']}'s time counts {counts}, not cycles at a "
+        "stated clock as Vela's NPU time does"
     )
 
 
