@@ -54,8 +54,8 @@ def run(args) -> int:
         print(json.dumps(doc, indent=2))
         return 0
     con = terminal.console()
-    for item in choose_table.renderables(doc):
-        terminal.show(con, item)
+    for item in choose_table.renderables(doc):  # laid out for 80 columns: printed as it is
+        con.print(item)
     return 0
 
 

@@ -154,7 +154,10 @@ def c_engine(board: profiles.Board, dtype: str, net: network.Network) -> dict:
     best = [r for r in rows if r["best"]]
     if not rows or not best:
         more = "; its figures name an accelerator or are flagged" if rows else ""
-        return cell(why=f"no MLPerf Tiny closed result of a {board.core_name} alone in {mlperf.SOURCE}{more}")
+        return cell(
+            why=f"no MLPerf Tiny closed result of a {board.core_name} alone in {mlperf.SOURCE}{more}",
+            note=f"no MLPerf Tiny closed result of a {board.core_name} alone (mcuroof's table of them){more}",
+        )
     bench = mlperf.bench_of(macs(net))
     row = next((r for r in best if r["bench"] == bench), None)
     how = f"MLPerf Tiny {bench}"
@@ -198,9 +201,11 @@ def roofline(board: profiles.Board, dtype: str, seconds: float | None) -> dict:
     compute = [r["macs_per_s"] for r in roofs if r["kind"] == "compute" and r.get("dtype") == dtype]
     memory = [r["bytes_per_s"] for r in roofs if r["kind"] == "memory" and r.get("bytes_per_s")]
     if not compute:
-        return cell(why=f"{board.name}'s profile has no {dtype} compute figure (MAC/cycle)")
+        why = f"{board.name}'s profile has no {dtype} compute figure (MAC/cycle)"
+        return cell(why=why, note=f"the profile has no {dtype} compute figure (MAC/cycle): no roofline")
     if not memory or seconds is None:
-        return cell(why=f"{board.name}'s profile has no memory bandwidth")
+        why = f"{board.name}'s profile has no memory bandwidth (bus bytes per cycle)"
+        return cell(why=why, note="the profile has no memory bandwidth (bus bytes per cycle): no roofline")
     return cell(
         seconds * 1e3,
         "bound",
@@ -230,8 +235,7 @@ def document(
     npus: dict[str, NpuEstimate],
     bounds: dict[tuple[str, str], float | None],
 ) -> dict:
-    """The table's rows, sorted by the time that compares (a chip's ms: predicted or modelled),
-    then by the C engine's estimate, then by the bound."""
+    """The table's rows, sorted by the time that compares (_order)."""
     rows = []
     for board in boards:
         if board.connect in EMULATED:
@@ -259,7 +263,8 @@ def document(
         "macs": macs(net),
         "rows": rows,
         "calibrations": [c.path for c in cals],
-        "sorted_by": "MicroPython ms of the chip (predicted or modelled), then the C engine's estimate, then the bound",
+        "sorted_by": "MicroPython ms of the chip (predicted or modelled), then the least estimate (C engine or NPU), "
+        "then the bound",
     }
 
 
@@ -279,9 +284,12 @@ def _emulated(board: profiles.Board, dtype: str, net: network.Network, why: str)
 
 
 def _order(row: dict) -> tuple:
-    mp, c, b = row["micropython"], row["c_engine"], row["bound"]
+    """A chip's MicroPython ms first (predicted or modelled), then the least estimate (a C engine's
+    or the NPU's), then the bound; a row with none of them last."""
+    mp, b = row["micropython"], row["bound"]
     if mp["label"] in CHIP_TIME:
         return (0, mp["ms"], row["board"], row["dtype"])
-    if c["ms"] is not None:
-        return (1, c["ms"], row["board"], row["dtype"])
+    estimates = [row[k]["ms"] for k in ("c_engine", "npu") if row[k]["ms"] is not None]
+    if estimates:
+        return (1, min(estimates), row["board"], row["dtype"])
     return (2, b["ms"] if b["ms"] is not None else math.inf, row["board"], row["dtype"])

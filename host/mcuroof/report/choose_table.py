@@ -30,7 +30,7 @@ class Notes:
 def cell_text(c: dict, notes: Notes) -> str:
     """ "17.1 ms e3" (ms, label letter, note of its basis) or "- 4" (note of the reason)."""
     if c["ms"] is None:
-        return f"- {notes.number(c['why'])}"
+        return f"- {notes.number(c['note'])}"
     return f"{duration(c['ms'] / 1e3)} {LETTER[c['label']]}{notes.number(c['label'] + ': ' + c['note'])}"
 
 
@@ -64,7 +64,8 @@ def renderables(doc: dict) -> list:
         caption_justify="left",
     )
     for h in ("board", "type", "fits", *(name for _, name in COLUMNS)):
-        t.add_column(h, justify="right" if h in dict(COLUMNS).values() else "left", overflow="fold")
+        time = h in dict(COLUMNS).values()
+        t.add_column(h, justify="right" if time else "left", no_wrap=time, overflow="fold")
     for row in body:
         t.add_row(*row)
     return [t] + [Text(f"{i}. {text}") for i, text in enumerate(notes.texts, 1)]
