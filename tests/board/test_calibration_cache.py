@@ -26,13 +26,13 @@ def _few(monkeypatch):
     monkeypatch.setattr(calibration, "jobs", few)
 
 
-def _collect(micropython, path, recalibrate=False):
+def _collect(micropython, path, recalibrate=False, entries=None):
     spec = pipeline.Spec("unix", None, ["calibration"], recalibrate=recalibrate)
     out = io.StringIO()
     log = RawLog(path)
     link = UnixLink(micropython)
     try:
-        probe, records = pipeline.collect(link, log, spec, Console(file=out, width=200))
+        probe, records = pipeline.collect(link, log, spec, Console(file=out, width=200), entries)
     finally:
         log.close()
         link.close()
@@ -57,6 +57,11 @@ def test_second_run_reuses_the_calibration(tmp_path, micropython, monkeypatch):
     assert spec2.calibration_source["measured_at"]
     models = [m.as_dict() for m in calibration.models(probe, first)]
     assert [m.as_dict() for m in calibration.models(probe, second)] == models
+
+    # resumed from the reusing run's raw log: its calibration is whole there, and its source kept
+    entries = [json.loads(line) for line in (tmp_path / "two.jsonl").read_text().splitlines()]
+    spec4, _, fourth, _, ran4 = _collect(micropython, tmp_path / "four.jsonl", entries=entries)
+    assert ran4 == [] and fourth == first and spec4.calibration_source == spec2.calibration_source
 
     spec3, _, third, said3, ran3 = _collect(micropython, tmp_path / "three.jsonl", recalibrate=True)
     assert len(ran3) == 6 and "reusing" not in said3 and spec3.calibration_source["reused"] is False
