@@ -205,7 +205,9 @@ def reference_grid(doc: dict) -> Grid | str:
         return "C-engine reference (MLPerf Tiny): no CPU core known (give --roofs or --board)"
     if not ref["rows"]:
         return f"C-engine reference (MLPerf Tiny closed, int8): no published result on a {ref['core']}"
-    return c_engines.rows_grid(ref["rows"], f"C engines on a {ref['core']}: best MLPerf Tiny closed int8 figure")
+    return c_engines.rows_grid(
+        ref["rows"], f"C engines on a {ref['core']}: best MLPerf Tiny closed int8 figure ({c_engines.EFFECTIVE})"
+    )
 
 
 def grids(doc: dict) -> list:
