@@ -105,7 +105,7 @@ def micropython(board: profiles.Board, dtype: str, cals: list[Calibration]) -> d
             )
     for c in mine:
         b = c.basis
-        if b.kind == timing_basis.CYCLES and b.model and b.rate_hz and clock:
+        if b.model and b.rate_hz and clock:  # cycles of a cycle model (rp2040js, QEMU's cycle model)
             s, em = c.seconds[dtype]
             cycles = s * b.rate_hz
             return cell(
