@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from mcuroof.analysis import timing_basis
 from mcuroof.cli import main
 from mcuroof.commands import choose as choose_command
 from mcuroof.model.builtins import builtin_network
@@ -25,11 +24,12 @@ KWS_MACS = mlperf.MACS["kws"][0]
 
 
 def _modelled_m4(tmp_path, monkeypatch) -> Path:
-    """The same calibration as a cycle model's of a Cortex-M4 at 25 MHz: its times count modelled
-    cycles (the basis the QEMU cycle-model boards have)."""
-    monkeypatch.setitem(timing_basis.MODELS, "qemu-m4", "QEMU's cycle model")
+    """The same calibration as the QEMU cycle model's of a Cortex-M4 at 25 MHz (results' board
+    `cycle_model`, as qemu-m4 writes it): its times count modelled cycles."""
     data = json.loads(M3.read_text())
-    data["board"].update(name="qemu-m4", platform="qemu-m4", icount_shift=None, clock_hz=25_000_000)
+    model = {"emulator": "qemu-m4", "board": "qemu-m4", "core": "Cortex-M4", "timings": "Cortex-M4 TRM"}
+    model |= {"clock_hz": 25_000_000, "label": "modelled cycles (Cortex-M4 TRM timings; 0 flash wait states)"}
+    data["board"].update(name="qemu-m4", platform="qemu-m4", icount_shift=None, clock_hz=25_000_000, cycle_model=model)
     data["board"]["core"] = {**data["board"]["core"], "name": "Cortex-M4"}
     path = tmp_path / "m4.json"
     path.write_text(json.dumps(data))
@@ -54,7 +54,7 @@ def test_modelled_cycles_of_the_same_core_give_ms_at_the_board_clock(tmp_path, m
     for board, clock in (("pyboard", 168e6), ("nrf52840", 64e6)):  # Cortex-M4F: the M4's family
         mp = _row(doc, board)["micropython"]
         assert mp["label"] == "modelled" and mp["ms"] == pytest.approx(seconds * 25e6 / clock * 1e3)
-        assert f"{seconds * 25e6:,.0f} cycles" in mp["basis"]
+        assert f"{seconds * 25e6:,.0f} modelled cycles" in mp["basis"] and "Cortex-M4 TRM" in mp["basis"]
     assert _row(doc, "pico2")["micropython"]["ms"] is None  # a Cortex-M33: not the M4's calibration
     assert "Cortex-M33" in _row(doc, "pico2")["micropython"]["why"]
     # a chip's ms sort first

@@ -37,9 +37,10 @@ def folder() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "mcuroof" / "calibration"
 
 
-def key(board: str, icount_shift: int | None, probe: dict, cfg: dict) -> dict:
+def key(board: str, icount_shift: int | None, probe: dict, cfg: dict, cycle_model: dict | None = None) -> dict:
     """What a calibration's records depend on (two runs with the same key time the same scripts on
-    the same board and firmware at the same clock)."""
+    the same board and firmware at the same clock; a modelled board's cycle model, as it charges
+    the cycles, is part of it)."""
     suite = registry.get(SUITE)
     harness = [piece for name in suite.firmware(cfg) for piece in firmware.source(name)]
     scripts = "\0".join(harness + [k.source for k in suite.kernels(cfg)])
@@ -49,6 +50,7 @@ def key(board: str, icount_shift: int | None, probe: dict, cfg: dict) -> dict:
         "emitters": sorted(probe.get("emitters") or []),
         "clock_hz": probe.get("freq"),
         "icount_shift": icount_shift,
+        "cycle_model": cycle_model,
         "shapes": len(cfg.get("jobs", [])),
         "shapes_hash": hashlib.sha256(scripts.encode()).hexdigest(),
     }

@@ -108,13 +108,15 @@ def micropython(board: profiles.Board, dtype: str, cals: list[Calibration]) -> d
         if b.model and b.rate_hz and clock:  # cycles of a cycle model (rp2040js, QEMU's cycle model)
             s, em = c.seconds[dtype]
             cycles = s * b.rate_hz
+            what = (
+                getattr(b, "modelled", None) or f"cycles of {b.model}'s modelled {c.core}, memory without wait states"
+            )
             return cell(
                 cycles / clock * 1e3,
                 "modelled",
-                f"{cycles:,.0f} cycles of {b.model}'s modelled {c.core} ({c.path}, {em} {dtype}) at this board's "
-                f"{clock / 1e6:g} MHz: the model's cycles, memory without this chip's wait states",
-                note=f"{b.model}'s modelled {c.core} cycles from the calibration given ({c.path}) at the board's "
-                "clock: the model's cycles, memory without the chip's wait states",
+                f"{cycles:,.0f} modelled cycles of {c.board.get('name')}'s calibration ({c.path}, {em} {dtype}; "
+                f"{what}) at this board's {clock / 1e6:g} MHz",
+                note=f"{c.core} cycles of {c.board.get('name')}'s calibration ({c.path}; {what}) at the board's clock",
             )
     for c in mine:
         b = c.basis
