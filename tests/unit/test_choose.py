@@ -57,8 +57,17 @@ def test_modelled_cycles_of_the_same_core_give_ms_at_the_board_clock(tmp_path, m
         assert f"{seconds * 25e6:,.0f} modelled cycles" in mp["basis"] and "Cortex-M4 TRM" in mp["basis"]
     assert _row(doc, "pico2")["micropython"]["ms"] is None  # a Cortex-M33: not the M4's calibration
     assert "Cortex-M33" in _row(doc, "pico2")["micropython"]["why"]
-    # a chip's ms sort first
-    assert [r["board"] for r in doc["rows"]][:2] == ["pyboard", "nrf52840"]
+    assert [r["board"] for r in doc["rows"]][:2] == ["pyboard", "nrf52840"]  # a chip's ms sort first
+    # a board's own modelled run (its wait states) before another board's of the same core
+    own = json.loads(path.read_text())
+    own["board"]["name"] = "nrf52840"
+    own["board"]["cycle_model"] = {**own["board"]["cycle_model"], "board": "nrf52840", "clock_hz": 64e6}
+    (tmp_path / "nrf.json").write_text(json.dumps(own))
+    doc = _json(
+        ["choose", "kws-dscnn", "--board", "nrf52840", "--roofs", str(path), str(tmp_path / "nrf.json")], capsys
+    )
+    mp = _row(doc, "nrf52840")["micropython"]
+    assert mp["ms"] == pytest.approx(seconds * 1e3) and "nrf52840's calibration" in mp["basis"]
 
 
 def test_instruction_time_is_only_a_bound(tmp_path, capsys):

@@ -93,6 +93,7 @@ def micropython(board: profiles.Board, dtype: str, cals: list[Calibration]) -> d
     (modelled at its clock), QEMU's instructions of its core (a bound), else why none."""
     clock = board.clock_hz
     mine = [c for c in cals if dtype in c.seconds and family(c.core) == family(board.core_name)]
+    mine.sort(key=lambda c: c.board.get("name") != board.name)  # this board's own (modelled) run first
     for c in mine:
         b = c.basis
         if c.board.get("name") == board.name and b.kind == timing_basis.CYCLES and not b.model and b.rate_hz:
@@ -143,7 +144,8 @@ def _no_micropython(board: profiles.Board, dtype: str, cals: list[Calibration]) 
     same = [c for c in cals if family(c.core) == core]
     if same and not any(dtype in c.seconds for c in same):
         return f"the {core} calibration given predicts no {dtype} kernel of every layer"
-    return f"no calibration of a {core} given: mcuroof run --board {emulated[0]}, then --roofs its results.json"
+    how = f"--board {emulated[0]}" + (f" --as {board.name}" if getattr(board, "cycle_model", None) else "")
+    return f"no calibration of a {core} given: mcuroof run {how}, then --roofs its results.json"
 
 
 def c_engine(board: profiles.Board, dtype: str, net: network.Network) -> dict:
