@@ -58,6 +58,7 @@ def renderables(doc: dict) -> list:
     t = Table(
         title=f"{doc['model']} ({doc['macs']:,} MACs): which board, how many ms",
         box=box.SIMPLE_HEAD,
+        show_edge=False,
         pad_edge=False,
         padding=(0, 1),
         caption=legend() + "; sorted by " + doc["sorted_by"],
@@ -65,7 +66,7 @@ def renderables(doc: dict) -> list:
     )
     for h in ("board", "type", "fits", *(name for _, name in COLUMNS)):
         time = h in dict(COLUMNS).values()
-        t.add_column(h, justify="right" if time else "left", no_wrap=time, overflow="fold")
+        t.add_column(h, justify="right" if time else "left", no_wrap=time or h == "board", overflow="fold")
     for row in body:
         t.add_row(*row)
     return [t] + [Text(f"{i}. {text}") for i, text in enumerate(notes.texts, 1)]
