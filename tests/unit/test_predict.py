@@ -302,7 +302,7 @@ def test_one_model_on_many_boards_is_one_table(results_file, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "a bound, not a prediction" in out and "never across" in out
     assert main(["predict", "kws-dscnn", "--board", "nosuchboard"]) == 2
-    assert "no such board profile" in capsys.readouterr().err
+    assert "unknown board 'nosuchboard'" in capsys.readouterr().err
 
 
 def test_the_roofline_bound_by_hand():

@@ -140,7 +140,7 @@ def _predicted_rows(bd, data: dict, nets, chosen, emitters) -> list[dict]:
 def _bound_rows(name: str, nets, chosen) -> list[dict]:
     prof = boards.find(name)
     if prof is None:
-        raise UserError(f"--board {name}: no such board profile (mcuroof boards lists them)")
+        raise UserError(boards.unknown(name))
     roofs = boards.theoretical_roofs(prof)
     clock = boards.roof_clock_hz(prof, None, None)
     scale = "real time (cycles at each board's clock)"

@@ -298,7 +298,16 @@ RESULTS = {
                         )
                     )
                 },
-                {"isa": array(TEXT), "free_heap": nullable(COUNT), "shapes": COUNT},
+                {
+                    "isa": array(TEXT),
+                    "free_heap": nullable(COUNT),
+                    "shapes": COUNT,
+                    # measure.calcache: measured by this run (and kept), or reused from a kept one
+                    "source": obj(
+                        {"reused": FLAG},
+                        {"cache": nullable(TEXT), "measured_at": nullable(TEXT), "measured_in": nullable(TEXT)},
+                    ),
+                },
             ),
         },
     ),
