@@ -279,7 +279,13 @@ RESULTS = {
                         obj(
                             {"family": TEXT, "coefficients": {"type": "object"}, "shapes": COUNT},
                             # predict.cost_model.Model.as_dict: leave-one-out errors and the shapes' span
-                            {"cv_log_errors": array(NUMBER), "cv": {"type": "object"}, "ranges": {"type": "object"}},
+                            {
+                                "cv_log_errors": array(NUMBER),
+                                "cv": {"type": "object"},
+                                "ranges": {"type": "object"},
+                                # terms no shape told apart, fitted as the first (cost_model.merges)
+                                "merged": {"type": "object"},
+                            },
                         )
                     )
                 },
