@@ -46,18 +46,22 @@ def half_width(spread: float, ratio: float, slope: float) -> float:
 
 def held_largest(samples: list[tuple[dict, float]], extents: list[dict]) -> list[tuple[float, float, float]]:
     """(ratio past the rest, |log(predicted / timed)|, the rest's spread) of a family's largest
-    shapes by each extent (HOLD of them), each predicted by the fit of the rest. A shape that
-    lies within the rest's range on every extent is not an extrapolation and is left out."""
+    shapes by each extent (HOLD of them; once where two extents hold out the same shapes), each
+    predicted by the fit of the rest. A shape that lies within the rest's range on every extent
+    is not an extrapolation and is left out."""
     samples = list(samples)
     n = len(samples)
     held = max(1, round(n * HOLD))
     if n - held < 2:
         return []
     order = sorted(range(n), key=lambda i: (tuple(samples[i][0].get(k, 0.0) for k in cost_model.TERMS), samples[i][1]))
-    out = []
+    out, seen = [], set()
     for name in EXTENTS:
         by = sorted(order, key=lambda i: extents[i][name])
         rest, top = by[:-held], by[-held:]
+        if frozenset(top) in seen:  # the same shapes are the largest by another extent too
+            continue
+        seen.add(frozenset(top))
         model = cost_model.fit("rest", [samples[i] for i in rest], [extents[i] for i in rest])
         q = model.spread if model.spread is not None else cost_model.CV_FLOOR
         for i in top:
