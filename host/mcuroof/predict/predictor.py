@@ -119,7 +119,8 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
     `why`) or "none" (`why`); with a time, `seconds`, `interval` (cross-validated; None where the
     family has too few shapes), `outside` (what lies beyond the family's calibrated range), the
     family, the projection and the cost term that dominates; `ratio`, how far it lies past its
-    family's shapes (Model.ratio), and `interval_why`, why it has no interval (intervals.layer_interval)."""
+    family's shapes (Model.ratio), `held_out`, the n of its family's conformal quantile, and
+    `interval_why`, why it has no interval (intervals.layer_interval)."""
     why = _no_kernel(bd, layer, dtype, emitter)
     if why:
         return {"status": "none", "why": why}
@@ -145,6 +146,7 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
         "seconds": seconds,
         "interval": iv,
         "interval_why": iv_why,
+        "held_out": len(model.cv_log_errors),
         "ratio": ratio,
         "outside": model.outside(extent),
         "family": used,
@@ -187,8 +189,8 @@ def network(bd: Board, net: Network, dtypes: list[str], emitters: list[str] | No
                 row.update(emitter=em, dtype=dtype, status=got["status"], why=got.get("why", ""))
                 row["family"] = got.get("family")
                 if "seconds" in got:
-                    keys = ("seconds", "interval", "interval_why", "ratio", "outside", "projection", "dominant")
-                    row.update({k: got[k] for k in keys})
+                    keys = ("seconds", "interval", "interval_why", "held_out", "ratio", "outside", "projection")
+                    row.update({k: got[k] for k in keys}, dominant=got["dominant"])
                     row["bound_seconds"] = bound_seconds(bd, layer, dtype, em, got["seconds"])
                 rows.append(row)
     return {"layers": rows, "whole_model": whole_model(rows, net)}
