@@ -289,7 +289,8 @@ RESULTS = {
                         )
                     )
                 },
-                {"isa": array(TEXT), "free_heap": nullable(COUNT), "shapes": COUNT},
+                # widening: how an interval widens past a family's shapes (predict.intervals.widening)
+                {"isa": array(TEXT), "free_heap": nullable(COUNT), "shapes": COUNT, "widening": {"type": "object"}},
             ),
         },
     ),
