@@ -111,3 +111,10 @@ def test_the_whole_model_combination_by_hand():
     assert intervals.estimate_rho([(3.25, parts)]) == pytest.approx(0.35)
     assert intervals.estimate_rho([(3.0, parts)]) == 0.0
     assert intervals.estimate_rho([(4.0, parts)]) == 1.0  # none holds it: the sum of bounds
+
+
+def test_an_emitter_with_too_few_held_out_shapes_widens_by_the_boards_pooled_slope():
+    widen = {"viper/int8": {"slope": None}, "asm_thumb/int8": {"slope": 0.2}, intervals.POOLED: {"slope": 0.1}}
+    assert intervals.widening_of(widen, "viper", "int8") == {"slope": 0.1}
+    assert intervals.widening_of(widen, "asm_thumb", "int8") == {"slope": 0.2}
+    assert intervals.widening_of({}, "viper", "int8") is None

@@ -30,6 +30,8 @@ LIMIT = 16.0
 FLOOR_AT_4X = math.log(1.05)
 # the share of a family's shapes left out as its largest (at least one) to calibrate the widening
 HOLD = 0.2
+# widening's entry over every family of the board: an emitter/dtype with too few held-out shapes widens by it
+POOLED = "all"
 # the correlation of a whole model's layer errors (tools/prediction_error.py --rho estimates it)
 RHO = 1.0
 
@@ -83,13 +85,14 @@ def slope(points: list[tuple[float, float, float]]) -> float | None:
 
 
 def widening(by_family: dict[str, list[tuple[dict, float, dict]]]) -> dict[str, dict]:
-    """Per emitter/dtype: the slope calibrated from its families' largest shapes held out
-    (None: fewer than cost_model.min_held_out of them), how many there were and their ratios'
-    median. `by_family`: (term counts, seconds, extent) of each shape (suites.calibration.samples)."""
+    """Per emitter/dtype, and POOLED over all: the slope calibrated from its families' largest
+    shapes held out (None: fewer than cost_model.min_held_out of them), how many there were and
+    their ratios' median. `by_family`: (term counts, seconds, extent) of each shape (suites.calibration.samples)."""
     groups: dict[str, list] = {}
     for fam, got in sorted(by_family.items()):
         pts = held_largest([(t, s) for t, s, _ in got], [e for _, _, e in got])
         groups.setdefault("/".join(fam.split("/")[:2]), []).extend(pts)
+        groups.setdefault(POOLED, []).extend(pts)
     return {
         g: {
             "slope": slope(pts),
@@ -98,6 +101,12 @@ def widening(by_family: dict[str, list[tuple[dict, float, dict]]]) -> dict[str, 
         }
         for g, pts in groups.items()
     }
+
+
+def widening_of(widen: dict, emitter: str, dtype: str) -> dict | None:
+    """The widening of an emitter and type: its own where it has a slope, else the board's pooled."""
+    own = widen.get(f"{emitter}/{dtype}")
+    return own if own and own.get("slope") is not None else widen.get(POOLED)
 
 
 def layer_interval(

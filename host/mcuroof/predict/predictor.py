@@ -139,7 +139,9 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
     name, share = model.dominant(design.terms(job, full_tile(layer, dtype), bd.caches))
     extent = design.extent(job, job.tiles[0])
     ratio = model.ratio(extent)
-    iv, iv_why = intervals.layer_interval(model, seconds, ratio, bd.widening.get(f"{emitter}/{dtype}"), dtype)
+    iv, iv_why = intervals.layer_interval(
+        model, seconds, ratio, intervals.widening_of(bd.widening, emitter, dtype), dtype
+    )
     return {
         "status": status,
         "why": note,
