@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -194,7 +195,7 @@ def print_tables(cov: dict, whole: dict, rows: list[dict]) -> None:
     whys: dict[str, int] = {}
     for r in rows:
         if not r.get("interval"):
-            why = r["why"].split(" (")[0] if "past its family" in r["why"] else r["why"]
+            why = re.sub(r"\b\d+(\.\d+)?x past", "Nx past", r["why"])
             whys[why] = whys.get(why, 0) + 1
     if whys:
         print("\nlayers with no interval (counted as misses above):")
