@@ -134,6 +134,7 @@ def coverage(rows: list[dict]) -> dict[str, dict[str, dict]]:
         "family": lambda r: r["family"],
         "board/emitter": lambda r: f"{r['board']} {r['emitter']} {r['dtype']}",
         "range": lambda r: _bin(r["ratio"]),
+        "board, range": lambda r: f"{r['board']} {_bin(r['ratio'])}",
     }
     out = {}
     for name, key in groups.items():
@@ -225,7 +226,10 @@ def main(argv: list[str] | None = None) -> int:
         mine = layer_rows(bd, measured, args.root)
         rows += mine
         wholes += whole_rows(measured, mine)
-    cov, whole = coverage(rows), whole_check(wholes)
+    cov = coverage(rows)
+    whole = {f"all boards, {k}": v for k, v in whole_check(wholes).items()}
+    for b in sorted({w["board"] for w in wholes}) if len(boards) > 1 else []:
+        whole |= {f"{b}, {k}": v for k, v in whole_check([w for w in wholes if w["board"] == b]).items()}
     if args.json:
         print(json.dumps({"coverage": cov, "whole_model": whole, "layers": rows}, indent=1))
         return 0
