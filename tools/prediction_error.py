@@ -5,7 +5,9 @@ tile-projected layers included, predicted from the calibration of ANOTHER run (`
 the prediction. A layer with no interval counts as a miss (and is counted apart).
 
 Prints the coverage of the 90 % layer intervals by family, by board and emitter, and by how far
-a layer lies past its family's shapes, with the median half-width; then the whole-model check:
+a layer lies past its family's shapes, with the median half-width and the factor the log
+half-widths would need for 90 % of the stratum's layers to lie inside (under 1: wider than
+needed); then the whole-model check:
 each network's measured whole time against the whole-model interval combined with the
 correlation intervals.RHO, with rho 0 and 1, and with rho estimated leaving that network out
 (intervals.estimate_rho over the other networks of every board).
@@ -29,7 +31,7 @@ from pathlib import Path
 
 from mcuroof.measure import rawlog
 from mcuroof.model.load import load_network
-from mcuroof.predict import intervals, predictor
+from mcuroof.predict import cost_model, intervals, predictor
 from mcuroof.suites import calibration
 
 BINS = ((1.0, "in range"), (4.0, "past 1-4x"), (intervals.LIMIT, "past 4-16x"), (math.inf, "past >16x"))
@@ -119,13 +121,23 @@ def _bin(ratio: float | None) -> str:
 
 def stratum(rows: list[dict]) -> dict:
     """Held, of all (no-interval layers counted as misses), how many had none, median half-width."""
-    widths = [r["interval"][1] / r["predicted"] - 1 for r in rows if r.get("interval")]
+    with_iv = [r for r in rows if r.get("interval")]
+    widths = [r["interval"][1] / r["predicted"] - 1 for r in with_iv]
     return {
         "held": sum(inside(r) for r in rows),
         "of": len(rows),
-        "no_interval": sum(1 for r in rows if not r.get("interval")),
+        "no_interval": len(rows) - len(with_iv),
         "median_width": statistics.median(widths) if widths else None,
+        "scale": _scale(with_iv),
     }
+
+
+def _scale(rows: list[dict]) -> float | None:
+    """What the log half-widths would have to be multiplied by for 90 % of these layers to lie
+    inside (under 1: the intervals are wider than they need be): the conformal quantile of
+    |log(measured / predicted)| / log half-width."""
+    need = [abs(math.log(r["measured"] / r["predicted"])) / math.log(r["interval"][1] / r["predicted"]) for r in rows]
+    return cost_model.conformal(need)
 
 
 def coverage(rows: list[dict]) -> dict[str, dict[str, dict]]:
@@ -182,11 +194,12 @@ def _pct(v) -> str:
 
 def print_tables(cov: dict, whole: dict, rows: list[dict]) -> None:
     for name, strata in cov.items():
-        print(f"\n| {name} | held / layers | no interval | median half-width |")
-        print("|---|---|---|---|")
+        print(f"\n| {name} | held / layers | no interval | median half-width | x for 90 % |")
+        print("|---|---|---|---|---|")
         for k, s in strata.items():
             share = f" ({s['held'] / s['of']:.0%})" if s["of"] else ""
-            print(f"| {k} | {s['held']} / {s['of']}{share} | {s['no_interval']} | ±{_pct(s['median_width'])} |")
+            x = "-" if s["scale"] is None else f"{s['scale']:.2f}"
+            print(f"| {k} | {s['held']} / {s['of']}{share} | {s['no_interval']} | ±{_pct(s['median_width'])} | {x} |")
     print("\n| whole model | held / networks x kernels | no interval | median half-width |")
     print("|---|---|---|---|")
     for k, s in whole.items():
