@@ -34,7 +34,7 @@ HOLD = 0.2
 POOLED = "all"
 # the correlation of a whole model's layer errors: 0, as leave-one-network-out estimated it on
 # qemu-m3, qemu-m7, qemu-m55 and the unix port (tools/prediction_error.py; docs/prediction.md):
-# their whole-model intervals held 94 % at rho 0 (median ±9 %) and 97 % at 1 (±26 %)
+# their 87 whole-model intervals held 94 % at rho 0 (median ±7.8 %) and 98 % at 1 (±13.0 %)
 RHO = 0.0
 
 
