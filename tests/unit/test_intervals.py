@@ -80,6 +80,8 @@ def test_a_layer_interval_in_range_widened_and_refused():
     assert iv[1] == pytest.approx(math.exp(0.02 + 0.1 * math.log(8)))
     iv, why = intervals.layer_interval(m, 1.0, 18.2, widen, "int8")
     assert iv is None and why == "extrapolated 18.2x past its family's shapes (over 16x): no interval"
+    assert intervals.layer_interval(m, 1.0, 16.5, widen, "int8")[0] is None
+    assert intervals.layer_interval(m, 1.0, 15.9, widen, "int8")[0] is not None
     iv, why = intervals.layer_interval(m, 1.0, 2.0, widen, "float32")
     assert iv is None and why.startswith("float32 2.0x past its shapes' work")
     iv, why = intervals.layer_interval(m, 1.0, 2.0, None, "int8")
