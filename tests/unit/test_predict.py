@@ -299,7 +299,7 @@ def test_one_model_on_many_boards_is_one_table(results_file, tmp_path, capsys):
     # the twins' times compare (both QEMU instruction time): one best among their predictions
     assert sum(r["best"] for r in rows) == 1
     assert main(argv[:-1]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # as read, whatever the terminal's width wrapped
     assert "a bound, not a prediction" in out and "never across" in out
     assert main(["predict", "kws-dscnn", "--board", "nosuchboard"]) == 2
     assert "unknown board 'nosuchboard'" in capsys.readouterr().err
