@@ -47,7 +47,9 @@ def _records(out) -> tuple[int, list]:
     lines = [json.loads(ln) for ln in (out / "raw.jsonl").read_text().splitlines()]
     tick = next(e["rec"]["tick_us"] for e in lines if e.get("kernel") == "probe" and "tick_us" in e.get("rec", {}))
     return tick, [
-        (e["kernel"], e["rec"]["us"], e["rec"].get("med"), e["rec"].get("r")) for e in lines if isinstance(e.get("rec", {}).get("us"), int)
+        (e["kernel"], e["rec"]["us"], e["rec"].get("med"), e["rec"].get("r"))
+        for e in lines
+        if isinstance(e.get("rec", {}).get("us"), int)
     ]
 
 
