@@ -140,10 +140,11 @@ def test_a_real_ports_name_still_gets_smlad_and_vfma(tmp_path, capsys, monkeypat
 
 @needs_qemu
 @pytest.mark.qemu
-def test_a_qemu_board_named_counts_instructions_whatever_its_dwt_reads(tmp_path, capsys):
+def test_a_qemu_board_named_counts_instructions_whatever_its_dwt_reads(tmp_path, capsys, monkeypatch):
     """The same QEMU, named (and started by mcuroof): its -icount shift is known, so figures are per instruction and no
     emulator is 'suspected'; report.html says QEMU models no DWT."""
     out = tmp_path / "out"
+    monkeypatch.setenv("COLUMNS", "160")  # wide enough for the per-instruction column (a test worker's is 80)
     assert main(["run", "--board", "qemu-m3", "-o", str(out), "--suite", "compute"]) == 0
     data = json.loads((out / "results.json").read_text())
     terminal, html, rows = shown(out, capsys)
