@@ -32,6 +32,20 @@ int mp_hal_stdin_rx_chr(void) {
     }
 }
 
+#if !defined(__riscv)
+// Sleep until a byte comes, for an Arm board that has no timer interrupt to wake it (the cycle
+// model's boards, the emulated Pico): only if no byte came in since the ring was checked, with
+// interrupts masked between the check and WFI, which a pending interrupt wakes masked or not
+// (else a byte received just before WFI leaves the board asleep on it)
+void console_wait_rx(void) {
+    __asm volatile ("cpsid i" ::: "memory");
+    if (console_rx_empty()) {
+        __asm volatile ("wfi");
+    }
+    __asm volatile ("cpsie i" ::: "memory");
+}
+#endif
+
 void hal_puts(const char *s) {
     mp_hal_stdout_tx_strn(s, strlen(s));
 }

@@ -25,4 +25,5 @@ void *hal_heap_end(char *start, char *end);
 // console.c
 void console_rx_put(int c);
 bool console_rx_empty(void);
+void console_wait_rx(void);  // Arm: sleep until a byte comes, with no timer to wake the core
 void hal_puts(const char *s);

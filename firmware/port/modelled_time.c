@@ -73,17 +73,10 @@ mp_uint_t mp_hal_ticks_ms(void) {
 void SysTick_Handler(void) {  // the vector table names it; never enabled here
 }
 
-// waiting for input sleeps until the UART's interrupt, and only if no byte came in since the ring
-// was checked (interrupts masked between the check and WFI, which a pending interrupt wakes masked
-// or not: else a byte received just before WFI leaves the board asleep on it); a timed wait spins
-// on modelled time
+// waiting for input sleeps until the UART's interrupt; a timed wait spins on modelled time
 void hal_wait(int timeout_ms) {
     if (timeout_ms < 0) {
-        __asm volatile ("cpsid i");
-        if (console_rx_empty()) {
-            __asm volatile ("wfi");
-        }
-        __asm volatile ("cpsie i");
+        console_wait_rx();
     }
 }
 

@@ -42,14 +42,9 @@ void UART_IRQHandler(void) {
 }
 
 void hal_wait(int timeout_ms) {
-    // no timer interrupt wakes the core: sleep only while waiting for input, and only if no byte
-    // came in since the ring was checked (WFI wakes on a pending interrupt, masked or not)
+    // no timer interrupt wakes the core: sleep only while waiting for input
     if (timeout_ms < 0) {
-        __asm volatile ("cpsid i");
-        if (console_rx_empty()) {
-            __asm volatile ("wfi");
-        }
-        __asm volatile ("cpsie i");
+        console_wait_rx();
     }
 }
 
