@@ -53,3 +53,29 @@ def small(tmp_path) -> Path:
     path = tmp_path / "small.tflite"
     path.write_bytes(build_tflite(SMALL_TENSORS, SMALL_OPS, [0], [10]))
     return path
+
+
+def one_line_error(capsys, argv: list[str], fragment: str) -> str:
+    """Run the command line; it must fail as bad input does: exit 2, one line `mcuroof: ...`
+    naming the problem (fragment), no traceback."""
+    from mcuroof.cli import main
+
+    code = main(argv)
+    cap = capsys.readouterr()
+    lines = cap.err.strip().splitlines()
+    assert code == 2, cap.err
+    assert len(lines) == 1 and lines[0].startswith("mcuroof: "), cap.err
+    assert "Traceback" not in cap.err + cap.out
+    assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def timed_records(out: Path) -> tuple[int, list]:
+    """A run folder's probe timer step, and every timed record's kernel, times (least and median,
+    in microseconds of the board's time) and repeat count (the timer check's list of repeats aside)."""
+    import json
+
+    lines = [json.loads(ln) for ln in (out / "raw.jsonl").read_text().splitlines()]
+    tick = next(e["rec"]["tick_us"] for e in lines if e.get("kernel") == "probe" and "tick_us" in e.get("rec", {}))
+    rec = [e for e in lines if isinstance(e.get("rec", {}).get("us"), int)]
+    return tick, [(e["kernel"], e["rec"]["us"], e["rec"].get("med"), e["rec"].get("r")) for e in rec]

@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from conftest import timed_records
 from mcuroof.cli import main
 
 needs_qemu = pytest.mark.skipif(
@@ -41,18 +42,6 @@ def _per_cycle(data) -> dict:
     }
 
 
-def _records(out) -> tuple[int, list]:
-    """The probe's timer step, and every timed record's kernel, times (microseconds of modelled
-    time: least and median) and repeat count (the timer check's record, its repeats a list, aside)."""
-    lines = [json.loads(ln) for ln in (out / "raw.jsonl").read_text().splitlines()]
-    tick = next(e["rec"]["tick_us"] for e in lines if e.get("kernel") == "probe" and "tick_us" in e.get("rec", {}))
-    return tick, [
-        (e["kernel"], e["rec"]["us"], e["rec"].get("med"), e["rec"].get("r"))
-        for e in lines
-        if isinstance(e.get("rec", {}).get("us"), int)
-    ]
-
-
 @pytest.mark.parametrize("board", ["qemu-m4", "qemu-m33"])
 def test_ceilings_reach_their_loops_trm_bound_and_never_pass_it(tmp_path, board):
     out, data = _run(tmp_path, "a", "--board", board)
@@ -69,7 +58,7 @@ def test_ceilings_reach_their_loops_trm_bound_and_never_pass_it(tmp_path, board)
     # less by the same phase: windows are 1000 steps, so a kernel then runs another number of
     # repeats and its time per repeat agrees within 0.3 % (the window's own timer calls)
     again, _ = _run(tmp_path, "b", "--board", board)
-    (tick, first), (tick2, second) = _records(out), _records(again)
+    (tick, first), (tick2, second) = timed_records(out), timed_records(again)
     assert first and [k for k, *_ in first] == [k for k, *_ in second]
     for (kernel, us, med, r), (_, us2, med2, r2) in zip(first, second):
         if r == r2:

@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from conftest import timed_records
 from mcuroof.cli import main
 
 needs_qemu = pytest.mark.skipif(
@@ -25,18 +26,6 @@ def _run(tmp_path, name):
     out = tmp_path / name
     assert main(["run", "--board", "qemu-m0plus", "--suite", "compute", "-o", str(out)]) == 0
     return out, json.loads((out / "results.json").read_text())
-
-
-def _records(out) -> tuple[int, list]:
-    """The probe's timer step, and every timed record's kernel, times (microseconds of modelled
-    time: least and median) and repeat count (the timer check's record, its repeats a list, aside)."""
-    lines = [json.loads(ln) for ln in (out / "raw.jsonl").read_text().splitlines()]
-    tick = next(e["rec"]["tick_us"] for e in lines if e.get("kernel") == "probe" and "tick_us" in e.get("rec", {}))
-    return tick, [
-        (e["kernel"], e["rec"]["us"], e["rec"].get("med"), e["rec"].get("r"))
-        for e in lines
-        if isinstance(e.get("rec", {}).get("us"), int)
-    ]
 
 
 def test_muls_ceiling_reaches_its_loops_trm_bound_and_two_runs_agree(tmp_path):
@@ -62,7 +51,7 @@ def test_muls_ceiling_reaches_its_loops_trm_bound_and_two_runs_agree(tmp_path):
     # probe read another step repeats a kernel another number of times: its time a repeat agrees
     # (within 0.3 %: the window's own ticks_us() calls, some microseconds, shared by fewer repeats)
     again, _ = _run(tmp_path, "b")
-    (tick, first), (tick2, second) = _records(out), _records(again)
+    (tick, first), (tick2, second) = timed_records(out), timed_records(again)
     assert first and [k for k, *_ in first] == [k for k, *_ in second]
     for (kernel, us, med, r), (_, us2, med2, r2) in zip(first, second):
         if r == r2:

@@ -11,22 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared_model
+from conftest import one_line_error, shared_model
 from factories import SMALL_OPS, SMALL_TENSORS, T, build_tflite
 from mcuroof.cli import main
 
 SMALL = build_tflite(SMALL_TENSORS, SMALL_OPS, [0], [10])
-
-
-def one_line_error(capsys, argv: list[str], fragment: str) -> str:
-    code = main(argv)
-    cap = capsys.readouterr()
-    lines = cap.err.strip().splitlines()
-    assert code == 2, cap.err
-    assert len(lines) == 1 and lines[0].startswith("mcuroof: "), cap.err
-    assert "Traceback" not in cap.err + cap.out
-    assert fragment in lines[0], lines[0]
-    return lines[0]
 
 
 def flipped(data: bytes, i: int, bit: int = 0x40) -> bytes:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import one_line_error
 from mcuroof.analysis import timing_basis
 from mcuroof.board import profiles
-from mcuroof.cli import main
 from mcuroof.errors import UserError
 from mcuroof.links import cycle_model
 
@@ -88,13 +88,6 @@ def test_timing_basis_of_a_modelled_board():
     assert timing_basis.ratio_word([basis, other]) == "modelled speed-up"
     icount = timing_basis.of({"name": "qemu-m3", "icount_shift": 6})
     assert timing_basis.why_not(basis, icount) is not None
-
-
-def one_line_error(capsys, argv: list[str], fragment: str) -> None:
-    code = main(argv)
-    err = capsys.readouterr().err
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-    assert fragment in err, err
 
 
 @pytest.mark.parametrize(
