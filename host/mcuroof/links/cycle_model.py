@@ -106,7 +106,11 @@ def regions_text(regions: Sequence[Region], buffers: Sequence[LineBuffer] = ()) 
 
 
 def write_regions(path: Path, regions: Sequence[Region], buffers: Sequence[LineBuffer] = ()) -> Path:
-    path.write_text(regions_text(regions, buffers))
+    """The regions file, written whole and renamed into place: a QEMU another process starts from
+    the same file never reads it half-written."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(regions_text(regions, buffers))
+    os.replace(tmp, path)
     return path
 
 
@@ -188,8 +192,8 @@ class Setup:
         who = f"{self.board} emulated: " if self.as_other else ""
         return f"{who}{self.label} at {self.clock_hz / 1e6:g} MHz"
 
-    @property
-    def qemu_args(self) -> list[str]:
+    def plugin_args(self) -> list[str]:
+        """The -plugin arguments, after writing the regions file they name (once per QEMU start)."""
         path = cache_dir() / "cycles" / "regions" / f"{self.board}-{self.emulator}.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         write_regions(path, self.regions, (self.buffer,) if self.buffer else ())

@@ -186,7 +186,7 @@ class QemuLink(SerialLink):
         model=None,
     ):
         """model: a cycle_model.Setup (the plugin's arguments and what they model); None: -icount."""
-        plugin = model.qemu_args if model else None
+        plugin = model.plugin_args() if model else None
         self.qemu = QemuMicrobit(icount_shift, monitor=monitor, board=board, on_progress=on_progress, plugin=plugin)
         self.wrap = wrap
         pty = self.qemu.start()
