@@ -132,7 +132,7 @@ class Basis:
         if self.kind == SUSPECT:
             return (
                 f"time from ticks_us; an emulator is suspected ({self.suspect_why}): "
-                "time may count instructions, so no figure per cycle (--board qemu-* knows its -icount shift)"
+                "time may count instructions, so no figure per cycle (--board qemu-NAME knows what its time counts)"
             )
         return "host time (the unix port): no per-cycle figure"
 

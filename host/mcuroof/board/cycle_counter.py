@@ -88,5 +88,6 @@ def warning(counter: Counter, core: str | None, icount_shift: int | None, modell
     return (
         f"the {core or 'core'}'s DEMCR did not hold TRCENA (real silicon does): an emulator is suspected; "
         "time comes from ticks_us and may count instructions, so no figure is given per cycle "
-        "(--board qemu-m3, qemu-m7 or qemu-m55 knows its -icount shift)"
+        "(--board qemu-m3, qemu-m7, qemu-m55, qemu-m4 or qemu-m33 knows what its time counts: its -icount "
+        "shift or its cycle model)"
     )
