@@ -98,8 +98,11 @@ examples: setup
 	$(VENV)/bin/mcuroof run --board unix --model vww-mobilenet -o $(EXAMPLES)/vww-unix --force
 	cp $(EXAMPLES)/vww-unix/results.json examples/vww-unix.json
 
+# two workers (pytest-xdist), each test file on one of them (--dist loadfile: a module's shared
+# board run is made once); every emulator is a process of its own, the firmware caches are locked
+TEST_WORKERS ?= 2
 test: setup $(VENV)/.test-installed farmdeps armdeps rvdeps nodedeps browserdeps lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # ruff: lint and format check (pyproject.toml [tool.ruff]); `$(VENV)/bin/ruff format host tests tools` fixes the format
 lint: $(VENV)/.test-installed

@@ -95,12 +95,15 @@ def _compiled_timer():
                 with tempfile.TemporaryDirectory() as tmp:
                     c_file = Path(tmp) / "copyloop.c"
                     c_file.write_text(COPY_LOOP_C)
+                    built = Path(tmp) / lib.name  # then renamed: a reader never loads a half-written file
                     subprocess.run(
-                        [cc, "-O2", "-shared", "-fPIC", "-o", str(lib), str(c_file)],
+                        [cc, "-O2", "-shared", "-fPIC", "-o", str(built), str(c_file)],
                         check=True,
                         capture_output=True,
                         timeout=60,
                     )
+                    shutil.move(str(built), str(lib.with_suffix(".tmp")))
+                    os.replace(lib.with_suffix(".tmp"), lib)
             fn = ctypes.CDLL(str(lib)).copy_seconds
             fn.restype = ctypes.c_double
             fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_long]

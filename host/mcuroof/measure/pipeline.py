@@ -19,11 +19,12 @@ from mcuroof.board import profiles as boards
 from mcuroof.errors import BoardError
 from mcuroof.measure import host_memcpy, runfolder
 from mcuroof.measure import pace as board_pace
+from mcuroof.measure import timer as board_timer
 from mcuroof.measure.collect import Collector
 from mcuroof.measure.rawlog import RawLog
 from mcuroof.results import document as results
+from mcuroof.suites import calibration, registry, timing
 from mcuroof.suites import layers as layer_suite
-from mcuroof.suites import registry, timing
 from mcuroof.suites.base import Context
 from mcuroof.version import __version__
 
@@ -42,6 +43,7 @@ class Spec:
     # checks of the board once its probe is in, before any suite: check(link, probe) raises to stop
     on_probe: list = field(default_factory=list)
     pace: float | None = None  # board seconds per host second (measure.pace), set by collect()
+    timer: timing.Timer | None = None  # the timer check (measure.timer), set by collect(): sizes the suites
 
     def header(self, link, resumed: bool, clock_hz: int | None = None) -> dict:
         return {
@@ -97,10 +99,11 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
         memcpy_reference(records) if probe.get("platform") == "linux" else None,
         clock.facts(probe, spec.icount_shift) if clock else {},
         [registry.get(s).results for s in spec.suites if registry.get(s).results],
-        Context(records, spec.layers, profile=profile),
+        Context(records, spec.layers, profile=profile, timer=spec.timer),
         spec.profile or spec.board,
         spec.pace,
         timing.sizing(profile),
+        timer_record(spec, probe, profile),
     )
     return results.document(facts, probe, records)
 
@@ -152,10 +155,11 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
             console.print(f"warning: {paced}", highlight=False)
         if timing.slow(profile):
             console.print(f"{spec.board}: {timing.sizing(profile)}", highlight=False, markup=False)
+        check_timer(spec, collector, probe, entries)
         progress.update(task, completed=1)
         for suite in spec.suites:
             contract = registry.get(suite)
-            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file, profile))
+            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file, profile, spec.timer))
             keys = [k.key for k in contract.kernels(cfg)]
             task = progress.add_task(suite, total=len(keys))
             seen: set[str] = set()
@@ -173,6 +177,20 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
     if faults or collector.retries:
         console.print(f"recovered from faults: {faults}; MemoryError retries: {collector.retries}", highlight=False)
     return probe, records
+
+
+def check_timer(spec: Spec, collector, probe: dict, entries) -> None:
+    """The timer check (measure.timer) into spec.timer, before any suite is sized."""
+    board = results.board_info(spec.board, probe, "", spec.icount_shift)
+    spec.timer = board_timer.for_run(collector, probe, board, entries)
+
+
+def timer_record(spec: Spec, probe: dict, profile) -> dict | None:
+    """results.json's board.timer: the check and the rule it chose (None: a run without one)."""
+    if spec.timer is None:
+        return None
+    suites = timing.timing(probe, timing.slow(profile), spec.timer)
+    return timing.record(spec.timer, probe, suites, calibration.trials(probe, spec.timer))
 
 
 def memcpy_reference(records: list[dict]) -> list[dict]:

@@ -25,6 +25,7 @@ class Context:
     layers: object | None = None  # suites.layers.Request (--model)
     user_file: object | None = None  # kernels.user.UserFile (`mcuroof kernel FILE.py`)
     profile: object | None = None  # board.profiles.Board: the board's profile, if it has one
+    timer: object | None = None  # suites.timing.Timer: the timer check (None: sized as noisy time)
 
 
 def no_shrink(cfg: dict, key: str) -> None:
