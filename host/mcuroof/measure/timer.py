@@ -11,6 +11,7 @@ from mcuroof.analysis import timing_basis
 from mcuroof.suites import timer as timer_suite
 from mcuroof.suites.timing import Timer, read_timer
 
+
 def counted(board: dict) -> bool:
     """Whether a board's time (results.board_info) counts QEMU's instructions or a cycle model's
     cycles (analysis.timing_basis), not real or host time."""
