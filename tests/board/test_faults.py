@@ -10,6 +10,7 @@ injected / detected / recovered / records lost is printed at the end of the modu
 import dataclasses
 import json
 import os
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -272,3 +273,69 @@ def test_memory_error_retried_with_a_smaller_working_set(clean, tmp_path, monkey
         "outcome": f"{len(retries)} host retries (unroll), {len(halved)} firmware halvings",
     }
     print(json.dumps(retries[:2]))
+
+
+# every other emulated link through the same proxy: rp2040js-pico (its runner feeds the UART's
+# 32-byte receive FIFO from the pty) and qemu-rv32 (QEMU's virt UART); each must finish with the
+# clean run's roofs, or stop in one line with a folder that --resume completes
+EMULATED = {
+    "rp2040js-pico": pytest.mark.skipif(
+        not shutil.which("node") or not shutil.which("arm-none-eabi-gcc"), reason="needs Node.js and gcc-arm-none-eabi"
+    ),
+    "qemu-rv32": pytest.mark.skipif(
+        not shutil.which("qemu-system-riscv32") or not shutil.which("riscv64-unknown-elf-gcc"),
+        reason="needs qemu-system-riscv32 and gcc-riscv64-unknown-elf",
+    ),
+}
+EMULATED_FAULTS = {"faults": {"drop": 1, "flip": 1, "garbage": 1}, "h2b": {"garbage": 1}}
+
+
+def through_emulator(monkeypatch, proxy: FaultProxy, out: Path, board: str) -> int:
+    """`mcuroof run --suite memory,compute` on an emulated board whose link goes through the proxy."""
+
+    def open_target(target, steps=None):
+        if board == "rp2040js-pico":
+            from mcuroof.links.rp2040js import Rp2040jsLink
+
+            link = Rp2040jsLink(wrap=proxy.attach)
+            proxy.actions.update(kill=link.emulator.kill)
+            return Opened(link, board, None, None)
+        shift = links_open.with_profile_defaults(target).icount_shift
+        link = QemuLink(shift, wrap=proxy.attach, monitor=True, board=board)
+        proxy.actions.update(reset=link.qemu.system_reset, kill=link.qemu.kill)
+        return Opened(link, board, shift, None)
+
+    monkeypatch.setattr(cmd_run, "open_target", open_target)
+    return main(["run", "--board", board, "-o", str(out), "--suite", SUITES])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("board", [pytest.param(b, marks=m) for b, m in EMULATED.items()])
+def test_an_emulated_link_through_the_proxy_keeps_the_clean_roofs(board, tmp_path, monkeypatch, capsys):
+    clean_out, out = tmp_path / "clean", tmp_path / "out"
+    with FaultProxy(seed=1) as proxy:
+        assert through_emulator(monkeypatch, proxy, clean_out, board) == 0
+    assert not faults_logged(clean_out)
+    with FaultProxy(seed=7, start=1500, spacing=4500, **EMULATED_FAULTS) as proxy:
+        code = through_emulator(monkeypatch, proxy, out, board)
+    err = capsys.readouterr().err.strip().splitlines()
+    injected = sum(proxy.injected.values())
+    assert injected == 4
+    if code == 2:  # stopped: one line naming the folder to resume from, which --resume completes
+        assert len(err) == 1 and "Traceback" not in err[0] and f"mcuroof run --resume {out}" in err[0]
+        monkeypatch.undo()
+        assert main(["run", "--resume", str(out)]) == 0
+    else:
+        assert code == 0, err
+    detected, recovered = fault_counts(out)
+    assert detected >= 1 and lost_records(clean_out, out) == 0
+    assert results.load(out / "results.json")["checks"]["failed"] == 0
+    assert_same_roofs(clean_out, out)
+    MATRIX[f"{board} b2h+h2b"] = {
+        "injected": injected,
+        "detected": detected,
+        "recovered": recovered,
+        "lost": 0,
+        "outcome": "finished, same roofs" if code == 0 else "exit 2, --resume finished, same roofs",
+    }
+    print(board, MATRIX[f"{board} b2h+h2b"], dict(proxy.injected))

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import tty
 from pathlib import Path
+from typing import Callable
 
 from mcuroof.errors import UserError
 from mcuroof.kernels.firmware import FIRMWARE_DIR
@@ -117,13 +118,17 @@ class Rp2040js:
 
 
 class Rp2040jsLink(SerialLink):
-    """A SerialLink that owns the rp2040js runner behind it; a runner that died is started again."""
+    """A SerialLink that owns the rp2040js runner behind it; a runner that died is started again.
 
-    def __init__(self, on_progress=None):
+    `wrap` (tests) maps the runner's pty to the device actually opened, as QemuLink's does (a
+    fault-injecting proxy's pty: faultproxy.FaultProxy.attach), again whenever the link re-opens."""
+
+    def __init__(self, on_progress=None, wrap: Callable[[str], str] | None = None):
         self.emulator = Rp2040js(on_progress)
+        self.wrap = wrap
         pty = self.emulator.start()
         try:
-            super().__init__(pty)
+            super().__init__(wrap(pty) if wrap else pty)
         except BaseException:
             self.emulator.stop()
             raise
@@ -135,7 +140,7 @@ class Rp2040jsLink(SerialLink):
         if not self.emulator.alive():
             self.emulator.stop()
             self.emulator.start()
-        return self.emulator.pty
+        return self.wrap(self.emulator.pty) if self.wrap else self.emulator.pty
 
     def close(self):
         super().close()
