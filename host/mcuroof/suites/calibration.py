@@ -94,9 +94,13 @@ def samples(
 
 def models(probe: dict, records: list[dict], caches: tuple[int, ...] = ()) -> list[cost_model.Model]:
     """A cost model per family, fitted from this run's calibration records."""
+    return fit(samples(jobs(probe), records, caches))
+
+
+def fit(by_family: dict[str, list[tuple[dict, float, dict]]]) -> list[cost_model.Model]:
+    """A cost model per family from its samples (samples())."""
     return [
-        cost_model.fit(f, [(t, s) for t, s, _ in got], [e for _, _, e in got])
-        for f, got in sorted(samples(jobs(probe), records, caches).items())
+        cost_model.fit(f, [(t, s) for t, s, _ in got], [e for _, _, e in got]) for f, got in sorted(by_family.items())
     ]
 
 
@@ -107,8 +111,10 @@ def results_parts(records: list[dict], board: dict) -> dict:
     js = jobs(probe)
     mine = [r for r in records if r.get("t") == "cal"]
     caches = design.cache_sizes(board)
-    fitted = models(probe, records, caches)
-    ok = sum(len(s) for s in samples(js, records).values())
+    # the design's selection and the numpy checks once each (seconds on a big board's 1,000 shapes)
+    got = samples(js, records, caches)
+    fitted = fit(got)
+    ok = sum(len(s) for s in got.values())
     return {
         "calibration": {
             "isa": sorted(identity.describe(probe).isa),
