@@ -55,7 +55,10 @@ def ensure_package(on_progress=None) -> Path:
     """The installed rp2040js package folder: from the cache, or `npm ci` now (one at a time)."""
     top = node_dir()
     module = top / "node_modules" / "rp2040js"
-    if (module / "package.json").exists():
+    # written once `npm ci` finished: another process (a second test worker) may be mid-install,
+    # its package.json already there and the rest not; under the lock nobody is
+    stamp = top / "installed"
+    if stamp.exists():
         return module
     check_node()
     top.mkdir(parents=True, exist_ok=True)
@@ -71,6 +74,7 @@ def ensure_package(on_progress=None) -> Path:
             if done.returncode != 0 or not (module / "package.json").exists():
                 last = (done.stderr.strip().splitlines() or ["no output"])[-1]
                 raise UserError(f"npm ci {PACKAGE} in {top} failed: {last}")
+        stamp.touch()
     return module
 
 
