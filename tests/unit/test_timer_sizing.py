@@ -125,3 +125,12 @@ def test_the_timer_record_must_carry_its_times():
     assert timer_suite.check({"t": "timer", "r": 1, "win": 1000, "us": []})
     assert timer_suite.check({"t": "timer", "r": 1, "win": 1000, "us": [1000, "x"]})
     assert timer_suite.check({"t": "timer", "r": 1, "win": 1000, "us": [1000, 1001]}) is None
+
+
+def test_a_slow_emulator_says_which_rule_sized_it():
+    from mcuroof.board import profiles
+
+    pico = profiles.find("rp2040js-pico")
+    assert "3 trials of 1000-tick windows" in timing.sizing(pico)
+    assert "one timed call (exact time) of 1000-tick windows" in timing.sizing(pico, _timer(2, [2000] * 5, True))
+    assert timing.sizing(profiles.find("qemu-m3"), _timer(1, [1000] * 5, True)) is None

@@ -102,7 +102,7 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
         Context(records, spec.layers, profile=profile, timer=spec.timer),
         spec.profile or spec.board,
         spec.pace,
-        timing.sizing(profile),
+        timing.sizing(profile, spec.timer),
         timer_record(spec, probe, profile),
     )
     return results.document(facts, probe, records)
@@ -153,9 +153,9 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
         paced = pace_warning(spec, probe, profile)
         if paced and not counter:
             console.print(f"warning: {paced}", highlight=False)
-        if timing.slow(profile):
-            console.print(f"{spec.board}: {timing.sizing(profile)}", highlight=False, markup=False)
         check_timer(spec, collector, probe, entries)
+        if timing.slow(profile):
+            console.print(f"{spec.board}: {timing.sizing(profile, spec.timer)}", highlight=False, markup=False)
         progress.update(task, completed=1)
         for suite in spec.suites:
             contract = registry.get(suite)

@@ -133,11 +133,12 @@ def for_context(probe: dict, ctx) -> dict:
     return timing(probe, ctx is not None and slow(ctx.profile), ctx.timer if ctx is not None else None)
 
 
-def sizing(profile) -> str | None:
+def sizing(profile, timer: Timer | None = None) -> str | None:
     """What a slow emulator's run does about it, for the terminal and report.html; None elsewhere."""
     if not slow(profile):
         return None
+    trials = "one timed call (exact time)" if timer is not None and timer.exact else f"{SLOW_TRIALS} trials"
     return (
-        f"an emulator slower than its chip (profile [run].slow_emulator): {SLOW_TRIALS} trials of "
+        f"an emulator slower than its chip (profile [run].slow_emulator): {trials} of "
         f"1000-tick windows, interpreted memory sweeps to {INTERPRETED_WS // 1024} KiB"
     )
