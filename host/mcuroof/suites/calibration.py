@@ -49,10 +49,11 @@ def trials(probe: dict, timer: timing.Timer | None = None) -> dict:
     ticks after a warm-up (suites.timing); else a window of 1000 timer ticks (at least 2 ms), 3
     trials where time counts instructions or cycles, 5 on a host OS (the layers suite's 15 made
     the shapes take 30 s there; the least of 5 is what noise limits)."""
-    if timer is not None and timer.exact:
-        return timing.timing(probe, timer=timer)
     many = probe.get("platform") in timing.HOST_PLATFORMS
-    return {"win_us": max(2000, 1000 * probe.get("tick_us", 1)), "trials": 5 if many else 3}
+    noisy = {"win_us": max(2000, 1000 * probe.get("tick_us", 1)), "trials": 5 if many else 3}
+    if timer is not None and timer.exact:
+        return {**timing.timing(probe, timer=timer), "alloc_trials": noisy["trials"]}
+    return noisy
 
 
 def config(probe: dict, ctx: Context | None = None) -> dict:

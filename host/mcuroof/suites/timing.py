@@ -99,7 +99,8 @@ def record(timer: Timer, probe: dict, suites: dict, calibration: dict) -> dict:
     precision of the suites (memory, compute, regions, layers, user) and of the calibration."""
 
     def sized(cfg: dict) -> dict:
-        return {"win_us": cfg["win_us"], "trials": cfg["trials"], "precision": round(precision(cfg, timer, probe), 6)}
+        out = {"win_us": cfg["win_us"], "trials": cfg["trials"], "precision": round(precision(cfg, timer, probe), 6)}
+        return {**out, "alloc_trials": cfg["alloc_trials"]} if "alloc_trials" in cfg else out
 
     return {
         "rule": timer.rule,
@@ -115,11 +116,12 @@ def record(timer: Timer, probe: dict, suites: dict, calibration: dict) -> dict:
 
 def timing(probe: dict, slow_board: bool = False, timer: Timer | None = None) -> dict:
     """Window per trial: where time is exact (timer.exact) one timed call of 1000 ticks after a
-    warm-up; else long enough that the timer tick is under 0.1 % of it; on a slow emulator
+    warm-up (a call that allocates: the noisy rule's trials, `alloc_trials`); else long enough that the timer tick is under 0.1 % of it; on a slow emulator
     (slow()) 1000 ticks, and 3 trials. No timer (a run resumed from a folder measured before
     the timer check): sized as a noisy one."""
     if timer is not None and timer.exact:
-        return {"win_us": exact_window(probe), "trials": 1}
+        noisy = timing(probe, slow_board)
+        return {"win_us": exact_window(probe), "trials": 1, "alloc_trials": noisy["trials"]}
     win = 20000 if is_small(probe) else 5000
     trials = HOST_TRIALS if probe.get("platform") in HOST_PLATFORMS else TRIALS
     least = 1000 * probe.get("tick_us", 1)
