@@ -70,6 +70,7 @@ def _nop(a, b, c, n):
     return 0
 
 
+#--
 def measure(fn, a, b, c, n):
     # Grow the repeat count until one trial spans WIN us, then keep TRIALS trials. TRIALS 1
     # (exact time, host suites/timing.py): the run that reached WIN is the timed call, the
