@@ -74,22 +74,18 @@ def _nop(a, b, c, n):
 def measure(fn, a, b, c, n):
     # Grow the repeat count until one trial spans WIN us, then keep TRIALS trials. TRIALS 1
     # (exact time, host suites/timing.py): the run that reached WIN is the timed call, the
-    # shorter ones before it its warm-up (a call that reached WIN alone runs once more), the
-    # heap collected first so that no collection lands in it. A call that allocates (boxed
-    # floats) still meets one now and then: it gets the least of ATRIALS.
+    # shorter ones before it its warm-up (a call that reached WIN alone runs once more). A call
+    # that allocates (boxed floats) may meet a garbage collection: it gets the least of ATRIALS.
     r = 1
     m = gc.mem_alloc()
     t = _run(fn, a, b, c, n, r)
     w = 0
     while t < WIN and r < 1 << 24:
         r = r * 2 if t * 2 < WIN else r + r * (WIN - t) // t + 1
-        if TRIALS == 1 and t * 4 >= WIN:
-            gc.collect()
         m = gc.mem_alloc()
         t = _run(fn, a, b, c, n, r)
         w = 1
     if TRIALS == 1 and not w:
-        gc.collect()
         m = gc.mem_alloc()
         t = _run(fn, a, b, c, n, r)
     k = TRIALS
