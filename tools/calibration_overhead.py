@@ -45,9 +45,8 @@ def host(raw: Path) -> str:
 
 def board(name: str, n: int) -> str:
     from mcuroof.links.qemu import QemuLink
-    from mcuroof.measure.collect import Collector
-
     from mcuroof.measure import timer as board_timer
+    from mcuroof.measure.collect import Collector
 
     base = registry.SUITES["calibration"]
 
