@@ -135,3 +135,20 @@ def test_a_slow_emulator_says_which_rule_sized_it():
     assert "3 trials of 1000-tick windows" in timing.sizing(pico)
     assert "one timed call (exact time) of 1000-tick windows" in timing.sizing(pico, _timer(2, [2000] * 5, True))
     assert timing.sizing(profiles.find("qemu-m3"), _timer(1, [1000] * 5, True)) is None
+
+
+def test_a_unit_whose_set_up_the_board_holds_is_sent_its_call_alone():
+    from mcuroof.measure.collect import Unit, sent_chunks
+
+    a1, a2 = Unit("a1", ["clean", "def A", "call 1"]), Unit("a2", ["clean", "def A", "call 2"])
+    b = Unit("b", ["clean", "def B", "call 3"])
+    one = Unit("one", ["call alone"])
+    assert sent_chunks([a1, a2, b, one], True) == [
+        ["clean", "def A", "call 1"],
+        ["call 2"],  # A is still defined on the board
+        ["clean", "def B", "call 3"],
+        ["call alone"],  # no set-up to share
+    ]
+    # a pass that starts at a2 (a1 finished before a fault) sends a2 its own set-up
+    assert sent_chunks([a2, b], True) == [a2.chunks, b.chunks]
+    assert sent_chunks([a1, a2], False) == [a1.chunks, a2.chunks]  # a suite that does not reuse

@@ -44,6 +44,9 @@ class Suite:
     # value), or None where the unit cannot shrink
     shrink: Callable[[dict, str], tuple[dict, str, int] | None] = no_shrink
     leaves_out_failing: bool = False  # a unit that keeps raising is left out, not the run
+    # a unit whose set-up (every script but its last: the clean-up and the kernel's definition)
+    # is the previous unit's, in the same pass, is sent its last script alone (measure.collect)
+    reuses_setup: bool = False
     tail: str = "finish()\n"  # what closes each unit's last script
     check: Callable[[dict], str | None] | None = None  # a check of its records beyond their fields
     # the parts of results.json it adds itself beyond roofs (records, roofs, board, Context) -> dict
