@@ -43,7 +43,7 @@ sysdeps:
 	fi
 
 farmdeps:
-	@if [ -x /usr/sbin/ser2net ]; then :; \
+	@if [ -x /usr/sbin/ser2net ]; then echo "farmdeps: ser2net is installed"; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FARM_PACKAGES) >/dev/null; \
 	else \
@@ -51,7 +51,7 @@ farmdeps:
 	fi
 
 armdeps:
-	@if command -v arm-none-eabi-gcc >/dev/null && [ -f $(NEWLIB) ]; then :; \
+	@if command -v arm-none-eabi-gcc >/dev/null && [ -f $(NEWLIB) ]; then echo "armdeps: $(ARM_PACKAGES) are installed"; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(ARM_PACKAGES) >/dev/null; \
 	else \
@@ -60,7 +60,7 @@ armdeps:
 
 rvdeps:
 	@if command -v riscv64-unknown-elf-gcc >/dev/null && command -v qemu-system-riscv32 >/dev/null \
-		&& [ -f "$$(riscv64-unknown-elf-gcc -print-file-name=picolibc.specs)" ]; then :; \
+		&& [ -f "$$(riscv64-unknown-elf-gcc -print-file-name=picolibc.specs)" ]; then echo "rvdeps: $(RISCV_PACKAGES) are installed"; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(RISCV_PACKAGES) >/dev/null; \
 	else \
@@ -68,7 +68,7 @@ rvdeps:
 	fi
 
 nodedeps: $(VENV)/.installed
-	@if command -v node >/dev/null && command -v npm >/dev/null; then :; \
+	@if command -v node >/dev/null && command -v npm >/dev/null; then echo "nodedeps: node and npm are installed"; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(NODE_PACKAGES) >/dev/null; \
 	else \
@@ -77,7 +77,7 @@ nodedeps: $(VENV)/.installed
 	$(PY) -c "from mcuroof.links import rp2040js; print('rp2040js:', rp2040js.ensure_package())"
 
 browserdeps:
-	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then echo "browserdeps: $(BROWSER_PACKAGES) are installed"; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; \
 	else \

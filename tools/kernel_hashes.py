@@ -8,7 +8,7 @@ byte-identical before and after. Run before and after, compare the two files:
 
 Covered: the memory, compute and regions suites' kernels for a probe of each emulated board (and
 of real ports by name), and the layer kernels of every built-in network and ../shared model for
-every emitter, element type and instruction set, at a board's heap and at a small one (tiles),
+every emitter (asm_rv32's apart), element type and instruction set, at a board's heap and at a small one (tiles),
 with and without a time budget.
 """
 
@@ -148,6 +148,10 @@ def layer_hashes() -> dict[str, str]:
                         j = dataclasses.replace(job, isa=frozenset(n for n, on in (("dsp", dsp), ("mve", mve)) if on))
                         name = f"layer {net.name} heap={heap} {job.key} {isa}"
                         out[name] = digest(dispatch.script(j))
+                # the RV32 assembler's kernels, planned on their own (an RV32 core has no DSP or MVE)
+                max_work = {("asm_rv32", dtype): budget} if budget else None
+                for job in layer_plan.plan(net, [dtype], ["asm_rv32"], heap, max_work)[0]:
+                    out[f"layer {net.name} heap={heap} {job.key} rv32"] = digest(dispatch.script(job))
     return out
 
 

@@ -1,5 +1,6 @@
 // QEMU's MPS2/MPS3 boards: the CMSDK UART (interrupt-driven receive, so Ctrl-C reaches running
-// code), a SysTick time base, reset.
+// code), a SysTick time base, reset. Boards whose time is the cycle model's (MCUROOF_MODELLED_TIME:
+// qemu-m4, qemu-m33) take their time base from modelled_time.c instead of SysTick.
 #include "py/mphal.h"
 #include "py/runtime.h"
 #include "hal.h"
@@ -15,7 +16,9 @@
 #define NVIC_ISER(n) REG(0xe000e100 + 4 * (n))
 #define AIRCR REG(0xe000ed0c)
 
+#if !MCUROOF_MODELLED_TIME
 static volatile uint32_t ticks_ms;
+#endif
 
 void hal_init(void) {
     UART_BAUDDIV = 16;  // the model needs >= 16; the pty has no real baud rate
@@ -23,14 +26,18 @@ void hal_init(void) {
     for (int i = 0; i < 4; ++i) {
         NVIC_ISER(i) = 0xffffffff;  // only the UART raises interrupts on these machines
     }
+    #if !MCUROOF_MODELLED_TIME
     SYST_RVR = MCUROOF_CPU_HZ / 1000 - 1;
     SYST_CVR = 0;
     SYST_CSR = 0x7;  // processor clock, interrupt, enable
+    #endif
 }
 
+#if !MCUROOF_MODELLED_TIME
 void SysTick_Handler(void) {
     ticks_ms += 1;
 }
+#endif
 
 void UART_IRQHandler(void) {
     UART_INT = 0x3;
@@ -39,9 +46,11 @@ void UART_IRQHandler(void) {
     }
 }
 
+#if !MCUROOF_MODELLED_TIME
 void hal_wait(int timeout_ms) {
     __asm volatile ("wfi");  // SysTick wakes the core every millisecond
 }
+#endif
 
 mp_uint_t mp_hal_stdout_tx_strn(const char *str, size_t len) {
     for (size_t i = 0; i < len; ++i) {
@@ -59,6 +68,7 @@ void hal_reset(void) {
     }
 }
 
+#if !MCUROOF_MODELLED_TIME
 uint32_t hal_cpu_hz(void) {
     return MCUROOF_CPU_HZ;
 }
@@ -90,3 +100,4 @@ void mp_hal_delay_us(mp_uint_t us) {
         mp_event_handle_nowait();
     }
 }
+#endif

@@ -17,7 +17,11 @@ int main(void) {
     hal_init();
     for (;;) {
         mp_cstack_init_with_top(&_estack, (char *)&_estack - (char *)&_sstack);
+        #if MCUROOF_MODELLED_TIME
+        gc_init(&_heap_start, hal_heap_end((char *)&_heap_start, (char *)&_heap_end));
+        #else
         gc_init(&_heap_start, &_heap_end);
+        #endif
         mp_init();
         readline_init0();
         for (;;) {

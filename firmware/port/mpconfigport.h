@@ -4,6 +4,11 @@
 #include <alloca.h>
 #include "mpconfigboard.h"
 
+// time: the board's timer (SysTick, TIMER, mtime), or the cycle model's (modelled_time.c)
+#ifndef MCUROOF_MODELLED_TIME
+#define MCUROOF_MODELLED_TIME (0)
+#endif
+
 #define MICROPY_CONFIG_ROM_LEVEL            (MICROPY_CONFIG_ROM_LEVEL_EXTRA_FEATURES)
 
 // code emitters: bytecode, native, viper and the core's inline assembler (Thumb or RV32)

@@ -22,3 +22,13 @@ def duration(seconds: float | None, digits: int = 3) -> str:
         if abs(seconds) < limit:
             return f"{seconds * scale:.{digits}g} {unit}"
     return f"{seconds / 3600:.{digits}g} h"
+
+
+def duration_span(lo: float, hi: float) -> str:
+    """An interval of times whose ends read apart: "15.96 s to 16.04 s", not "16 s to 16 s"
+    (one more digit at a time, up to six); one time where they are equal."""
+    for digits in range(3, 7):
+        a, b = duration(lo, digits), duration(hi, digits)
+        if a != b:
+            return f"{a} to {b}"
+    return duration(lo)

@@ -707,10 +707,14 @@ def test_whole_model_says_bound_and_projected_from_tiles_and_what_it_leaves_out(
     console = Console(record=True, width=200)
     console.print(layer_tables.model_table(result))
     text = " ".join(console.export_text().split())
-    assert "roofline bound" in text and "predicted" not in text and "measured / bound" in text
-    assert "1 of 2" in text and "measured leaves out RESHAPE 7" in text and "a bound, not a prediction" in text
+    assert "roofline bound" in text and "predicted" not in text and "time / bound" in text
+    assert (
+        "1 of 2" in text
+        and "layers' time leaves out, not profiled: layer 7 Reshape RESHAPE (no RESHAPE kernel)" in text
+        and "a bound, not a prediction" in text
+    )
     html = html_tables.model_table(result)
     assert "roofline bound" in html and "projected from tiles" in html and "predicted" not in html
-    assert "projected: how many of them are projected from tiles" in text
+    assert "projected to the whole (projected from tiles: how many)" in text and "measured /" not in text
     del rows[0]["projected"]  # a file written before rows carried it: from its points
     assert layer_tables.projected(rows[0], result) == [conv.layer.index]

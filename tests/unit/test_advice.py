@@ -75,7 +75,15 @@ FLAT = [
 def test_at_the_ceiling_only_near_it(headroom, kind):
     k, text = advice.advise(pt(headroom), FLAT, M0)
     assert k == kind
-    assert text.startswith("at its compute ceiling") == (kind == "compute")
+    assert ("bytecode's own compute ceiling (its compute ceiling: " in text) == (kind == "compute")
+    # "at" only from 90 % of the ceiling; 1.48x under it (68 %) is "within 1.5x of", not "at"
+    assert text.startswith("at bytecode's own") == (kind == "compute" and headroom <= 1 / 0.9)
+    assert text.startswith("within 1.5x of bytecode's own") == (kind == "compute" and headroom > 1 / 0.9)
+
+
+def test_the_roof_named_is_the_points_own_emitters():
+    text = advice.advise(pt(1.48, emitter="viper", compute_roof="int8 viper 16x"), FLAT, M0)[1]
+    assert text.startswith("within 1.5x of viper's own compute ceiling (int8 viper 16x: 68% of it)")
 
 
 def test_int8_is_never_told_to_lower_precision():
@@ -312,7 +320,8 @@ def test_qemu_gives_no_memory_bound_advice():
     assert text.startswith("below its roof (2x)") and "memory" not in text.replace("memory- or compute", "")
     assert "move fewer bytes" not in text and "fuse" not in text and advice.NO_BOUND in text
     k, text = advice.advise(at, FLAT, qemu)
-    assert k == "roof" and text.startswith("at its roof (83% of it): ") and text.endswith(advice.NO_BOUND)
+    assert k == "roof" and text.startswith("within 1.5x of bytecode's own roof (83% of it): ")
+    assert text.endswith(advice.NO_BOUND)
     assert advice.advise(pt(1.2), FLAT, qemu)[0] == "roof"
     assert advice.advise(pt(9.0, bound="memory"), FLAT, qemu)[1].count("fuse") == 0
     m0 = advice.advise(below, FLAT, M0)[1]

@@ -70,7 +70,7 @@ def test_plot_and_report_from_saved_results(saved, tmp_path, capsys):
     assert (tmp_path / "r.svg").read_text().lstrip().startswith("<?xml")
     assert main(["report", str(saved)]) == 0
     out = capsys.readouterr().out
-    assert "memory L2 (main)" in out and "10 GB/s" in out and "Ridge points" in out
+    assert "memory L2 (main)" in out and "10 GB/s" in out and "ridge at memory L2 (main)" in out
 
 
 def test_report_renders_ridge_matrix_by_hand():

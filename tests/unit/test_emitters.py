@@ -15,7 +15,7 @@ import pytest
 
 from mcuroof.analysis import advice, points
 from mcuroof.board import identity, profiles
-from mcuroof.kernels import compute, emitters
+from mcuroof.kernels import compute, emitters, regions
 from mcuroof.kernels.ops import contract, dispatch
 from mcuroof.predict import design
 from mcuroof.report import styles
@@ -78,7 +78,7 @@ def test_host_platforms_are_defined_once():
         ("profiles.EMITTERS", profiles.EMITTERS),
         ("contract.EMITTER_DTYPES", contract.EMITTER_DTYPES),
         ("compute.EMPTY", compute.EMPTY),
-        ("compute.PEAKS", compute.PEAKS),
+        ("peak writers", [e.name for e in emitters.EMITTERS if emitters.hook(e.name, "peaks")]),
         ("styles.EMITTER_COLORS", [e for e in styles.EMITTER_COLORS if e]),
         ("memory", memory.working_sets({"free": 1 << 30, "platform": "linux"}, list(emitters.in_suite("memory")))),
     ],
@@ -108,7 +108,11 @@ def test_every_dispatch_generator_is_the_registrys():
         assert g.needs <= names, g.name
         module = g.applies.__module__.rpartition(".")[2]
         assert module in listed | {"dispatch"}, (g.name, module)
-    assert set(dispatch.GENERIC) == {e.generic for e in emitters.EMITTERS if e.generic}
+    for e in emitters.EMITTERS:  # the generic module each emitter names, and its hooks
+        mod = dispatch.generic_module(e.name)
+        assert (mod is not None) == bool(e.generic), e.name
+        if mod:
+            assert all(callable(getattr(mod, hook, None)) for hook in ("generic", "limit", "variant")), e.name
 
 
 def test_dispatch_covers_what_the_registry_claims():
@@ -121,11 +125,11 @@ def test_dispatch_covers_what_the_registry_claims():
 
 
 def test_every_ceiling_has_its_writer():
-    """Each extension's ceilings run under its assembler, whose writer compute.PEAKS holds, and
-    the suite runs them in the registry's order."""
+    """Each extension's ceilings run under its assembler, whose row names their writer (its
+    `peaks` hook), and the suite runs them in the registry's order."""
     for x in emitters.EXTENSIONS:
         if x.ceilings:
-            assert x.emitter in compute.PEAKS, x.name
+            assert callable(emitters.hook(x.emitter, "peaks")), x.name
     assert [k for k, _ in identity.PEAK_KERNELS] == [k for x in emitters.EXTENSIONS for k in x.ceilings]
     assert set(identity.FEATURE_ISA) <= set(profiles.FEATURES)
 
@@ -146,3 +150,16 @@ def test_the_memory_suite_adds_the_c_copy_where_there_is_memoryview():
     probe = {"emitters": ["bytecode", "viper", "asm_rv32"], "memoryview": True}
     assert emitters.present(probe, "memory") == ["bytecode", "viper", "asm_rv32", "c"]
     assert emitters.present({**probe, "memoryview": False}, "compute") == ["bytecode", "viper", "asm_rv32"]
+
+
+def test_every_hook_a_row_names_is_there():
+    """Each ISA hook an emitter's row names imports and is what its callers take: the MAC body,
+    the movers and the peak writer callables, the reader a kernels.regions.Reader."""
+    for e in emitters.EMITTERS:
+        for name in emitters.HOOKS:
+            found = emitters.hook(e.name, name)
+            assert (found is not None) == bool(getattr(e, name)), (e.name, name)
+            if found is not None:
+                assert isinstance(found, regions.Reader) if name == "reader" else callable(found), (e.name, name)
+    assert set(emitters.in_suite("compute")) <= {e.name for e in emitters.EMITTERS if e.mac_body}
+    assert set(emitters.in_suite("memory")) <= {e.name for e in emitters.EMITTERS if e.movers}

@@ -34,6 +34,7 @@ def test_fields_by_hand():
     assert identity.decode([0x410FD210, 0x01111110, 0, 0])[1:] == ({"armv7m"}, frozenset())
     # not Arm's implementer code: no name, so the registers say nothing
     assert identity.decode([0x000FC240])[0] is None
+    assert identity.decode([0x630FC240])[0] is None  # Arm China names the M52 part only (IMPLEMENTERS)
     assert identity.describe({"cpu": [0x000FC240]}).source == "none"
 
 
@@ -44,6 +45,8 @@ def test_fields_by_hand():
         (0x411FD231, [0x01111131, 0x10110221, 0x12100211], "Cortex-M85", {"armv7m", "dsp", "fp32", "mve", "mve-fp"}),
         # Cortex-M52 with integer MVE only (MVFR1.MVE 1) and no FPU
         (0x410FD240, [0x01111131, 0, 0x00000100], "Cortex-M52", {"armv7m", "dsp", "mve"}),
+        # the same core under Arm China's implementer code, as OpenOCD's cortex_m.h lists it
+        (0x630FD240, [0x01111131, 0, 0x00000100], "Cortex-M52", {"armv7m", "dsp", "mve"}),
         # Cortex-M35P with DSP and a single-precision FPU, no MVE (Armv8-M)
         (0x410FD310, [0x01111131, 0x10110021, 0x11000011], "Cortex-M35P", {"armv7m", "dsp", "fp32"}),
     ],

@@ -10,24 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from mcuroof.kernels import emitters
 from mcuroof.kernels.ops import contract, dispatch
 
 PKG = Path(__file__).resolve().parents[2] / "host" / "mcuroof"
-GENERATORS = {
-    "python",
-    "viper",
-    "m0",
-    "m0_routines",
-    "asm_text",
-    "dsp_common",
-    "dsp_conv",
-    "dsp_dense",
-    "dsp_depthwise",
-    "dsp_planes",
-    "mve",
-    "pool",
-    "dispatch",
-}
+# the generator modules: every one the registry names (kernels.emitters), and their dispatcher
+GENERATORS = set(emitters.generator_modules()) | {"dispatch"}
 
 
 def modules() -> dict[str, Path]:
@@ -224,6 +212,25 @@ def test_analysis_depends_on_the_kernel_contract_only():
         assert not used & GENERATORS, (name, used & GENERATORS)
 
 
+def test_predict_asks_the_generators_and_copies_none():
+    """predict reads a kernel's family and grain from its generator's declaration
+    (kernels.ops.dispatch.Generator.variant): it imports no generator module's internals."""
+    g = graph()
+    for name in (m for m in g if m.startswith("mcuroof.predict.")):
+        used = {m.rpartition(".")[2] for m in g[name] if m.startswith("mcuroof.kernels.ops.")}
+        assert not used & (GENERATORS - {"dispatch"}), (name, used & GENERATORS)
+
+
+def test_functions_stay_short():
+    """No function of host/mcuroof over 120 lines (a nested one counted on its own too)."""
+    long = []
+    for p in PKG.rglob("*.py"):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 120:
+                long.append(f"{p.relative_to(PKG)}:{node.lineno} {node.name}")
+    assert not long, long
+
+
 def test_modules_stay_readable():
     top = [p for p in PKG.glob("*.py")]
     assert len(top) <= 30, [p.name for p in top]
@@ -231,9 +238,15 @@ def test_modules_stay_readable():
     assert not long, f"modules over 600 lines: {long}"
 
 
+def test_the_generator_list_holds_every_generator_module():
+    """A module of kernels/ops that dispatch's generators come from is in GENERATORS."""
+    used = {g.applies.__module__.rpartition(".")[2] for g in dispatch.GENERATORS}
+    assert used <= GENERATORS, used - GENERATORS
+    assert {"rv32", "rv32_routines", "dsp_rows"} <= GENERATORS
+
+
 def test_the_contract_says_what_the_generators_run():
-    emitters = ("bytecode", "native", "viper", "asm_thumb")
     for op in contract.OPS:
-        for em in emitters:
+        for em in emitters.LAYER_EMITTERS:
             for dt in contract.DTYPES:
                 assert contract.runs(op, em, dt) == (dispatch.source(op, em, dt) is not None), (op, em, dt)

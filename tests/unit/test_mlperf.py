@@ -72,7 +72,8 @@ def test_a_qemu_run_is_shown_per_instruction_and_said_so():
     result = {
         "board": {"name": "qemu-m7", "icount_shift": 6, "core": {"name": "Cortex-M7"}},
         "model": {
-            "whole_model": [{"emitter": "asm_thumb", "dtype": "int8", "macc": 2_656_768, "measured_seconds": 0.1}]
+            "name": "kws-dscnn",
+            "whole_model": [{"emitter": "asm_thumb", "dtype": "int8", "macc": 2_656_768, "measured_seconds": 0.1}],
         },
     }
     # 2,656,768 MACs in 0.1 s of 64 ns instructions (15.625 M instr/s): 1.70 MAC/instr
@@ -82,3 +83,23 @@ def test_a_qemu_run_is_shown_per_instruction_and_said_so():
     ]
     texts = [getattr(r, "plain", "") for r in c_engines.renderables(result)]
     assert any("count instructions" in t or "counts instructions" in t for t in texts)
+    result["model"]["name"] = "my_kws"  # a user's model: named after its MACs, not called the reference
+    assert c_engines.run_lines(result)[0].startswith(
+        "this run, my_kws (the same 2,656,768 MACs as MLPerf Tiny's kws reference, so its figures compare), "
+    )
+
+
+def test_a_riscv_core_is_shown_the_rv32_results_there_are_and_why_they_pass_rv32im():
+    """KWS on the Andes D25F (RV32IMACP, 60 MHz): 2,656,768 MACs in 79.853 ms = 0.555 MAC/cycle,
+    above the 0.5 RV32IM allows (MUL then ADD): its P extension's SIMD, said beside the figure."""
+    from mcuroof.published import mlperf
+
+    d25 = next(r for r in mlperf.riscv_results("kws") if "D25F" in r.processor)
+    assert abs(d25.macs_per_cycle - 2_656_768 / (79.853e-3 * 60e6)) < 1e-9 and f"{d25.macs_per_cycle:.3g}" == "0.555"
+    text = mlperf.no_result_text("RISC-V RV32IMAC")
+    assert "no published result on a RISC-V RV32IMAC" in text and "D25F (RV32IMACP, 60MHz) 0.555 MAC/cycle" in text
+    assert "above the 0.5 MAC/cycle that RV32IM allows" in text and "P extension" in text
+    assert (
+        mlperf.no_result_text("Cortex-M55")
+        == "C-engine reference (MLPerf Tiny closed, int8): no published result on a Cortex-M55"
+    )

@@ -130,3 +130,24 @@ def test_a_cpu_run_without_a_memory_roof_still_draws_its_compute_roof_and_says_s
     compute, bandwidth, what = npu_plot.cpu_roof({"roofs": [comp]})
     assert (compute, bandwidth) == (2.94e7, math.inf) and what.endswith("(no memory roof measured)")
     assert npu_plot.cpu_roof({"roofs": [comp, mem]})[:2] == (2.94e7, 4.1e7)
+
+
+def test_bad_roofs_are_named_before_vela_is_required(tmp_path, capsys, monkeypatch):
+    """Without the npu extra, a user's bad input is still named (and this file's tests need no
+    Vela: pip install -e '.[test]' runs them)."""
+    import importlib.metadata
+    from pathlib import Path
+
+    from mcuroof.cli import main
+
+    def absent(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", absent)
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    args = ["npu", "kws-dscnn", "--config", "ethos-u55-128", "-o", str(tmp_path / "o"), "--roofs"]
+    assert main(args + [str(examples / "kws-microbit.json"), str(examples / "vww-unix.json")]) == 2
+    assert "one CPU board at a time" in capsys.readouterr().err
+    assert main(args + [str(examples / "kws-microbit.json")]) == 2
+    assert "Vela is not installed" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

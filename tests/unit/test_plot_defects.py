@@ -53,7 +53,8 @@ def test_a_mac_free_layer_is_drawn_at_the_left_edge_its_gap_its_headroom():
     # at the left edge, its gap under its memory ceiling is its headroom (bytes/s against bytes/s)
     ceiling = next(r for r in data["roofs"] if r["name"] == pool["memory_roof"])
     assert abs(ceiling["bytes_per_s"] * x0 / y - pool["headroom"]) < 1e-6 * pool["headroom"]
-    assert any(n[2] == str(pool["index"]) for n in ax.mcuroof_numbers)  # numbered, and in the key
+    # numbered with its own unit's figure (not the MACC/s axis's), and in the key
+    assert any(n[2] == f"{pool['index']}: {pool['bytes_per_s'] / 1e3:.3g} kB/s" for n in ax.mcuroof_numbers)
     plot.plt.close(fig)
 
 
@@ -75,7 +76,8 @@ def test_the_html_roofline_has_the_mac_free_layer_with_its_byte_rates():
     data = _kws()
     fig = html_figures.roofline_figure(data)
     traces = [t for t in fig.data if "MAC-free" in (t.name or "")]
-    assert len(traces) == 1 and list(traces[0].text) == ["9"]
+    pool = next(p for p in data["points"] if plot.is_macfree(p))
+    assert len(traces) == 1 and list(traces[0].text) == [f"9: {pool['bytes_per_s'] / 1e3:.3g} kB/s"]
     assert "memory roof" in traces[0].hovertext[0] and "MACC/s" not in traces[0].hovertext[0].split("no MACs")[1]
 
 
@@ -93,3 +95,51 @@ def test_the_cache_cliff_shades_no_level_where_no_cache_is_detected_nor_known():
     assert [lv["name"] for lv in cliff.levels(vww)] == ["memory L1", "memory L2 (main)"]
     one = {**kws, "board": {**kws["board"], "caches": [{"name": "L1d", "bytes": 16384}]}}
     assert [lv["name"] for lv in cliff.levels(one)] == ["memory"]  # a known cache: its level is shown
+
+
+def test_the_layer_key_keeps_name_and_shape_apart():
+    """VWW's "AVGPOOL 27" is ten characters: the key ran it into its shape ("AVGPOOL 271x1x256")."""
+    from mcuroof.model import names
+
+    data = json.loads((Path(__file__).parent.parent / "data" / "results-vww-unix.json").read_text())
+    fig = plot.figure(data)
+    key = next(t.get_text() for t in fig.texts if t.get_text().startswith("layer"))
+    for p in data["points"]:
+        row = next(r for r in key.splitlines() if r.startswith(names.short(p) + " "))
+        assert row.startswith(f"{names.short(p)}  ") and names.shape_text(p["output_shape"]) in row.split()
+
+
+def test_no_ceiling_label_is_written_over_a_layer_point():
+    """VWW on the unix port: the compute labels at the right edge sat on the layer points there;
+    they go right of the last ridge where fewer points lie under them."""
+    data = json.loads((Path(__file__).parent.parent / "data" / "results-vww-unix.json").read_text())
+    fig = plot.figure(data)
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if getattr(t, "mcuroof_roofs", None)]
+    boxes = [b for t, b in zip([t for t in ax.texts if getattr(t, "mcuroof_roofs", None)], boxes)
+             if t.mcuroof_roofs[0]["kind"] == "compute"]  # fmt: skip
+    points = [ax.transData.transform(xy) for c in ax.collections for xy in c.get_offsets()]
+    assert boxes and points
+    hits = [(b, p) for b in boxes for p in points if b.contains(*p)]
+    assert len(hits) <= 1, len(hits)  # at the right edge: 7 points under the labels
+    plot.plt.close(fig)
+
+
+def test_the_c_engine_label_moves_off_a_roof_label_it_would_cover():
+    """rp2040js: "C engine on a Cortex-M0+..." was written over "SRAM/flash (theory)" at the left
+    edge; the mark's label moves right of the labels it would cover, on its own line."""
+    fig, ax = plot.plt.subplots(figsize=(8, 5))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(0.01, 100)
+    ax.set_ylim(1e3, 1e8)
+    roof = ax.text(0.0112, 1.1e7, "SRAM/flash (theory): 500 MB/s", fontsize=7.5)
+    mark = ax.text(0.0112, 1.08e7, "C engine on a Cortex-M0+, MLPerf Tiny kws: 0.0875 MAC/cycle", fontsize=7.5)
+    mark.mcuroof_mark = True
+    renderer = fig.canvas.get_renderer()
+    assert mark.get_window_extent(renderer).overlaps(roof.get_window_extent(renderer))  # as drawn before
+    plot.clear_marks(ax)
+    assert not mark.get_window_extent(renderer).overlaps(roof.get_window_extent(renderer))
+    assert mark.get_position()[1] == 1.08e7  # on its own line still
+    plot.plt.close(fig)

@@ -231,8 +231,8 @@ def test_layer_numbers_overlap_no_other_text(drawn):
     data, fig = drawn
     ax = fig.axes[0]
     renderer = fig.canvas.get_renderer()
-    numbers = [t for t in ax.texts if t.get_text().replace(",", "").isdigit()]
-    assert {int(n) for t in numbers for n in t.get_text().split(",")} == {
+    numbers = [t for t in ax.texts if t.get_text().split(":")[0].replace(",", "").isdigit()]
+    assert {int(n) for t in numbers for n in t.get_text().split(":")[0].split(",")} == {
         p["index"] for p in data["points"] if plot.is_shown(p) or plot.is_macfree(p)
     }  # a MAC-free layer is numbered at the left edge
     others = [t for t in ax.texts if t not in numbers and t.get_text()]

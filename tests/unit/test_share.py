@@ -81,7 +81,7 @@ def test_report_at_80_columns_cuts_no_number(name, capsys, monkeypatch):
     p = data["points"][0]
     assert f"{p['oi']:.3g}" in out
     for row in data["model"]["whole_model"]:  # each row names its emitter beside its measured / predicted
-        ratio = f"{row['measured_over_predicted']:.3g}"
+        ratio = f"{row['measured_over_predicted']:.3g}x"
         assert any(row["emitter"] in ln and ln.rstrip(" │").endswith(ratio) for ln in out.splitlines()), ratio
 
 

@@ -64,8 +64,13 @@ def test_the_first_line_is_a_measured_figure_and_says_a_projected_one_is_project
     whole["model"]["fit"] = {"fits": True, "text": "fits"}
     row = min(whole["model"]["whole_model"], key=lambda r: r["measured_seconds"])
     lead = summary.lead_line(whole)
-    assert lead.startswith(f"measured: kws-dscnn takes {row['measured_seconds']:.3g} s per inference with asm_thumb")
+    instr = row["measured_seconds"] * 1e9 / 64  # QEMU shift 6: 64 ns an instruction
+    assert lead.startswith(f"measured: kws-dscnn takes {instr / 1e6:.3g} M instr per inference (")
+    assert f"{row['measured_seconds']:.3g} s at 64 ns an instruction, {instr / row['macc']:.3g} instr a MAC)" in lead
+    assert "inferences/s" not in lead and "with asm_thumb" in lead  # no rate in seconds where time is not a chip's
     assert "time counts instructions (QEMU shift=6" in lead
+    skipped = [f"{s['op']} {s['index']}" for s in whole["model"]["not_profiled"] if not s.get("emitter")]
+    assert f"({', '.join(skipped)} not profiled: left out)" in lead
 
 
 def test_a_run_prints_the_summary_at_80_columns_and_piped_the_details_with_the_option():
@@ -76,10 +81,10 @@ def test_a_run_prints_the_summary_at_80_columns_and_piped_the_details_with_the_o
         assert "…" not in text and max(len(x) for x in text.splitlines()) <= width
         assert text.lstrip().startswith("measured:")
         assert "Best emitter per layer" in text and "mcuroof report out/results.json" in " ".join(text.split())
-        assert "Ridge points" not in text and "Layers of" not in text
+        assert "ridge at" not in text and "Layers of" not in text
         assert "layer #" in text  # the layers a row holds are never the column left out
     long = _text(tables.renderables(data), 400)
-    assert "Ridge points" in long and "Layers of" in long and len(long.splitlines()) > len(text.splitlines())
+    assert "ridge at memory" in long and "Layers of" in long and len(long.splitlines()) > len(text.splitlines())
 
 
 def test_the_time_line_names_the_firmware_build():

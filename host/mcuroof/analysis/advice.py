@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from mcuroof.analysis import timing_basis
 from mcuroof.kernels import compute as compute_kernels
-from mcuroof.kernels.emitters import SIMD_ASSEMBLERS, is_assembler
+from mcuroof.kernels import emitters
+from mcuroof.kernels.emitters import ASM_OVERHEAD, EMITTERS, SIMD_ASSEMBLERS, is_assembler
 from mcuroof.kernels.ops import contract
 
 # A point reaching 2/3 of its roof (headroom up to 1.5x) is "at" it: the ceilings move by about
@@ -35,28 +36,12 @@ FASTER = 1.25  # a ceiling this much above another counts as faster; below, "as 
 # SIMD feature -> its assembler, the widest SIMD first: on a core with both, MVE is the one to name
 ASSEMBLERS = SIMD_ASSEMBLERS
 
-# Where the time goes, per emitter, for a compute-bound point below its ceiling
-OVERHEAD = {
-    "bytecode": "interpreter work per MAC dominates: fewer index computations in the inner loop",
-    "native": "native code still goes through the runtime for every integer operation: viper's machine integers do not",
-    # mcuroof's viper layer kernels walk pointers already (kernels.ops.viper); a user's may not
-    "viper": (
-        "its loops around the products (pointers rebased every 8, windows clipped, outputs "
-        "requantized) are machine code the ceiling's loop does not have"
-    ),
-    "viper user": "index arithmetic per MAC dominates the machine code: walk pointers instead of recomputing indices",
-    "asm": (  # any inline assembler (kernels.emitters.ASSEMBLERS)
-        "its MAC loops' loads and requantization, and any Python between assembler calls, are "
-        "instructions the ceiling's loop does not have"
-    ),
-    # an assembler's own (kernels.ops.rv32: one assembler call a tile, no Python between calls)
-    "asm_rv32": (
-        "RV32IM has no SIMD and no multiply-accumulate: a MAC is MUL + ADD, and its int8 operands "
-        "are loaded a byte an instruction (the LB dot product takes 4 instructions a MAC, the MUL+ADD "
-        "ceiling 2); loads shared between channels and pixels, the window loops and the "
-        "requantization are what the kernel adds to the ceiling's register loop"
-    ),
-}
+# Where the time goes, per emitter, for a compute-bound point below its ceiling: its row's
+# (kernels.emitters.Emitter.overhead); an emitter that says nothing, as the slowest (the
+# interpreter) or as any inline assembler
+OVERHEAD = {e.name: e.overhead for e in EMITTERS if e.overhead}
+USER_OVERHEAD = {e.name: e.user_overhead for e in EMITTERS if e.user_overhead}
+SLOWEST = EMITTERS[0].overhead
 CALLS_DOMINATE = 0.5  # call_share from which an assembler point blames its calls, below it its MAC loops
 
 
@@ -65,7 +50,7 @@ def _asm_overhead(p: dict) -> str:
     its fitted call_share where known."""
     share = p.get("call_share")
     if share is None:
-        return OVERHEAD.get(p["emitter"], OVERHEAD["asm"])
+        return OVERHEAD.get(p["emitter"], ASM_OVERHEAD)
     if share >= CALLS_DOMINATE:
         return (
             f"{share:.0%} of its time is spent once per pixel or row (calls and the loops around the MAC "
@@ -92,6 +77,7 @@ MVE_KERNEL_OVERHEAD = (
     "the assembler already runs the whole tile with MVE: its loads, widening and "
     "requantization are instructions the {instr} ceiling does not count"
 )
+AT_ROOF = 0.9  # a point at 90 % or more of its roof is "at" it; up to AT_CEILING it is "within"
 SMALL_DEPTHWISE = 16  # outputs per channel under which a depthwise point says its channels are too small
 POSITION = {
     "above": "ABOVE ITS ROOF: an accounting error (MACC or bytes miscounted, or the roof under-measured); "
@@ -99,10 +85,12 @@ POSITION = {
     "nomac": "moves bytes without MACs: fuse it into the layer before it",
     "software": "far below its roof ({headroom:.3g}x{op}): software overhead",
     "below": "below its {bound}roof ({headroom:.3g}x{op})",
-    "memory": "on the memory slope, at {reach:.0%} of its roof",
-    "compute": "at its compute ceiling ({reach:.0%} of it{op})",
+    # "at" from 90 % of the roof; below that "within 1.5x of" (AT_CEILING): 68 % is not "at".
+    # The roof named is the point's own emitter's, not the board's fastest
+    "memory": "on the memory slope, {at} {em}'s own memory ceiling ({memory_roof}: {reach:.0%} of it)",
+    "compute": "{at} {em}'s own compute ceiling ({compute_roof}: {reach:.0%} of it{op})",
     # under QEMU: a byte moved is only the instructions that move it, so no bound is named
-    "roof": "at its roof ({reach:.0%} of it{op})",
+    "roof": "{at} {em}'s own roof ({reach:.0%} of it{op})",
 }
 # what replaces memory-bound advice where time counts instructions (Features.emulated)
 NO_BOUND = (
@@ -121,6 +109,7 @@ class Features:
     known: frozenset[str] | None = None  # the names `names` speaks for (None: all of them)
     emulated: bool = False  # QEMU: no cache because QEMU models none, whatever the real core has
     flat_memory: bool = False  # an emulator whose memories read alike (QEMU; rp2040js: no wait states)
+    tells_bound: bool = True  # the time basis tells memory- from compute-bound (timing_basis.Basis.tells_bound)
 
     def has(self, name: str) -> bool | None:
         if self.names is None or (self.known is not None and name not in self.known):
@@ -145,14 +134,22 @@ def board_features(board: dict) -> Features:
     registers, else the profile), and its probe's emitters."""
     core = board.get("core") or {}
     names, known = core.get("features"), core.get("known")
+    basis = timing_basis.of(board)
     return Features(
         frozenset(names) if names is not None else None,
         tuple(board.get("emitters") or ()),
         frozenset(known) if known is not None else None,
         timing_basis.of(board).kind == timing_basis.INSTRUCTIONS,
         timing_basis.of(board).kind == timing_basis.INSTRUCTIONS
-        or any("memory is idealised" in limit for limit in board.get("limits") or []),
+        or any("memory is idealised" in limit for limit in board.get("limits") or [])
+        or _modelled_flat(board.get("cycle_model")),
+        basis.tells_bound,
     )
+
+
+def _modelled_flat(cm: dict | None) -> bool:
+    """A cycle model's board whose flash waits no more than its SRAM (qemu-m4 itself): memories alike."""
+    return bool(cm) and not (cm["flash_fetch_wait_states"] or cm["flash_data_wait_states"] or cm.get("line_buffer"))
 
 
 def kind(p: dict, emulated: bool = False) -> str:
@@ -199,10 +196,19 @@ def advise(p: dict, roofs: list[dict], feats: Features, peers: list[dict] = ()) 
     (limiting); `peers`: points of the same run, whose runs of the same layer with other
     emitters give measured speed-ups."""
     view = limiting(p)
-    k = kind(view, feats.emulated)
+    k = kind(view, feats.emulated or not feats.tells_bound)
     h = view.get("headroom") or 1.0
-    bound = "" if feats.emulated else view["bound"] + " "  # QEMU: memory and compute look alike
-    text = POSITION[k].format(headroom=h, bound=bound, reach=1 / h, op=_op_clause(p))
+    bound = view["bound"] + " " if feats.tells_bound and not feats.emulated else ""  # QEMU: alike
+    text = POSITION[k].format(
+        headroom=h,
+        bound=bound,
+        reach=1 / h,
+        op=_op_clause(p),
+        at="at" if 1 / h >= AT_ROOF else f"within {AT_CEILING:g}x of",
+        em=view["emitter"],
+        memory_roof=view.get("memory_roof") or "its memory roof",
+        compute_roof=view.get("compute_roof") or "its compute ceiling",
+    )
     if k in ("above", "nomac"):
         return k, text
     p = view
@@ -319,7 +325,8 @@ def _as_fast(ratio: float, em: str, dt: str, emulated: bool = False) -> str:
     in instructions a MAC, not speed."""
     if ratio < FASTER:
         return f"as many instructions a MAC ({ratio:.2g}x)" if emulated else f"as fast ({ratio:.2g}x)"
-    why = f" ({em} sign-extends each int8 it loads)" if em == "viper" and dt == "int8" else ""
+    note = emitters.get(em).int8_note if emitters.get(em) else ""
+    why = f" ({em} {note})" if note and dt == "int8" else ""
     return f"{ratio:.2g}x fewer instructions a MAC{why}" if emulated else f"{ratio:.2g}x faster{why}"
 
 
@@ -388,8 +395,9 @@ def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[st
 
 
 def _overhead(p: dict) -> str:
-    em = f"{p['emitter']} user" if p.get("user") and f"{p['emitter']} user" in OVERHEAD else p["emitter"]
-    return OVERHEAD.get(em, OVERHEAD["bytecode"])
+    if p.get("user") and p["emitter"] in USER_OVERHEAD:
+        return USER_OVERHEAD[p["emitter"]]
+    return OVERHEAD.get(p["emitter"], SLOWEST)
 
 
 def _fewer_bytes(p: dict) -> str:

@@ -130,7 +130,7 @@ def budget(board: Board | None, free_heap: int | None = None) -> Budget:
     sized = [m for m in flash if m.size_bytes]
     flash_bytes = sum(m.size_bytes for m in sized) if sized else None
     flash_label = (
-        f"{' + '.join(m.name for m in sized)} in the profile, the firmware's own code included"
+        f"all of {' + '.join(m.name for m in sized)} in the profile, the firmware's code takes part of it"
         if sized
         else "the profile gives no flash size"
     )

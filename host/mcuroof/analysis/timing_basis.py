@@ -8,6 +8,10 @@
 - rp2040js (a cycle model, known by its firmware's sys.platform "rp2040js-*"): time counts the
   cycles of the modelled Cortex-M0+ at its 125 MHz, each instruction's M0+ cycles with memory
   that has no wait states: neither real time nor host time (MODELS).
+- A modelled board (qemu-m4, qemu-m33, or one of them timed as another board with --as: the
+  board's `cycle_model`): time counts the cycles the cycle model (a QEMU plugin with the core's TRM
+  timings and the board's flash wait states) charges, at the modelled board's clock: an estimate
+  of the chip's own time, in its milliseconds (MODELLED).
 - A real board: time counts its clock (ticks_us); figures per cycle at `cycle_hz`, the DWT cycle
   counter's rate against ticks_us where the probe saw it count (board.cycle_counter), else at
   `clock_hz`, the clock machine.freq() reported, saying it was not counted.
@@ -30,6 +34,8 @@ from mcuroof.units import si
 INSTRUCTIONS, CYCLES, HOST = "instructions", "cycles", "host time"
 SUSPECT = "ticks (emulator suspected)"
 COUNTED = "counted"
+MODELLED = "modelled"  # clock_from of a board timed by the cycle model
+MODELLED_SCALE = "modelled chip time"
 # board seconds per host second that real time can show over a serial link (measure.pace: a
 # 100 ms span between two records whose latency is a few ms); QEMU ran 0.36-16 here, rp2040js 0.04-0.5
 REAL_TIME_PACE = (0.8, 1.25)
@@ -49,6 +55,30 @@ class Basis:
     suspect_why: str | None = None  # SUSPECT: what marked the emulator
     model: str | None = None  # CYCLES counted by a cycle model (rp2040js), not by a chip's clock
     core: str | None = None  # the modelled core ("Cortex-M0+"), where `model` is set
+    modelled: str | None = None  # the cycle model's label, "modelled cycles (Cortex-M4 TRM timings; ...)"
+    modelled_board: str | None = None  # the board another emulator is timed as (--as pyboard), else None
+    # whether this time tells a memory-bound layer from a compute-bound one: a chip's cycles or a
+    # cycle model's do; instructions (a byte moved costs only the instructions that move it) do not.
+    # The one place that says so: a new basis sets it, and the bound column, ridges and advice read it
+    tells_bound: bool = False
+
+    @property
+    def bound_note(self) -> str | None:
+        """Why memory- and compute-bound are not told apart on this basis (None: they are)."""
+        if self.tells_bound:
+            return None
+        if self.kind == INSTRUCTIONS:
+            return (
+                "time counts instructions: a byte moved costs only the instructions that move it, so whether "
+                "a layer is memory- or compute-bound on the chip, only a real board's timing tells"
+            )
+        return "what this time counts is not known, so no layer is called memory- or compute-bound"
+
+    @property
+    def real_time(self) -> bool:
+        """Whether a time is a chip's own (a real board's clock, the host's): only then are
+        seconds and inferences/s given without saying what they count."""
+        return self.kind == HOST or (self.kind == CYCLES and not self.model)
 
     @property
     def rate_text(self) -> str:
@@ -64,6 +94,8 @@ class Basis:
         """A short heading: "instructions (QEMU shift=6: 15.6 M instr/s)", "cycles at 125 MHz"."""
         if self.kind == INSTRUCTIONS:
             return f"instructions (QEMU shift={self.icount_shift}: {self.rate_text})"
+        if self.modelled:
+            return f"{self.modelled} at {self.rate_text}"
         if self.kind == CYCLES and self.model:
             return f"cycles of the modelled {self.core or 'core'} at {self.rate_text} ({self.model})"
         if self.kind == CYCLES:
@@ -80,6 +112,9 @@ class Basis:
                 f"QEMU -icount shift={self.icount_shift}: time counts instructions ({2**self.icount_shift} ns "
                 f"each, {self.rate_text}), not cycles"
             )
+        if self.modelled:
+            who = f"{self.modelled_board} emulated: " if self.modelled_board else ""
+            return f"{who}time counts {self.modelled} at {self.rate_text}, an estimate of the chip's own time"
         if self.kind == CYCLES and self.model:
             return (
                 f"{self.model}: time counts the cycles of the modelled {self.core or 'core'} at {self.rate_text} "
@@ -133,19 +168,36 @@ def of(board: dict) -> Basis:
     shift = board.get("icount_shift")
     if isinstance(shift, int) and not isinstance(shift, bool):
         return Basis(INSTRUCTIONS, 1e9 / 2**shift, "instr", shift, board.get("clock_hz"))
+    cm = board.get("cycle_model")
+    if cm:
+        return Basis(
+            CYCLES,
+            float(cm["clock_hz"]),
+            "cycle",
+            clock_from=MODELLED,
+            model="cycle model",
+            core=cm["core"],
+            modelled=cm["label"],
+            modelled_board=cm["board"] if cm["board"] != cm["emulator"] else None,
+            tells_bound=True,  # modelled cycles: loads and wait states cost their cycles
+        )
     if board.get("platform") in HOST_PLATFORMS or board.get("name") == "unix":
-        return Basis(HOST, None, None)
+        return Basis(HOST, None, None, tells_bound=True)
     model = _model(board)
     if model and board.get("clock_hz"):
         core = (board.get("core") or {}).get("name")
-        return Basis(CYCLES, float(board["clock_hz"]), "cycle", clock_from=model, model=model, core=core)
+        return Basis(
+            CYCLES, float(board["clock_hz"]), "cycle", clock_from=model, model=model, core=core, tells_bound=True
+        )
     why = suspected_emulator(board)
     if why:
         return Basis(SUSPECT, None, None, timer_hz=board.get("clock_hz"), suspect_why=why)
     if board.get("cycle_hz"):
-        return Basis(CYCLES, float(board["cycle_hz"]), "cycle", clock_from=COUNTED)
+        return Basis(CYCLES, float(board["cycle_hz"]), "cycle", clock_from=COUNTED, tells_bound=True)
     hz = board.get("clock_hz")
-    return Basis(CYCLES, float(hz) if hz else None, "cycle" if hz else None, clock_from=_not_counted(board))
+    return Basis(
+        CYCLES, float(hz) if hz else None, "cycle" if hz else None, clock_from=_not_counted(board), tells_bound=True
+    )
 
 
 def suspected_emulator(board: dict) -> str | None:
@@ -191,6 +243,8 @@ def scale(basis: Basis) -> str | None:
     """The time scale a run's figures are on; runs compare only within one (None: with none)."""
     if basis.kind == INSTRUCTIONS:
         return "QEMU instructions"
+    if basis.modelled:
+        return MODELLED_SCALE
     if basis.kind == CYCLES:
         return f"{basis.model} cycles" if basis.model else "board time"
     return HOST if basis.kind == HOST else None
@@ -207,6 +261,8 @@ def counts(b: Basis) -> str:
     """What a run's time counts, in a clause: "counts QEMU instructions (-icount)"."""
     if b.kind == INSTRUCTIONS:
         return "counts QEMU instructions (-icount)"
+    if b.modelled:
+        return f"counts {b.modelled} at {b.rate_text}" + (f" ({b.modelled_board} emulated)" if b.modelled_board else "")
     if b.kind == CYCLES and b.model:
         return f"counts the cycles of {b.model}'s modelled {b.core or 'core'}"
     if b.kind == CYCLES:
@@ -246,6 +302,8 @@ def ratio_word(bases: list[Basis]) -> str | None:
     one = scales.pop()
     if one == "QEMU instructions":
         return "instruction-count ratio"
+    if one == MODELLED_SCALE:
+        return "modelled speed-up"
     return "cycle-count ratio" if one.endswith(" cycles") else "speed-up"
 
 
@@ -257,6 +315,8 @@ def least_time_word(bases: list[Basis], short: bool = False) -> str | None:
         return None
     if word == "instruction-count ratio":
         return "fewest instructions" if short else "fewest instructions (QEMU time)"
+    if word == "modelled speed-up":
+        return "fastest (modelled)"
     if word == "cycle-count ratio":
         return "fewest cycles" if short else f"fewest cycles ({bases[0].model}'s model)"
     return "fastest"

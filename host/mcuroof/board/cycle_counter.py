@@ -80,9 +80,10 @@ def read(probe: dict) -> Counter:
     return Counter(COUNTING, hz)
 
 
-def warning(counter: Counter, core: str | None, icount_shift: int | None) -> str | None:
-    """One line for the terminal where an emulator is suspected and not known (no -icount shift)."""
-    if not counter.emulator_suspected or icount_shift is not None:
+def warning(counter: Counter, core: str | None, icount_shift: int | None, modelled: bool = False) -> str | None:
+    """One line for the terminal where an emulator is suspected and not known (no -icount shift,
+    not a cycle model's board)."""
+    if not counter.emulator_suspected or icount_shift is not None or modelled:
         return None
     return (
         f"the {core or 'core'}'s DEMCR did not hold TRCENA (real silicon does): an emulator is suspected; "

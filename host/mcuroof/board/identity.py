@@ -52,6 +52,12 @@ PARTS = {
     0xD23: "Cortex-M85",  # Armv8.1-M: DSP; FPU and MVE (integer, or integer and float) optional
     0xD24: "Cortex-M52",  # Armv8.1-M: DSP; FPU and MVE (integer, or integer and float) optional
 }
+ARM, ARM_CHINA = 0x41, 0x63  # CPUID implementer codes (OpenOCD arm_adi_v5.h ARM_IMPLEMENTER_*)
+# the implementers a part number is known under: 0x41 for all; the Cortex-M52's 0xD24 is listed under
+# Arm by LLVM (llvm/lib/TargetParser/Host.cpp) and GCC (config/arm/driver-arm.c, arm_cpu_table) but
+# under Arm China by OpenOCD (src/target/cortex_m.h CORTEX_M52_PARTNO); the M52 TRM's CPUID reset
+# value was not at hand to settle it, so either names it (the part number is the same)
+IMPLEMENTERS = {0xD24: (ARM, ARM_CHINA)}
 # Armv6-M and Armv8-M Baseline cores: no MLA (the MULS + ADDS peak), no DSP, and a DWT without
 # the cycle counter (Cortex-M23 TRM: its DWT has no CYCCNT)
 BASELINE = ("Cortex-M0", "Cortex-M0+", "Cortex-M23")
@@ -102,10 +108,13 @@ class Core:
 def decode(regs: list[int]) -> tuple[str | None, frozenset[str], frozenset[str]]:
     """The core's name, instruction sets and feature names from CPUID[, ID_ISAR3[, MVFR0, MVFR1]]."""
     cpuid, rest = regs[0], list(regs[1:]) + [0, 0, 0]
-    name = PARTS.get(cpuid >> 4 & 0xFFF) if cpuid >> 24 == 0x41 else None
+    part = cpuid >> 4 & 0xFFF
+    name = PARTS.get(part) if cpuid >> 24 in IMPLEMENTERS.get(part, (ARM,)) else None
     isar3, mvfr0, mvfr1 = rest[:3]
     feats = set()
-    if isar3 >> 4 & 0xF >= 3:  # SIMD_instrs: 3 = the DSP extension (SMLAD, SADD8, ...)
+    # SIMD_instrs: 3 = the DSP extension (SMLAD, SADD8, ...). A Cortex-M4 is Armv7E-M, whose DSP
+    # extension is not optional (Cortex-M4 TRM, ARM DDI 0439B, 1.3), whatever that field reads (QEMU's: 1)
+    if isar3 >> 4 & 0xF >= 3 or name == "Cortex-M4":
         feats.add("dsp")
     if mvfr0 >> 4 & 0xF:  # single-precision
         feats.add("fpu")

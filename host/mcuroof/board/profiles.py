@@ -90,6 +90,8 @@ class Board:
     features_source: str | None = None
     limits: tuple[str, ...] = ()  # an emulator's: what it does not model (shown wherever figures are)
     npu: dict = field(default_factory=dict)  # [npu]: defaults of `mcuroof npu` (Vela's names), with sources
+    # [cycle_model]: the core and memory the cycle model charges (links.cycle_model); {}: none
+    cycle_model: dict = field(default_factory=dict)
 
     @property
     def ram_bytes(self) -> int | None:
@@ -270,6 +272,44 @@ def _npu(t: _Table) -> dict:
     return {k: v for k, v in npu.items() if v is not None}
 
 
+MODELLED_CORES = ("cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m33")  # links.cycle_model.CORES
+
+
+def _address_range(t: _Table, key, v):
+    if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) for x in v) and 0 <= v[0] < v[1] <= 1 << 32):
+        t.fail(key, f"must be [START, END] with 0 <= START < END <= 2**32 (got {v!r})")
+    return tuple(v)
+
+
+def _cycle_model(t: _Table) -> dict:
+    """[cycle_model]: the in-order core the cycle model times (its TRM's table), the wait states of
+    the board's flash for an instruction fetch and a data access, an optional line buffer on
+    fetch (a flash accelerator, an XIP cache), each with its source. An emulator's profile (qemu-m4)
+    also gives where its firmware's code and RAM are and the mark's address."""
+    if not t.data:
+        return {}
+    cm = {
+        "core": t.get("core", _one_of(MODELLED_CORES)),
+        "timings": t.get("timings", _str),
+        "flash_fetch_wait_states": t.get("flash_fetch_wait_states", _nonneg_int),
+        "flash_data_wait_states": t.get("flash_data_wait_states", _nonneg_int),
+        "wait_states_source": t.get("wait_states_source", _str),
+        "line_buffer_lines": t.get("line_buffer_lines", _pos_int, required=False),
+        "mark_at": t.get("mark_at", _pos_int, required=False),
+        "code": t.get("code", _address_range, required=False),
+        "ram": t.get("ram", _address_range, required=False),
+    }
+    lines = cm["line_buffer_lines"] is not None
+    cm["line_buffer_bytes"] = t.get("line_buffer_bytes", _pos_int, required=lines)
+    cm["line_buffer_prefetch"] = t.get("line_buffer_prefetch", _flag, required=lines)
+    cm["line_buffer_source"] = t.get("line_buffer_source", _str, required=lines)
+    emulator = [k for k in ("mark_at", "code", "ram") if cm[k] is not None]
+    if emulator and len(emulator) != 3:
+        t.fail("mark_at", "an emulator's [cycle_model] gives mark_at, code and ram together")
+    t.done()
+    return {k: v for k, v in cm.items() if v is not None}
+
+
 def _schema(top: _Table) -> int:
     schema = top.get("schema", _pos_int)
     if schema > SCHEMA:
@@ -314,6 +354,7 @@ def _board(data: dict, path: Path, label: str) -> Board:
     board.published = [_published(t) for t in _array(top, "published")]
     board.run = _run(_subtable(top, "run", required=False))
     board.npu = _npu(_subtable(top, "npu", required=False))
+    board.cycle_model = _cycle_model(_subtable(top, "cycle_model", required=False))
     top.done()
     _check_clock(board, label)
     return board
@@ -324,8 +365,11 @@ def _check_clock(board: Board, label: str):
     per_cycle = any(m.bus_bytes_per_cycle for m in board.memories) or any(
         c.macs_per_cycle for c in board.compute + board.accelerators
     )
-    if board.connect == "qemu" and "icount_shift" not in board.run:
-        raise UserError(f"{label}: [run].icount_shift is missing (needed when connect = \"qemu\")")
+    if board.connect == "qemu" and "icount_shift" not in board.run and "mark_at" not in board.cycle_model:
+        raise UserError(
+            f"{label}: [run].icount_shift is missing (needed when connect = \"qemu\", unless an emulator's "
+            "[cycle_model] times it)"
+        )
     if per_cycle and board.clock_hz is None and board.connect != "qemu":
         raise UserError(f"{label}: [core].clock_hz is missing (needed by the per-cycle figures)")
 
@@ -402,7 +446,7 @@ def roof_clock_hz(board: Board, clock_hz: float | None = None, icount_shift: int
     """
     if clock_hz:
         return float(clock_hz)
-    if board.connect == "qemu":
+    if board.connect == "qemu" and (icount_shift is not None or "icount_shift" in board.run):
         shift = board.run["icount_shift"] if icount_shift is None else icount_shift
         return 1e9 / 2**shift
     return float(board.clock_hz) if board.clock_hz else None
@@ -453,7 +497,8 @@ def theoretical_roofs(
     clock = roof_clock_hz(board, clock_hz, icount_shift)
     if clock is None:
         return []
-    step = "instr" if board.connect == "qemu" and not clock_hz else "cycle"  # QEMU -icount: per instruction
+    icount = icount_shift is not None or "icount_shift" in board.run
+    step = "instr" if board.connect == "qemu" and icount and not clock_hz else "cycle"  # -icount: per instruction
     roofs = [_memory_roof(m, clock, step) for m in board.memories if m.bus_bytes_per_cycle]
     peaks = [c for c in board.compute + board.accelerators if c.macs_per_cycle]
     roofs += [_compute_roof(c, clock, step=step) for c in peaks]

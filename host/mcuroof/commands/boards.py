@@ -155,5 +155,12 @@ def board_detail(b: Board) -> Group:
         if items
     ]
     if b.run:
-        parts.append(Text("run: " + ", ".join(f"{k}={v}" for k, v in b.run.items())))
+        parts.append(Text("run: " + "; ".join(f"{k}={_value(v)}" for k, v in b.run.items())))
     return Group(*parts)
+
+
+def _value(v) -> str:
+    """A profile value as its TOML reads: a list as its items, comma-separated; true or false."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)

@@ -100,8 +100,8 @@ def cpu_of(paths: list[Path] | None) -> tuple[dict | None, str | None]:
 def compile_all(args) -> dict:
     """Every model on every configuration, as one document."""
     configs, system, memory_mode = _defaults(args)
+    cpu, core = cpu_of(args.roofs)  # the user's files are checked first: their errors need no Vela
     vela.require()
-    cpu, core = cpu_of(args.roofs)
     if core is None and args.board:
         core = profiles.load_board(args.board).core_name
     compiled = []

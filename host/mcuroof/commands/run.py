@@ -46,6 +46,7 @@ class RunRequest:
     icount_shift: int | None = None
     heap_bytes: int | None = None
     profile: str | None = None
+    as_board: str | None = None  # --as: the board a modelled emulator (qemu-m4, qemu-m33) is timed as
     suite: str | None = None  # comma-separated, as --suite
     output: Path | None = None
     force: bool = False
@@ -129,6 +130,7 @@ def configure(p):
         help="unix port: MicroPython heap, -X heapsize (default: the profile's [run].heap_bytes)",
     )
     p.add_argument("--profile", help="board profile for the theoretical roofs (default: the --board name)")
+    add_as_option(p)
     p.add_argument(
         "--resume",
         type=Path,
@@ -296,7 +298,18 @@ def _open(req: RunRequest, spec: pipeline.Spec):
     built: list[str] = []
     opened = open_target(req.target, built)
     spec.board, spec.icount_shift, spec.profile = opened.board, opened.icount_shift, opened.profile
+    spec.cycle_model = opened.cycle_model
     return opened.link, bool(built)
+
+
+def add_as_option(p) -> None:
+    p.add_argument(
+        "--as",
+        dest="as_board",
+        metavar="BOARD",
+        help="time a modelled board (--board qemu-m4, qemu-m33 or qemu-m0plus) as this profile's board: its core's "
+        "timings, clock, heap and flash wait states (e.g. --board qemu-m4 --as pyboard)",
+    )
 
 
 def target(args) -> Target:
@@ -376,6 +389,7 @@ def _resume(req: RunRequest) -> tuple[RunRequest, list[dict]]:
         "suite": req.suite,
         "icount_shift": req.icount_shift,
         "profile": req.profile,
+        "as_board": req.as_board,
         "output": req.output,
         "place": req.place,
         **{opt: getattr(req, opt, None) for opt in LAYER_OPTIONS},
@@ -396,7 +410,7 @@ def _resume(req: RunRequest) -> tuple[RunRequest, list[dict]]:
 
 def _recorded_options(header: dict) -> dict:
     """The run's options as its raw.jsonl header recorded them (older logs lack some)."""
-    out = {opt: header[opt] for opt in LAYER_OPTIONS + ("profile", "place") if header.get(opt) is not None}
+    out = {opt: header[opt] for opt in LAYER_OPTIONS + ("profile", "place", "as_board") if header.get(opt) is not None}
     if isinstance(header.get("board"), str) and not header.get("place"):  # a place's board is the place
         out["board"] = header["board"]
     if isinstance(header.get("suites"), list):

@@ -26,12 +26,20 @@ def with_empty(em: str, body: str, call: str) -> str:
 
 
 def _mac_body(em: str, tc: str, u: int) -> str | None:
-    if em in ("bytecode", "native"):
-        dec = "@micropython.native\n" if em == "native" else ""
-        acc = "0.0" if tc == "f" else "0"
-        macs = "".join(f"  a+=X[{j}]*W[{j}]\n" for j in range(u))
-        return f"{dec}def k(X,W,C,n):\n a={acc}\n for i in range(n):\n{macs} return a\n"
-    if em == "viper" and tc in PTR:
+    """The MAC ceiling's kernel of em (its row's mac_body hook), None where it has none of type tc."""
+    mac = emitters.hook(em, "mac_body")
+    return mac(em, tc, u) if mac else None
+
+
+def python_mac(em: str, tc: str, u: int) -> str | None:
+    """bytecode and native: u products a loop iteration of Python."""
+    acc = "0.0" if tc == "f" else "0"
+    macs = "".join(f"  a+=X[{j}]*W[{j}]\n" for j in range(u))
+    return f"{emitters.get(em).decorator}def k(X,W,C,n):\n a={acc}\n for i in range(n):\n{macs} return a\n"
+
+
+def viper_mac(em: str, tc: str, u: int) -> str | None:
+    if tc in PTR:
         # the layer kernels' inner loop (kernels.ops.viper, kernels.viper_int8): int8 as they read it (ptr8 loads
         # are unsigned: vterm sign-extends), products summed GROUP to an expression. One
         # product to a statement made the int8 ceiling slower than a dense layer (unix port:
@@ -43,9 +51,15 @@ def _mac_body(em: str, tc: str, u: int) -> str | None:
             f"@micropython.viper\ndef k(x,w,c,n:int)->int:\n p={PTR[tc]}(x)\n q={PTR[tc]}(w)\n a=0\n"
             f" for i in range(n):\n{macs} return a\n"
         )
-    if em == rv32.EMITTER:
-        return rv32.dot(tc, u)
-    if em == "asm_thumb" and tc in ASM_LOAD:
+    return None
+
+
+def rv32_mac(em: str, tc: str, u: int) -> str | None:
+    return rv32.dot(tc, u)
+
+
+def thumb_mac(em: str, tc: str, u: int) -> str | None:
+    if tc in ASM_LOAD:
         ld, _, z = ASM_LOAD[tc]
         # int8: the layer kernels sign-extend with Armv6-M's register-offset LDRSB, which costs
         # what LDRB does (one instruction under -icount), so the LDRB body's rate is theirs too
@@ -100,8 +114,9 @@ def compute_kernels(cfg: dict, again: str = "") -> list[Kernel]:
     if again:
         return out
     for em in cfg["emitters"]:
-        if em in PEAKS:
-            out += PEAKS[em](cfg.get("isa", ()), cfg["types"], cfg["iters"][em])
+        peaks = emitters.hook(em, "peaks")
+        if peaks:
+            out += peaks(cfg.get("isa", ()), cfg["types"], cfg["iters"][em])
     return out
 
 
@@ -276,8 +291,3 @@ def isa_kernels(names, types, n: int) -> list[Kernel]:
             key = unit_key("compute", "asm_thumb", TYPE_NAMES[tc], name)
             out.append(Kernel.listed(key, with_empty("asm_thumb", body, call)))
     return out
-
-
-# the writer of each assembler's ISA peak kernels (kernels.emitters.EXTENSIONS' ceilings):
-# (the core's peak kernel names, type codes, iterations) -> kernels
-PEAKS = {"asm_thumb": isa_kernels, rv32.EMITTER: rv32_peak_kernels}

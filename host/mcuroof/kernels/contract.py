@@ -15,13 +15,14 @@ TYPE_NAMES = {"b": "int8", "h": "int16", "i": "int32", "f": "float32"}
 COPY4_ELEMENTS = 2048
 
 
-REPEATED_MOVERS = ("copy4x", "copy-ldm")  # asm_thumb copies that repeat until COPY4_ELEMENTS are moved
+# copies that repeat until COPY4_ELEMENTS are moved (asm_thumb's: no other mover has these names)
+REPEATED_MOVERS = ("copy4x", "copy-ldm")
 
 
 def passes(rec: dict) -> int:
     """Times one call runs over its buffers: ceil(COPY4_ELEMENTS / n) for copy4x and copy-ldm (its
     LDM/STM twin), else 1 (also for the one-pass "copy4" of raw logs written before copy4x)."""
-    repeated = rec.get("k") in REPEATED_MOVERS and rec.get("em") == "asm_thumb"
+    repeated = rec.get("k") in REPEATED_MOVERS
     return -(-COPY4_ELEMENTS // rec["n"]) if repeated else 1
 
 

@@ -6,6 +6,7 @@ set is a row here and its new kernel modules (docs/development.md "Adding an ins
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 # architectures an emitter exists on: Arm Thumb (M-profile), RISC-V RV32, Xtensa (ESP32, -S2,
@@ -38,6 +39,16 @@ class Emitter:
     work: int = 0  # MACs a calibration shape may hold (predict.design: ~10-30 ms on a Cortex-M3 under QEMU)
     interpreted: bool = False  # every operation goes through the runtime: its memory sweeps stop early (suites.memory)
     host_ws: int = 0  # the largest working set of its memory sweep on a host OS (suites.memory)
+    # its ISA hooks, each "module.name" in mcuroof.kernels (hook() finds them; "": none):
+    mac_body: str = ""  # (emitter, type code, unroll) -> its MAC ceiling's kernel or None (kernels.compute)
+    movers: str = ""  # (emitter, type code, core's ISA kernels) -> [(mover, kernel or None)] (kernels.memory)
+    reader: str = ""  # a Reader of raw addresses (kernels.regions)
+    peaks: str = ""  # (ISA kernel names, type codes, iterations) -> its ISA peak Kernels (kernels.compute)
+    # where the time goes in a compute-bound layer below its ceiling (analysis.advice): in
+    # mcuroof's kernels, in a user's kernel ("": as in mcuroof's), and what it does to each int8
+    overhead: str = ""
+    user_overhead: str = ""
+    int8_note: str = ""
 
     @property
     def decorator(self) -> str:
@@ -50,6 +61,20 @@ class Emitter:
 
 
 MAC_OPS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+# what bytecode and native share: Python loops (their layer kernels, ceilings and movers)
+# an inline assembler's (mcuroof's layer kernels: Python loops around assembler calls)
+ASM_OVERHEAD = (
+    "its MAC loops' loads and requantization, and any Python between assembler calls, are "
+    "instructions the ceiling's loop does not have"
+)
+_PYTHON = dict(
+    dtypes=("int8", "float32"),
+    generic="python",
+    interpreted=True,
+    host_ws=1 << 20,  # interpreter loops are flat past the host's caches
+    mac_body="compute.python_mac",
+    movers="memory.python_movers",
+)
 EMITTERS = (
     Emitter(
         "bytecode",
@@ -58,11 +83,9 @@ EMITTERS = (
         "bytecode",
         ("compute", "memory"),
         iters=(32, 1024),
-        dtypes=("int8", "float32"),
-        generic="python",
         work=1 << 11,
-        interpreted=True,
-        host_ws=1 << 20,  # interpreter loops are flat past the host's caches
+        overhead="interpreter work per MAC dominates: fewer index computations in the inner loop",
+        **_PYTHON,
     ),
     Emitter(
         "native",
@@ -73,11 +96,9 @@ EMITTERS = (
         "def f():\n pass",
         iters=(64, 1024),
         empty="@micropython.native\ndef z(a,b,c,n):\n return 0\n",
-        dtypes=("int8", "float32"),
-        generic="python",
         work=1 << 12,
-        interpreted=True,
-        host_ws=1 << 20,
+        overhead="native code still goes through the runtime for every integer operation: viper's machine integers do not",
+        **_PYTHON,
     ),
     Emitter(
         "viper",
@@ -92,6 +113,16 @@ EMITTERS = (
         generic="viper",
         work=1 << 16,
         host_ws=16 << 20,
+        mac_body="compute.viper_mac",
+        movers="memory.viper_movers",
+        reader="regions.VIPER_READER",
+        # mcuroof's viper layer kernels walk pointers already (kernels.ops.viper); a user's may not
+        overhead=(
+            "its loops around the products (pointers rebased every 8, windows clipped, outputs "
+            "requantized) are machine code the ceiling's loop does not have"
+        ),
+        user_overhead="index arithmetic per MAC dominates the machine code: walk pointers instead of recomputing indices",
+        int8_note="sign-extends each int8 it loads",  # ptr8 loads are unsigned
     ),
     Emitter(
         "asm_thumb",
@@ -107,8 +138,13 @@ EMITTERS = (
         MAC_OPS + ("AVERAGE_POOL_2D",),  # the Armv6-M kernels run the MAC layers and average pools
         "m0",
         1 << 18,
+        mac_body="compute.thumb_mac",
+        movers="memory.thumb_movers",
+        reader="regions.THUMB_READER",
+        peaks="compute.isa_kernels",
+        overhead=ASM_OVERHEAD,
     ),
-    Emitter("asm_xtensa", "profile", frozenset({XTENSA}), "asm", assembler=True),
+    Emitter("asm_xtensa", "profile", frozenset({XTENSA}), "asm", assembler=True, overhead=ASM_OVERHEAD),
     Emitter(
         "asm_rv32",
         "probe",
@@ -123,9 +159,27 @@ EMITTERS = (
         ALL_OPS,
         "rv32",
         1 << 18,  # asm_thumb's budget
+        mac_body="compute.rv32_mac",
+        movers="memory.rv32_movers",
+        peaks="compute.rv32_peak_kernels",
+        # its own (kernels.ops.rv32: one assembler call a tile, no Python between calls)
+        overhead=(
+            "RV32IM has no SIMD and no multiply-accumulate: a MAC is MUL + ADD, and its int8 operands "
+            "are loaded a byte an instruction (the LB dot product takes 4 instructions a MAC, the MUL+ADD "
+            "ceiling 2); loads shared between channels and pixels, the window loops and the "
+            "requantization are what the kernel adds to the ceiling's register loop"
+        ),
     ),
     # MicroPython's own C code: a memoryview slice copy (memcpy), where the port has memoryview
-    Emitter("c", "memoryview", frozenset({THUMB, RV32, XTENSA, HOST}), "c", ("memory",), host_ws=192 << 20),
+    Emitter(
+        "c",
+        "memoryview",
+        frozenset({THUMB, RV32, XTENSA, HOST}),
+        "c",
+        ("memory",),
+        host_ws=192 << 20,
+        movers="memory.c_movers",
+    ),
 )
 BY_NAME = {e.name: e for e in EMITTERS}
 NAMES = tuple(BY_NAME)
@@ -140,6 +194,28 @@ DONORS = tuple(reversed(LAYER_EMITTERS))
 
 def get(name: str) -> Emitter | None:
     return BY_NAME.get(name)
+
+
+HOOKS = ("mac_body", "movers", "reader", "peaks")
+
+
+def hook(emitter: str, name: str):
+    """The emitter's ISA hook `name` (HOOKS: what its row names, imported when asked), or None."""
+    e = BY_NAME.get(emitter)
+    where = getattr(e, name) if e and name in HOOKS else ""
+    if not where:
+        return None
+    module, _, attr = where.rpartition(".")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+
+
+# the port's own C copy (memoryview slices): the memory roof's reference on a host OS (measure.pipeline)
+MEMCPY = next(e.name for e in EMITTERS if e.found == "memoryview")
+
+
+def readers() -> tuple[str, ...]:
+    """The emitters with a reader of raw addresses (kernels.regions), the fastest first."""
+    return tuple(e.name for e in reversed(EMITTERS) if e.reader)
 
 
 def in_suite(suite: str) -> tuple[str, ...]:

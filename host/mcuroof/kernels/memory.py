@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcuroof.kernels import rv32, thumb1, thumb2
+from mcuroof.kernels import emitters, rv32, thumb1, thumb2
 from mcuroof.kernels.asm_text import lines as asm
 from mcuroof.kernels.asm_text import routine
 from mcuroof.kernels.contract import SPLIT, TYPE_NAMES, Kernel, unit_key
@@ -194,19 +194,25 @@ def _simd8_body(name: str, dst: int, mve: bool) -> str:
     )
 
 
-def _stream_body(em: str, tc: str, op: tuple, simd8: str = "") -> str | None:
-    name, _, stmt = op[:3]
-    if em in ("bytecode", "native"):
-        dec = "@micropython.native\n" if em == "native" else ""
-        return f"{dec}def k(A,B,C,n):\n for i in range(n):\n  {stmt}\n"
-    if em == "viper" and tc in PTR:
-        p = PTR[tc]
-        return (
-            f"@micropython.viper\ndef k(a,b,c,n:int):\n A={p}(a)\n B={p}(b)\n C={p}(c)\n for i in range(n):\n  {stmt}\n"
-        )
-    if em == "asm_thumb" and tc == "b" and simd8:
+def python_movers(em: str, tc: str, isa) -> list[tuple[tuple, str | None]]:
+    """bytecode and native: the STREAM loops in Python."""
+    dec = emitters.get(em).decorator
+    return [(op, f"{dec}def k(A,B,C,n):\n for i in range(n):\n  {op[2]}\n") for op in STREAM]
+
+
+def viper_movers(em: str, tc: str, isa) -> list[tuple[tuple, str | None]]:
+    if tc not in PTR:
+        return [(op, None) for op in STREAM]
+    p = PTR[tc]
+    head = f"@micropython.viper\ndef k(a,b,c,n:int):\n A={p}(a)\n B={p}(b)\n C={p}(c)\n for i in range(n):\n  "
+    return [(op, head + op[2] + "\n") for op in STREAM]
+
+
+def _thumb_stream(tc: str, op: tuple, simd8: str) -> str | None:
+    name = op[0]
+    if tc == "b" and simd8:
         return _simd8_body(name, op[3], simd8 == "mve")
-    if em == "asm_thumb" and tc in ASM_LOAD:
+    if tc in ASM_LOAD:
         ld, st, z = ASM_LOAD[tc]
         body = "\n".join(ASM_STREAM[name]).replace("L(", ld + "(").replace("S(", st + "(")
         return routine("k", "mov(r7,3)\nlabel(L)\n" + body) + asm(f"""
@@ -216,16 +222,34 @@ def _stream_body(em: str, tc: str, op: tuple, simd8: str = "") -> str | None:
             sub(r3,1)
             bgt(L)
         """)
-    if em == rv32.EMITTER:
-        return rv32.stream(name, tc)
-    if em == "c" and tc == "b" and name == "copy":
-        return C_COPY
     return None
 
 
-def _simd8(cfg: dict) -> str:
+def thumb_movers(em: str, tc: str, isa) -> list[tuple[tuple, str | None]]:
+    """The STREAM loops (int8 by the core's SIMD where it has one), and for words the copies
+    that repeat: copy4x, and LDM/STM's on a known Armv6-M core."""
+    ops = [(op, _thumb_stream(tc, op, _simd8(isa))) for op in STREAM]
+    if tc == "i":
+        ops.append((("copy4x", 2, "", 1, 1), ASM_COPY4 + SPLIT))  # its source freed before the sweep
+        if "muls" in isa:  # a known Armv6-M core
+            ops.append((("copy-ldm", 2, "", 1, 1), ASM_COPY_LDM + SPLIT))
+    return ops
+
+
+def rv32_movers(em: str, tc: str, isa) -> list[tuple[tuple, str | None]]:
+    ops = [(op, rv32.stream(op[0], tc)) for op in STREAM]
+    if tc == "i":
+        ops.append((("copy-lw", 2, "", 1, 1), rv32.COPY_LW + SPLIT))
+    return ops
+
+
+def c_movers(em: str, tc: str, isa) -> list[tuple[tuple, str | None]]:
+    """MicroPython's own memoryview copy: int8 copy only."""
+    return [(op, C_COPY if tc == "b" and op[0] == "copy" else None) for op in STREAM]
+
+
+def _simd8(isa) -> str:
     """The int8 SIMD of the core, from the ISA kernels the compute suite runs there: "mve", "dsp" or ""."""
-    isa = cfg.get("isa", ())
     return "mve" if "vmladava" in isa else "dsp" if "smlad" in isa else ""
 
 
@@ -233,16 +257,11 @@ def memory_kernels(cfg: dict) -> list[Kernel]:
     out = []
     for em in cfg["emitters"]:
         maxws = cfg["max_ws"].get(em, 1 << 30)
+        movers = emitters.hook(em, "movers")
+        views = "views" if emitters.get(em).found == "memoryview" else 0  # the C copy: memoryview slices
         for tc in cfg["types"]:
-            ops = [(op, _stream_body(em, tc, op, _simd8(cfg))) for op in STREAM]
-            if em == "asm_thumb" and tc == "i":
-                ops.append((("copy4x", 2, "", 1, 1), ASM_COPY4 + SPLIT))  # its source freed before the sweep
-                if "muls" in cfg.get("isa", ()):  # a known Armv6-M core
-                    ops.append((("copy-ldm", 2, "", 1, 1), ASM_COPY_LDM + SPLIT))
-            if em == rv32.EMITTER and tc == "i":
-                ops.append((("copy-lw", 2, "", 1, 1), rv32.COPY_LW + SPLIT))
-            for (name, na, _, dst, f), body in ops:
+            for (name, na, _, dst, f), body in movers(em, tc, cfg.get("isa", ())) if movers else ():
                 if body:
-                    call = f"sweep(k,'{name}','{em}','{TYPE_NAMES[tc]}','{tc}',{na},{dst},{f},{maxws},{'views' if em == 'c' else 0})\n"
+                    call = f"sweep(k,'{name}','{em}','{TYPE_NAMES[tc]}','{tc}',{na},{dst},{f},{maxws},{views})\n"
                     out.append(Kernel.listed(unit_key("memory", em, TYPE_NAMES[tc], name), body + call))
     return out

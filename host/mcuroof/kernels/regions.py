@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+from mcuroof.kernels import emitters
 from mcuroof.kernels.asm_text import lines as asm
 from mcuroof.kernels.asm_text import routine
 from mcuroof.kernels.compute import EMPTY
@@ -55,7 +58,19 @@ VIPER_READ8 = (
 VIPER_WADDR = "def w(b):\n import uctypes\n return uctypes.addressof(b)>>2\n"
 # a port without uctypes (qemu-rv32): the buffer's address as viper sees it, shifted unsigned
 VIPER_PTR_WADDR = "@micropython.viper\ndef w(b)->int:\n return int(uint(ptr8(b))>>2)\n"
-READERS = {"asm_thumb": (ASM_READ8, ASM_WADDR), "viper": (VIPER_READ8, VIPER_WADDR)}
+
+
+class Reader(NamedTuple):
+    """An emitter's reader of raw addresses (its row's `reader`): the kernel k, the function w giving
+    a buffer's word address, and w on a port firmware without uctypes (firmware/port)."""
+
+    read: str
+    waddr: str
+    port_waddr: str
+
+
+THUMB_READER = Reader(ASM_READ8, ASM_WADDR, ASM_WADDR)
+VIPER_READER = Reader(VIPER_READ8, VIPER_WADDR, VIPER_PTR_WADDR)
 SKIP_REASONS = {
     "unix": "the unix port has no memory-mapped flash or separate RAM regions: the host's caches "
     "and DRAM are the memory suite's levels",
@@ -79,9 +94,8 @@ def regions_kernels(cfg: dict) -> list[Kernel]:
         why = SKIP_REASONS.get(cfg.get("skip"), "no region to read on this port")
         return [Kernel(unit_key("regions", "skip"), f"_skip(None,None,{why!r})\n")]
     em = cfg["emitter"]
-    reader, waddr = READERS[em]
-    if cfg.get("waddr") == "ptr8":
-        waddr = VIPER_PTR_WADDR
+    found = emitters.hook(em, "reader")
+    reader, waddr = found.read, found.port_waddr if cfg.get("waddr") == "ptr8" else found.waddr
     out = []
     for rg in cfg["regions"]:
         call = f"region(k,w,'{em}','{rg['name']}',{rg['wa']!r},{rg['top']},{rg['rng']!r})\n"

@@ -119,6 +119,7 @@ class Target:
     icount_shift: int | None = None  # QEMU: 2^K ns per instruction (default: the profile's)
     heap_bytes: int | None = None  # unix port: -X heapsize (default: the profile's)
     profile: str | None = None  # the profile of the theoretical roofs (default: the board's)
+    as_board: str | None = None  # a modelled board (qemu-m4) timed as this profile's board (--as)
 
 
 @dataclass
@@ -127,3 +128,4 @@ class Opened:
     board: str | None  # the board's name in the results; None: named by its probe (a port alone)
     icount_shift: int | None  # QEMU's shift, None where time is the board's
     profile: str | None  # the profile of the theoretical roofs, if any
+    cycle_model: dict | None = None  # the cycle model's setup (cycle_model.Setup.record()); None: not modelled

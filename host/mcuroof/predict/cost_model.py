@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mcuroof.kernels.ops.contract import Grain  # how a generator's kernel groups its work
+
 TERMS = (
     "call",
     "row",
@@ -84,21 +86,6 @@ SPATIAL = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
 def _valid(n_out: int, stride: int, pad: int, k: int, size: int) -> list[int]:
     """Taps along one axis inside the input, for each output position."""
     return [max(0, min(k, size - (o * stride - pad)) - max(0, pad - o * stride)) for o in range(n_out)]
-
-
-@dataclass(frozen=True)
-class Grain:
-    """How a convolution or dense kernel groups its work (SIMD kernels): `pixels` output pixels
-    and `chans` channels a pass, inputs in groups of `inputs` (padded with zeros), and the
-    weights widened again for every block of `block` pixels (0: once a call)."""
-
-    pixels: int = 1
-    chans: int = 1
-    inputs: int = 1
-    block: int = 0
-    stream: bool = False  # the inputs stream from memory with the weights (MVE, K over 64)
-    direct: bool = False  # the inputs are read in place: none gathered
-    widen_per_pass: bool = False  # the inputs are widened again for each pass (DSP dense passes)
 
 
 def _up(n: int, g: int) -> int:

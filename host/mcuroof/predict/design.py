@@ -27,9 +27,8 @@ import functools
 import math
 
 from mcuroof.kernels import emitters
-from mcuroof.kernels.ops import dispatch, dsp_common, dsp_conv, dsp_dense, layer_plan, m0
-from mcuroof.kernels.ops.contract import DTYPES, Job
-from mcuroof.kernels.ops.dsp_common import FRAME_HEAD
+from mcuroof.kernels.ops import dispatch, layer_plan
+from mcuroof.kernels.ops.contract import DTYPES, Job, Variant
 from mcuroof.kernels.ops.tiles import full_tile
 from mcuroof.model.builtins import Spec, spec_layer
 from mcuroof.model.network import Layer, nelem
@@ -183,7 +182,7 @@ def work_budget(emitter: str, dtype: str, host: bool = False) -> float:
 
 def whole_job(lay: Layer, dtype: str, emitter: str, heap: int, isa: frozenset, host: bool = False) -> Job | None:
     """The shape's job where it runs whole on the board and within the emitter's budget (None: it does not)."""
-    if not dispatch.source(lay.op, emitter, dtype) or (emitter in m0.EMITTERS and not m0.asm_pool_fits(lay)):
+    if not dispatch.source(lay.op, emitter, dtype) or dispatch.limit(lay, emitter):
         return None
     work = lay.macc or 2 * nelem(lay.output)
     if work > work_budget(emitter, dtype, host) or full_tile(lay, dtype).heap_bytes(DTYPES[dtype][1]) > heap:
@@ -244,47 +243,22 @@ def op_class(layer: Layer) -> str:
     return {"FULLY_CONNECTED": "dense", "AVERAGE_POOL_2D": "avgpool", "MAX_POOL_2D": "maxpool"}.get(op, op.lower())
 
 
-def kernel_variant(job: Job) -> tuple[str, cost_model.Grain | None] | None:
-    """The variant of the job's SIMD kernel and how it groups its work (kernels.ops.dsp_conv,
-    dsp_dense, mve); None for the other generators."""
-    g = dispatch.generator(job)
-    name = g.name if g else None
-    if name == "m0-depthwise":  # a row kernel for windows up to 3 wide, else a pixel at a time
-        return ("row" if m0.dw_row_applies(job.layer) else "pixel"), None
-    if name == "dsp-depthwise" and "mve" in job.isa:  # the MVE kernel takes tiles of 4 rows or more
-        return dispatch.kernel_isa(job), None
-    if name not in ("mve-conv", "dsp-conv"):
-        return None
-    p = job.tiles[0].params
-    k = p[2] * p[6] * p[7] if job.layer.op == "CONV_2D" else p[2]
-    if name == "mve-conv":  # kernels.ops.mve.source: inputs in place where 1x1 and K % 16 == 0
-        direct = p[6] == p[7] == 1 and k % 16 == 0
-        return ("direct" if direct else ""), cost_model.Grain(1, 1, 16, stream=k > 64, direct=direct)
-    groups = -(-k // 4)
-    if all(t.params[3] * t.params[4] == 1 for t in job.tiles):  # one pixel: dense passes
-        direct = p[6] == p[7] == 1 and p[2] % 4 == 0
-        if not direct:
-            return "pixel", cost_model.Grain(1, 1, 4)
-        reach = (4095 - 4 * dsp_common.unroll(-(-k // 4), dsp_dense.DENSE_UNROLL)) // k + 1
-        n = max(1, min(len(dsp_dense.DENSE_ACCS), reach, p[5]))
-        return "pixel", cost_model.Grain(1, n, 4, direct=True, widen_per_pass=True)
-    if 16 + 24 * groups > 1020:  # beyond the block kernel's reach: pixel pairs (dsp_conv.conv_source)
-        return "pairs", cost_model.Grain(2, 2, 4)
-    direct = p[6] == p[7] == 1 and p[2] % 4 == 0
-    gather = 0 if direct else -(-(groups * 4) // 8) * 8
-    triples = max(1, (dsp_conv.BLOCK_FRAME - (FRAME_HEAD + 16 * groups) - gather) // (16 + 24 * groups))
-    return "blocks", cost_model.Grain(3, 2, 4, 3 * triples)
+def variant(job: Job) -> Variant | None:
+    """What the generator of the job's kernel declares of it (kernels.ops.dispatch.Generator.variant):
+    the variant that names its family, its grain, its window paths; None: no kernel."""
+    return dispatch.variant(job)
 
 
 def grain(job: Job) -> cost_model.Grain | None:
-    v = kernel_variant(job)
-    return v[1] if v else None  # (a depthwise variant has none)
+    v = variant(job)
+    return v.grain if v else None
 
 
 def terms(job: Job, tile, caches: tuple[int, ...] = ()) -> dict[str, float]:
     """The cost terms of one call of the job's kernel on `tile`; with the board's data cache
     sizes (smallest first), the terms of a working set past them (cost_model.level_terms)."""
-    t = cost_model.terms(job.layer.op, tile.params, grain(job), window_paths_=job.emitter == "viper")
+    v = variant(job)
+    t = cost_model.terms(job.layer.op, tile.params, v and v.grain, window_paths_=bool(v and v.window_paths))
     if caches:
         e = extent(job, tile)
         t.update(cost_model.level_terms(e["macs"], e["work_bytes"], caches))
@@ -311,6 +285,7 @@ def extent(job: Job, tile) -> dict[str, float]:
 def family(job: Job) -> str | None:
     """The layer-kernel family of a job: emitter/dtype/generator/op class (None: no kernel)."""
     g = dispatch.generator(job)
-    v = kernel_variant(job)
-    variant = f"-{v[0]}" if v and v[0] else ""
-    return f"{job.emitter}/{job.dtype}/{g.name}{variant}/{op_class(job.layer)}" if g else None
+    if g is None:
+        return None
+    name = g.variant(job).name
+    return f"{job.emitter}/{job.dtype}/{g.name}{'-' + name if name else ''}/{op_class(job.layer)}"

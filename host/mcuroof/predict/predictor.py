@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from mcuroof.analysis import points as points_mod
 from mcuroof.kernels.emitters import LAYER_EMITTERS
-from mcuroof.kernels.ops import dispatch, layer_plan, m0
+from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.kernels.ops.contract import EMITTER_DTYPES
 from mcuroof.kernels.ops.tiles import companion_shape, full_tile, unsupported
 from mcuroof.model.network import Layer, Network
@@ -72,7 +72,7 @@ def _ceilings(bd: Board) -> list[dict]:
 
 def plan(bd: Board, layer: Layer, dtype: str, emitter: str):
     """The job the layers suite would run for this layer on this board (None: it runs none)."""
-    if unsupported(layer) or (emitter in m0.EMITTERS and not m0.asm_pool_fits(layer)):
+    if unsupported(layer) or dispatch.limit(layer, emitter):
         return None
     work = layer_plan.max_work(_ceilings(bd), [emitter], [dtype], "small" if bd.small else "large")
     job = layer_plan.plan_layer(layer, dtype, emitter, bd.free_heap, work[(emitter, dtype)])
@@ -150,11 +150,9 @@ def _no_kernel(bd: Board, layer: Layer, dtype: str, emitter: str) -> str | None:
     why = unsupported(layer)
     if why:
         return why
-    if emitter in m0.EMITTERS and not m0.asm_pool_fits(layer):
-        return f"pool window over {m0.POOL_MAX_WINDOW} values"
     if not dispatch.runs(layer.op, emitter, dtype):
         return f"{emitter} has no {dtype} {layer.op} kernel"
-    return None
+    return dispatch.limit(layer, emitter)
 
 
 def bound_seconds(bd: Board, layer: Layer, dtype: str, emitter: str, seconds: float) -> float | None:

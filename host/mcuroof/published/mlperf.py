@@ -166,6 +166,47 @@ def as_dict(r: Result) -> dict:
     }
 
 
+RV32IM_BOUND = 0.5  # MUL then ADD, a cycle each, with no packed SIMD: the RV32IM int8 MAC/cycle bound
+
+
+def riscv_results(bench: str = "kws") -> list[Result]:
+    """The published results on RISC-V RV32 cores (their processor names an RV32 ISA), best first."""
+    rows = [r for r in results() if r.bench == bench and re.search(r"RV\s*32", r.processor) and r.macs_per_cycle]
+    return sorted(rows, key=lambda r: -r.macs_per_cycle)
+
+
+def no_result_text(core: str) -> str:
+    """What the reference says for a core with no published figure; on a RISC-V core, the RV32
+    results there are, and why they can exceed the RV32IM bound (the P extension's SIMD)."""
+    text = f"C-engine reference (MLPerf Tiny closed, int8): no published result on a {core}"
+    rv = riscv_results() if core.startswith("RISC-V") else []
+    if not rv:
+        return text
+    each = ", ".join(
+        f"{re.sub(r'[®™]', '', r.processor).split(',')[0]} ({_isa(r.processor)}, {r.frequency}) "
+        f"{r.macs_per_cycle:.3g} MAC/cycle"
+        for r in rv
+    )
+    over = [r for r in rv if r.macs_per_cycle > RV32IM_BOUND and "P" in _isa(r.processor)]
+    why = (
+        f": above the {RV32IM_BOUND} MAC/cycle that RV32IM allows (MUL then ADD, no SIMD) because their P "
+        "extension's packed-SIMD instructions do several 8-bit MACs each"
+        + (
+            "; a dual-issue core also issues two instructions a cycle"
+            if any("dual-issue" in r.processor for r in over)
+            else ""
+        )
+        if over
+        else ""
+    )
+    return f"{text}; on other RV32 cores, KWS: {each}{why}"
+
+
+def _isa(processor: str) -> str:
+    m = re.search(r"RV\s*32\s*([A-Z]+)", processor)
+    return f"RV32{m.group(1)}" if m else "RV32"
+
+
 def bench_of(macs: int | None) -> str | None:
     """The benchmark whose reference model has exactly these MACs (mcuroof's count), if any."""
     return next((b for b, (m, _) in MACS.items() if m == macs), None)

@@ -15,6 +15,8 @@ def scale(basis: timing_basis.Basis, board: str) -> str:
     """The scale a board's times are on: rows compare only within one."""
     if basis.kind == timing_basis.INSTRUCTIONS:
         return f"QEMU instruction time (shift {basis.icount_shift})"
+    if basis.modelled:
+        return "modelled time (the cycle model: ms of each modelled chip)"
     if basis.kind == timing_basis.CYCLES and basis.model:
         return f"{basis.model}'s modelled {basis.core or 'core'} cycles"
     if basis.kind == timing_basis.CYCLES:

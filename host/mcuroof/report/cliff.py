@@ -5,6 +5,7 @@ the performance cliff when data leaves a faster memory."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from mcuroof.analysis import timing_basis
@@ -72,6 +73,19 @@ def levels(result: dict) -> list[dict]:
         if r["kind"] == "memory" and r.get("role") == "roof" and r.get("source") == "measured" and r.get("ws_range")
     ]
     return found if len(found) > 1 or known_sizes(result) else []
+
+
+def heading(result: dict) -> tuple[str, str | None]:
+    """The panel's title, and a note where the board has no cache to fall off: "Cache cliff" only
+    where there is one (known cache sizes, or more than one level found)."""
+    if known_sizes(result) or len(levels(result)) > 1:
+        return "Cache cliff: bandwidth against working set", None
+    emulated = timing_basis.of(result.get("board") or {}).kind == timing_basis.INSTRUCTIONS
+    why = "QEMU models no cache" if emulated else "the sweep found one memory level and the board names no cache"
+    return "Bandwidth against working set", (
+        f"no cache cliff here ({why}): a rate that rises with the working set comes from the kernel's fixed costs "
+        "per call (the call, loop set-up, an unrolled loop's remainder) spread over more bytes, not from a cache"
+    )
 
 
 def known_sizes(result: dict) -> list[dict]:
@@ -152,7 +166,10 @@ def draw(result: dict, path: Path) -> Path:
         title_fontsize=7.5,
     )
     board = result.get("board", {})
-    title = f"Cache cliff: {board.get('name', '?')} | {board.get('firmware', '')}\n{timing_basis.of(board).sentence}"
+    head, note = heading(result)
+    title = f"{head.split(':')[0]}: {board.get('name', '?')} | {board.get('firmware', '')}\n{timing_basis.of(board).sentence}"
     ax.set_title(title, fontsize=10, pad=24)
-    fig.tight_layout()
+    if note:
+        fig.text(0.01, 0.01, textwrap.fill(note, 150), fontsize=7.5, color="#444", va="bottom")
+    fig.tight_layout(rect=(0, 0.05 if note else 0, 1, 1))
     return plot.save(fig, path)

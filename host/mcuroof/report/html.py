@@ -14,8 +14,10 @@ from pathlib import Path
 
 from mcuroof.analysis import compare
 from mcuroof.errors import UserError
+from mcuroof.report import cliff
 from mcuroof.report.html_compare import compare_section
 from mcuroof.report.html_figures import cliff_figure, figure_div, roofline_figure
+from mcuroof.report.html_summary import advice_section, glossary_section, summary_section
 from mcuroof.report.html_tables import (
     calibrated_table,
     esc,
@@ -37,7 +39,8 @@ th{background:#f3f3f3;cursor:pointer;user-select:none;white-space:nowrap}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 tr.bad td{color:#b00;font-weight:bold}.tensor{text-decoration:underline dotted;cursor:help}
 .facts td:first-child{font-weight:bold}.wide{overflow-x:auto}
-table.layers td:last-child{min-width:18em}.note{color:#555;font-size:.9em}
+table.layers td:last-child{white-space:nowrap}.note{color:#555;font-size:.9em}
+dl.glossary dt{font-weight:bold;margin-top:.4em}dl.glossary dd{margin-left:1.5em}ol.advice li{margin:.3em 0}
 """
 
 
@@ -107,21 +110,29 @@ def _title(result: dict) -> str:
 def section(result: dict, key: str, heading: str | None = None) -> str:
     out = [
         f"<h2>{esc(heading)}</h2>" if heading else "",
+        summary_section(result, key),
         "<h2>Roofline</h2>",
         "<p class='note'>Hover a point for its layer; click a legend entry to hide or show it.</p>",
         figure_div(roofline_figure(result), f"{key}-roofline"),
     ]
     cl = cliff_figure(result)
     if cl is not None:
-        out += ["<h2>Cache cliff: bandwidth against working set</h2>", figure_div(cl, f"{key}-cliff")]
+        head, note = cliff.heading(result)
+        out += [
+            f"<h2>{esc(head)}</h2>",
+            f"<p class='note'>{esc(note)}</p>" if note else "",
+            figure_div(cl, f"{key}-cliff"),
+        ]
     out += [
         model_table(result),
         reference_table(result),
         calibrated_table(result),
         layers_table(result, key),
+        advice_section(sorted(result.get("points") or [], key=lambda p: (p["index"], p["dtype"], p["emitter"])), key),
         "<h2>Board, probe and checks</h2>",
         facts(result),
         roofs_table(result),
         ridges_table(result),
+        glossary_section(result, key),
     ]
     return "".join(x for x in out if x)

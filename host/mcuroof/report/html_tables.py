@@ -10,7 +10,7 @@ from mcuroof.analysis import timing_basis
 from mcuroof.board import cycle_counter
 from mcuroof.model import names as layer_names
 from mcuroof.published import mlperf
-from mcuroof.report import c_engines, calibrated, layer_tables, reference_marks
+from mcuroof.report import advice_text, c_engines, calibrated, layer_tables, reference_marks
 from mcuroof.report import tables as report
 from mcuroof.report.grid import Grid
 from mcuroof.suites import sizing
@@ -83,7 +83,9 @@ def ridges_table(result: dict) -> str:
     if not ridges:
         return ""
     rows = [[r["compute"], r["memory"], num(r["oi"], fmt=lambda v: f"{v:.3g}")] for r in ridges]
-    return "<h2>Ridge points</h2>" + table(["compute ceiling", "memory roof", "OI (MACC/byte)"], rows)
+    note = timing_basis.of(result.get("board") or {}).bound_note
+    why = f"<p class='note'>Where the roofs meet as counted here, not the chip's: {esc(note)}</p>" if note else ""
+    return "<h2>Ridge points</h2>" + why + table(["compute ceiling", "memory roof", "OI (MACC/byte)"], rows)
 
 
 def layers_table(result: dict, key: str = "r0") -> str:
@@ -93,6 +95,8 @@ def layers_table(result: dict, key: str = "r0") -> str:
     if not pts:
         return ""
     rows, classes = [], []
+    basis = timing_basis.of(result.get("board") or {})
+    said = advice_text.ids(pts)  # each advice is said once, below the table: a row links to its own
     for p in pts:
         tip = f"{p.get('op', '-')}: {p.get('name') or ''}"
         name = Raw(f"<span class='tensor' title='{esc(tip)}'>{esc(layer_names.short(p))}</span>")
@@ -109,11 +113,12 @@ def layers_table(result: dict, key: str = "r0") -> str:
                 num(p.get("macs_per_s"), "MACC/s"),
                 (layer_tables.roof_text(p, "MACC/s"), p.get("roof_macs_per_s")),
                 num(p.get("headroom"), fmt=lambda v: f"{v:.3g}x"),
-                p.get("bound", "-"),
+                layer_tables.fastest_text(p, pts),
+                layer_tables.bound_text(p, basis),
                 num(p.get("seconds"), fmt=duration),
                 num(p.get("tile_fraction"), fmt=lambda v: f"{v:.2g}"),
                 check,
-                p.get("advice", "-"),
+                _advice_link(p, said, key),
             ]
         )
         classes.append("" if check == "ok" else "bad")
@@ -123,6 +128,7 @@ def layers_table(result: dict, key: str = "r0") -> str:
         f"<h2>Layers of {esc(model)}</h2>"
         + f"<p class='note'>Rates per second of the run's time ({esc(basis.sentence)}); hover a layer for its op "
         "and tensor name.</p>"
+        + (f"<p class='note'>{esc(layer_tables.macc_note(result))}</p>" if layer_tables.macc_note(result) else "")
         + table(
             [
                 "layer",
@@ -134,6 +140,7 @@ def layers_table(result: dict, key: str = "r0") -> str:
                 "achieved",
                 "roof",
                 "headroom",
+                "vs fastest",
                 "bound",
                 "time",
                 "tile",
@@ -146,6 +153,15 @@ def layers_table(result: dict, key: str = "r0") -> str:
             "layers",
         )
     )
+
+
+def _advice_link(p: dict, said: dict[int, int], key: str):
+    """A row's advice: its kind and a link to the advice's one statement ("below A2")."""
+    if id(p) not in said:
+        return "-"
+    kind = layer_tables.ADVICE_KEYS.get(p.get("advice_kind"), "-")
+    i = said[id(p)]
+    return (Raw(f"<a href='#{key}-advice-{i}'>{esc(kind)} A{i}</a>"), i)
 
 
 def calibrated_table(result: dict) -> str:
@@ -197,27 +213,30 @@ def model_table(result: dict) -> str:
     estimate = (m.get("fit") or {}).get("fits") is False  # a model that does not fit: speed from tiles
     rows = [
         [
-            r["emitter"],
-            r["dtype"],
-            num(r["layers"], fmt=str),
-            num(r["predicted_seconds"], fmt=duration),
-            num(r["measured_seconds"], fmt=duration),
-            f"{len(layer_tables.projected(r, result))} of {r['layers']}",
-            num(
-                r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s"),
-                fmt=(lambda v: f"~{v:.3g}") if estimate else (lambda v: f"{v:.3g}"),
-            ),
-            num(r.get("measured_over_predicted"), fmt=lambda v: f"{v:.3g}"),
+            (c, v) if v is not None else c
+            for c, v in zip(
+                layer_tables.whole_model_cells(r, result, estimate),
+                (
+                    None,
+                    None,
+                    r["layers"],
+                    r["predicted_seconds"],
+                    r["measured_seconds"],
+                    None,
+                    r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s"),
+                    r.get("measured_over_predicted"),
+                ),
+            )
         ]
         for r in m.get("whole_model") or []
     ]
     if not rows:
         return ""
     fit = (m.get("fit") or {}).get("text")
-    heads = layer_tables.whole_model_headers(estimate)
-    if estimate:
-        heads[6] = "estimate/s from tiles (does not fit)"
-    notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in layer_tables.whole_model_notes(m))
+    basis = timing_basis.of(result.get("board") or {})
+    heads = layer_tables.whole_model_headers(estimate, basis)
+    macs = [layer_tables.macc_note(result)] if layer_tables.macc_note(result) else []
+    notes = "".join(f"<p class='note'>{esc(n)}</p>" for n in layer_tables.whole_model_notes(m, basis) + macs)
     return (
         f"<h2>Whole model: {esc(m.get('name'))} ({si(m.get('macc', 0), 'MACC')})</h2>"
         + (f"<p class='note'>{esc(fit)}</p>" if fit else "")
@@ -283,10 +302,12 @@ def _clock_facts(board: dict) -> list[tuple]:
         )
     elif basis.kind == timing_basis.SUSPECT and board.get("clock_hz"):
         rows.append(("timer clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq(): not a measured CPU clock)"))
+    elif basis.modelled:
+        rows.append(("clock", f"{basis.rate_text} (the modelled clock, which machine.freq() reports)"))
     elif board.get("clock_hz"):
         rows.append(("clock", f"{si(board['clock_hz'], 'Hz')} (machine.freq() at the probe)"))
     if board.get("cycle_counter"):
-        qemu = basis.kind == timing_basis.INSTRUCTIONS
+        qemu = basis.kind == timing_basis.INSTRUCTIONS or basis.modelled is not None
         rows.append(("cycle counter", cycle_counter.text(board["cycle_counter"], board.get("cycle_hz"), qemu)))
     if board.get("pace"):
         rows.append(("pace", sizing.fact(board["pace"])))

@@ -92,7 +92,8 @@ def place_labels(ax) -> None:
     fig = ax.figure
     axes_px = ax.get_position().height * fig.get_figheight() * fig.dpi
     slot = span * (LABEL_PT * fig.dpi / 72 * 1.3) / axes_px  # one text line, in decades
-    for kind, x, ha in (("compute", xlim[1] / 1.12, "right"), ("memory", xlim[0] * 1.12, "left")):
+    cx, cha = _compute_side(ax, lines, slot)
+    for kind, x, ha in (("compute", cx, cha), ("memory", xlim[0] * 1.12, "left")):
         ys = [(math.log10(ln.value * (x if kind == "memory" else 1)), ln) for ln in lines if ln.kind == kind]
         ys = [(y, ln) for y, ln in ys if lo_y <= y <= hi_y]
         groups = [part for g in _group(sorted(ys, key=lambda t: t[0]), slot) for part in _by_run(g)]
@@ -124,6 +125,34 @@ def place_labels(ax) -> None:
                 arrowprops=dict(arrowstyle="-", color=color, lw=0.6, alpha=0.8) if moved else None,
             )
             t.mcuroof_roofs = named
+
+
+def _compute_side(ax, lines: list[Line], slot: float) -> tuple[float, str]:
+    """Where the compute labels go: at the right edge (ha "right", as before), or left-aligned at
+    the first place right of the last ridge (in quarter decades) where fewer layer points lie
+    under the labels, which sit just above their lines."""
+    xlim, fig = ax.get_xlim(), ax.figure
+    right = (xlim[1] / 1.12, "right")
+    comps = [ln for ln in lines if ln.kind == "compute"]
+    bends = [ln.bend for ln in comps if ln.bend and xlim[0] < ln.bend < xlim[1]]
+    if not comps or not bends:
+        return right
+    chars = max(len(group_label(ln.roofs)) + len(ln.tag or "") + 1 for ln in comps)
+    axes_px = ax.get_position().width * fig.get_figwidth() * fig.dpi
+    wide = math.log10(xlim[1] / xlim[0]) * chars * 0.6 * LABEL_PT * fig.dpi / 72 / axes_px  # decades
+    pts = [(math.log10(x), math.log10(y)) for c in ax.collections for x, y in c.get_offsets() if x > 0 and y > 0]
+    levels = [math.log10(ln.value) for ln in comps]
+
+    def under(x0: float) -> int:
+        return sum(x0 <= x <= x0 + wide and any(-0.2 * slot <= y - y0 <= 1.6 * slot for y0 in levels) for x, y in pts)
+
+    best, hits = right, under(math.log10(right[0]) - wide)
+    x0 = math.log10(max(bends) * 1.12)
+    while x0 + wide < math.log10(xlim[1]) and hits:
+        if under(x0) < hits:
+            best, hits = (10**x0, "left"), under(x0)
+        x0 += 0.25
+    return best
 
 
 def _distinct(roofs: list[dict]) -> list[dict]:

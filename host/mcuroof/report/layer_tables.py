@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from mcuroof.analysis import timing_basis
 from mcuroof.model import names as layer_names
-from mcuroof.report import calibrated
-from mcuroof.units import duration, si
+from mcuroof.report import advice_text, calibrated
+from mcuroof.units import duration, duration_span, si
 
 ADVICE_KEYS = {
     "above": "ABOVE ROOF",
@@ -28,8 +29,19 @@ def layers_table(result: dict) -> Table | None:
     pts = layer_points(result)
     if not pts:
         return None
-    t = Table(title=f"Layers of {result.get('model', {}).get('name', 'the model')} on the board", title_justify="left")
-    for col in ("layer", "kernel", "tile", "OI", "MACC/s", "bytes/s (of roof)", "roof", "headroom", "bound", "advice"):
+    basis = timing_basis.of(result.get("board") or {})
+    t = Table(
+        title=f"Layers of {result.get('model', {}).get('name', 'the model')} on the board",
+        title_justify="left",
+        caption="; ".join(
+            [layers_note(basis)]
+            + ([f"bound -: {basis.bound_note}"] if basis.bound_note else [])
+            + ([macc_note(result)] if macc_note(result) else [])
+        ),
+        caption_justify="left",
+    )
+    cols = ("layer", "kernel", "tile", "OI", "MACC/s", "bytes/s (of roof)", "roof", "headroom", "vs fastest", "bound")
+    for col in cols + ("advice",):
         t.add_column(col, justify="right" if col in ("tile", "OI", "MACC/s", "roof", "headroom") else "left")
     for p in sorted(pts, key=lambda p: (p["index"], p["dtype"], p["emitter"])):
         share = f" ({p['memory_share']:.0%})" if p.get("memory_share") else ""
@@ -43,11 +55,51 @@ def layers_table(result: dict) -> Table | None:
             si(p["bytes_per_s"], "B/s") + share,
             roof_text(p),
             _headroom(p),
-            p["bound"],
+            fastest_text(p, pts),
+            bound_text(p, basis),
             ADVICE_KEYS.get(p.get("advice_kind"), "-"),
             style="bold red" if p.get("above_roof") else None,
         )
     return t
+
+
+def _least(basis: timing_basis.Basis) -> str:
+    return "instructions" if basis.kind == timing_basis.INSTRUCTIONS else "time"
+
+
+def macc_note(result: dict) -> str | None:
+    """Which MAC count each figure uses, where the kernels execute fewer than the nominal count
+    (padded taps skipped); None where the two agree."""
+    layers = {p["index"]: p for p in layer_points(result) if p.get("macc")}
+    nominal = sum(p["macc"] for p in layers.values())
+    executed = sum(p.get("macc_executed", p["macc"]) for p in layers.values())
+    if executed == nominal:
+        return None
+    return (
+        f"MACs: MACC/s, OI and the roofline bound count the MACs the kernels execute ({executed:,}: padded taps "
+        f"skipped); a layer's MACC and the model's title count the nominal ones ({nominal:,})"
+    )
+
+
+def layers_note(basis: timing_basis.Basis) -> str:
+    """What the layer table's "vs fastest" is, and how the advice below it is said once."""
+    least = "instructions" if basis.kind == timing_basis.INSTRUCTIONS else "time"
+    return (
+        f"vs fastest: the emitter that ran the layer in the least {least}, and how many times less; advice: "
+        "each text said once below, its numbers as ranges over the runs it names (each run's own: headroom, vs fastest)"
+    )
+
+
+def fastest_text(p: dict, points: list[dict]) -> str:
+    """The emitter that ran this layer in the least time and how many times less ("viper 24.2x"
+    faster, or in fewer instructions under QEMU); "-" for the fastest run itself."""
+    peer = advice_text.fastest_peer(p, points)
+    return f"{peer[0]} {peer[1]:.3g}x" if peer else "-"
+
+
+def bound_text(p: dict, basis: timing_basis.Basis) -> str:
+    """A point's bound (memory or compute) where its time tells one from the other, else "-"."""
+    return p.get("bound") or "-" if basis.tells_bound else "-"
 
 
 def roof_text(p: dict, macc_unit: str = "") -> str:
@@ -70,13 +122,42 @@ def _headroom(p: dict) -> str:
 
 
 # the whole-model table's columns (terminal and report.html): a roofline bound is no prediction,
-# and a measured sum says how much of it was projected from tiles
-BOUND, MEASURED, PROJECTED, OVER = "roofline bound", "measured", "projected", "measured / bound"
+# and the layers' time is a sum of measured and (on tiles) projected times: it says how many were projected
+BOUND, MEASURED, PROJECTED, OVER = "roofline bound", "layers' time", "projected from tiles", "time / bound"
 
 
-def whole_model_headers(estimate: bool) -> list[str]:
-    speed = "estimate/s (tiles)" if estimate else "inferences/s"
-    return ["emitter", "dtype", "layers", BOUND, MEASURED, PROJECTED, speed, OVER]
+def speed_header(basis: timing_basis.Basis, estimate: bool) -> str:
+    """The speed column: inferences/s where time is a chip's (a real board, the host), else the
+    steps one inference took (QEMU's instructions, a cycle model's cycles): no rate in seconds."""
+    if not basis.real_time:
+        return f"{basis.step}/inference" if basis.step else "per inference"
+    return "inferences/s (estimate from tiles)" if estimate else "inferences/s"
+
+
+def whole_model_headers(estimate: bool, basis: timing_basis.Basis | None = None) -> list[str]:
+    basis = basis or timing_basis.Basis(timing_basis.HOST, None, None)
+    return ["emitter", "dtype", "layers", BOUND, MEASURED, PROJECTED, speed_header(basis, estimate), OVER]
+
+
+def whole_model_cells(r: dict, result: dict, estimate: bool) -> list[str]:
+    """One whole-model row as text, each figure with its unit."""
+    basis = timing_basis.of(result.get("board") or {})
+    ratio = r.get("measured_over_predicted")
+    rate = r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s")
+    if not basis.real_time:
+        speed = ("~" if estimate else "") + basis.steps_text(r["measured_seconds"]) if rate else "-"
+    else:
+        speed = (f"~{rate:.3g}/s" if estimate else f"{rate:.3g}/s") if rate else "-"
+    return [
+        r["emitter"],
+        r["dtype"],
+        str(r["layers"]),
+        duration(r["predicted_seconds"]),
+        duration(r["measured_seconds"]),
+        f"{len(projected(r, result))} of {r['layers']}",
+        speed,
+        f"{ratio:.3g}x" if ratio else "-",
+    ]
 
 
 def projected(r: dict, result: dict) -> list[int]:
@@ -94,18 +175,22 @@ def projected(r: dict, result: dict) -> list[int]:
     )
 
 
-def whole_model_notes(m: dict) -> list[str]:
-    """What the whole-model columns are, and the layers its measured sums leave out."""
+def whole_model_notes(m: dict, basis: timing_basis.Basis | None = None) -> list[str]:
+    """What the whole-model columns are, and the layers its sums leave out."""
     notes = [
-        f"{MEASURED}: the sum of the layers' times on the board; {PROJECTED}: how many of them are projected "
-        f"from tiles (run on a part of the layer and scaled to the whole); {BOUND}: every layer at its roof, the least time the "
-        "roofs allow (a bound, not a prediction)"
+        f"{MEASURED}: the layers' times summed, each measured or, run on a tile (a part of the layer), projected "
+        f"to the whole ({PROJECTED}: how many); {BOUND}: every layer at its roof, the least time the roofs allow "
+        f"(a bound, not a prediction); {OVER}: the layers' time over the bound"
     ]
+    if basis is not None and not basis.real_time and basis.step:
+        notes.append(f"times count {basis.label}: seconds at that rate, not a chip's time")
     out = [
-        f"{s.get('op') or s.get('name', '?')} {s['index']}" for s in m.get("not_profiled") or [] if not s.get("emitter")
+        f"layer {s['index']} {s.get('name', '')} {s.get('op', '')} ({s['why']})".replace("  ", " ")
+        for s in m.get("not_profiled") or []
+        if not s.get("emitter")
     ]
     if out:
-        notes.append(f"{MEASURED} leaves out {', '.join(out)} (not profiled: see below)")
+        notes.append(f"{MEASURED} leaves out, not profiled: {', '.join(out)}")
     return notes
 
 
@@ -116,25 +201,16 @@ def model_table(result: dict) -> Table | None:
         return None
     fit = m.get("fit") or {}
     estimate = fit.get("fits") is False
+    basis = timing_basis.of(result.get("board") or {})
     title = f"Whole model: {m.get('name')} ({si(m.get('macc', 0), 'MACC')})"
     if fit:
         title += f": {fit['text'].split(':')[0]}"
-    t = Table(title=title, title_justify="left", caption="; ".join(whole_model_notes(m)), caption_justify="left")
-    for col in whole_model_headers(estimate):
+    notes = "; ".join(whole_model_notes(m, basis) + ([macc_note(result)] if macc_note(result) else []))
+    t = Table(title=title, title_justify="left", caption=notes, caption_justify="left")
+    for col in whole_model_headers(estimate, basis):
         t.add_column(col, justify="left" if col in ("emitter", "dtype") else "right")
     for r in rows:
-        ratio = r.get("measured_over_predicted")
-        rate = r.get("estimated_inferences_per_s") if estimate else r.get("inferences_per_s")
-        t.add_row(
-            r["emitter"],
-            r["dtype"],
-            str(r["layers"]),
-            duration(r["predicted_seconds"]),
-            duration(r["measured_seconds"]),
-            f"{len(projected(r, result))} of {r['layers']}",
-            (f"~{rate:.3g}" if estimate else f"{rate:.3g}") if rate else "-",
-            f"{ratio:.3g}" if ratio else "-",
-        )
+        t.add_row(*whole_model_cells(r, result, estimate))
     return t
 
 
@@ -183,7 +259,7 @@ def model_lines(result: dict, advice: bool = True) -> list[str]:
     if fit_line(m):
         lines.insert(0, fit_line(m))
     lines += layer_set_lines(m)
-    for s in m.get("not_profiled", []):
+    for s in [s for s in m.get("not_profiled", []) if s.get("emitter") or not m.get("whole_model")]:
         where = f" ({s['emitter']}, {s['dtype']})" if s.get("emitter") else ""
         lines.append(f"not profiled: layer {s['index']} {s.get('name', '')} {s.get('op', '')}{where}: {s['why']}")
     lines += advice_lines(result) if advice else []
@@ -204,8 +280,7 @@ def model_lines(result: dict, advice: bool = True) -> list[str]:
             f"+ per-MAC fit over two channel counts, {rows} by a per-row + per-MAC fit over two widths or row counts"
         )
         spans = [
-            f"{w['emitter']} {w['dtype']} {duration(w['measured_interval'][0])} to "
-            f"{duration(w['measured_interval'][1])}"
+            f"{w['emitter']} {w['dtype']} {duration_span(*w['measured_interval'])}"
             for w in (result.get("model") or {}).get("whole_model", [])
             if w.get("measured_interval")
         ]
@@ -221,17 +296,12 @@ def model_lines(result: dict, advice: bool = True) -> list[str]:
 
 
 def advice_lines(result: dict) -> list[str]:
-    """Every layer run's advice, runs with the same text on one line."""
-    lines = []
-    advice: dict[tuple[str, str], set] = {}
-    for p in layer_points(result):
-        advice.setdefault((ADVICE_KEYS.get(p.get("advice_kind"), "-"), p["advice"]), set()).add(
-            f"{p['index']} {p['emitter']}"
-        )
-    for (key, text), runs in advice.items():
-        order = sorted(runs, key=lambda r: (int(r.split()[0]), r))  # by layer, then emitter: the same every time
-        lines.append(f"advice [bold]{key}[/] ({', '.join(order)}): {text}")
-    return lines
+    """Every layer run's advice, said once: runs whose advice differs only in its numbers on one
+    line, the numbers as ranges (each run's own are the table's headroom and "vs fastest")."""
+    return [
+        f"advice [bold]{ADVICE_KEYS.get(kind, '-')}[/] ({advice_text.runs_text(runs)}): {text}"
+        for kind, text, runs in advice_text.merged(layer_points(result))
+    ]
 
 
 def renderables(result: dict) -> list:

@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.text import Text
 
 from mcuroof.model import names as layer_names
+from mcuroof.published import mlperf
 from mcuroof.report import c_engines
 from mcuroof.report.grid import Grid, to_rich
 from mcuroof.units import duration, si
@@ -171,7 +172,7 @@ def reference_grid(doc: dict) -> Grid | str:
     if not ref["core"]:
         return "C-engine reference (MLPerf Tiny): no CPU core known (give --roofs or --board)"
     if not ref["rows"]:
-        return f"C-engine reference (MLPerf Tiny closed, int8): no published result on a {ref['core']}"
+        return mlperf.no_result_text(ref["core"])
     return c_engines.rows_grid(ref["rows"], f"C engines on a {ref['core']}: best MLPerf Tiny closed int8 figure")
 
 

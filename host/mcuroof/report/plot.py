@@ -185,14 +185,24 @@ def figure(
     fig.suptitle(wrap_title(title or board_title(result.get("board", {})), fig.get_figwidth(), 11), fontsize=11)
     if shown:
         _key(fig, shown)
-    note = reference_marks.note(result)
+    note = foot_note(result, fig.get_figwidth())
     if note:
         fig.text(0.01, 0.01, note, fontsize=7.5, color="#444", va="bottom")
-    fig.tight_layout(rect=(0, 0.035 if note else 0, 0.8 if shown else 1, 1))
+    fig.tight_layout(rect=(0, 0.018 * (note.count("\n") + 2) if note else 0, 0.8 if shown else 1, 1))
     for ax in axes[0]:  # after the layout: label placement works in display space
         place_labels(ax)
         place_point_labels(ax)
+        clear_marks(ax)
     return fig
+
+
+def foot_note(result: dict, width_inches: float) -> str:
+    """The figure's foot note: the C-engine marks not drawn, and why no ridge is marked where the
+    time does not tell memory- from compute-bound; wrapped to the figure's width."""
+    bound = timing_basis.of(result.get("board") or {}).bound_note
+    parts = [reference_marks.note(result), f"no ridge marked: {bound}" if bound else None]
+    text = "; ".join(p for p in parts if p)
+    return textwrap.fill(text, max(60, int(width_inches * 72 / (0.55 * 7.5)))) if text else ""
 
 
 def draw_axes(ax, result: dict, xlim=None, ylim=None, label_points: bool = True):
@@ -204,6 +214,7 @@ def draw_axes(ax, result: dict, xlim=None, ylim=None, label_points: bool = True)
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
     ax.mcuroof_labels = []
+    ax.mcuroof_ridges = timing_basis.of(result.get("board") or {}).tells_bound  # no ridge dots where time cannot tell
     for ln in roof_lines(result["roofs"]):
         draw_line(ax, ln, xlim)
     ax.mcuroof_numbers = draw_points(ax, result.get("points") or [])
@@ -240,7 +251,23 @@ def draw_marks(ax, marks: list, labelled: bool = True, width: int = 110) -> None
         if not labelled:  # side-by-side panels: the first one names it
             continue
         text = textwrap.fill(m.label + (f"; ABOVE THE CORE'S BOUND: {m.flag}" if m.flag else ""), width)
-        ax.text(x0 * (x1 / x0) ** 0.02, m.macs_per_s * 1.08, text, fontsize=7.5, color=color, va="bottom", zorder=6)
+        t = ax.text(x0 * (x1 / x0) ** 0.02, m.macs_per_s * 1.08, text, fontsize=7.5, color=color, va="bottom", zorder=6)
+        t.mcuroof_mark = True
+
+
+def clear_marks(ax) -> None:
+    """A C-engine label that the roof labels placed since would cover moves right of them, on its
+    own line (rp2040js: "C engine on a Cortex-M0+..." was written over "SRAM/flash (theory)")."""
+    renderer = ax.figure.canvas.get_renderer()
+    marks = [t for t in ax.texts if getattr(t, "mcuroof_mark", False)]
+    others = [t for t in ax.texts if t not in marks and t.get_text()]
+    for t in marks:
+        box = t.get_window_extent(renderer)
+        hit = [o.get_window_extent(renderer) for o in others if o.get_window_extent(renderer).overlaps(box)]
+        if hit:
+            right = max(b.x1 for b in hit) + 6
+            x = ax.transData.inverted().transform((right, box.y0))[0]
+            t.set_x(x)
 
 
 def step_axis(ax, basis: timing_basis.Basis, unit: str = "MACC") -> None:
@@ -270,7 +297,7 @@ def draw_line(ax, ln: Line, xlim) -> None:
             return  # ends left of the axes (a panel of a slower emitter): neither drawn nor named
         x_end = min(ln.bend, xlim[1]) if ln.bend else xlim[1]
         ax.plot([xlim[0], x_end], [ln.value * xlim[0], ln.value * x_end], **ln.style)
-        if ln.bend and ln.bend < xlim[1]:
+        if ln.bend and ln.bend < xlim[1] and getattr(ax, "mcuroof_ridges", True):
             ax.plot([ln.bend], [ln.value * ln.bend], "o", color=ln.style["color"], ms=3.5, zorder=4)
     else:
         ax.plot([max(ln.bend or xlim[0], xlim[0]), xlim[1]], [ln.value, ln.value], **ln.style)
@@ -338,7 +365,15 @@ def is_macfree(p: dict) -> bool:
 
 
 MACFREE_MARKER = "<"
-MACFREE_LABEL = "layers without MACs (intensity 0), at the left edge: their bytes/s under the memory roofs"
+MACFREE_LABEL = (
+    "layers without MACs (intensity 0), at the left edge, labelled with their bytes/s:\n"
+    "not on the MACC/s axis; their gap under the memory roofs is their headroom"
+)
+
+
+def macfree_text(p: dict) -> str:
+    """A MAC-free layer's label: its number and its own unit's figure ("9: 4.91 MB/s")."""
+    return f"{point_number(p)}: {si(p['bytes_per_s'], 'B/s')}"
 
 
 def draw_macfree(ax, points: list[dict], xlim, tag: str = "") -> list[tuple]:
@@ -362,7 +397,7 @@ def draw_macfree(ax, points: list[dict], xlim, tag: str = "") -> list[tuple]:
         )
         ax.legend(loc="lower right", fontsize=7, framealpha=0.9, markerscale=0.9)
     return [
-        (x0, p["bytes_per_s"] * x0, point_number(p), EMITTER_COLORS.get(p["emitter"], "#555555"))
+        (x0, p["bytes_per_s"] * x0, macfree_text(p), EMITTER_COLORS.get(p["emitter"], "#555555"))
         for p in pts
         if isinstance(p.get("index"), int)
     ]
@@ -429,8 +464,11 @@ def _key(fig, shown: list[dict]) -> None:
     """The layers beside the plot: short name, output shape and MACC (tensor names are in the
     hover text of the HTML report and in the exports)."""
     layers = {p["index"]: p for p in shown if isinstance(p.get("index"), int) and not p.get("user")}
+    name_w = max([len(layer_names.short(p)) for p in layers.values()] + [len("layer")]) + 2  # a gap, always
+    shape_w = max([len(layer_names.shape_text(p.get("output_shape"))) for p in layers.values()] + [len("output")]) + 2
     rows = [
-        f"{layer_names.short(p):<10}{layer_names.shape_text(p.get('output_shape')):<12}{si(p.get('macc'), 'MACC'):>10}"
+        f"{layer_names.short(p):<{name_w}}{layer_names.shape_text(p.get('output_shape')):<{shape_w}}"
+        f"{si(p.get('macc'), 'MACC'):>10}"
         for _, p in sorted(layers.items())
     ]
     rows += [
@@ -439,7 +477,7 @@ def _key(fig, shown: list[dict]) -> None:
     more = len(rows) - MAX_KEY_ROWS
     if more > 0:
         rows = rows[:MAX_KEY_ROWS] + [f"... and {more} more layers (see the report)"]
-    head = f"{'layer':<10}{'output':<12}{'MACC':>10}"
+    head = f"{'layer':<{name_w}}{'output':<{shape_w}}{'MACC':>10}"
     size = 7 if len(rows) <= 40 else max(4.5, 7 * 40 / len(rows))
     fig.text(0.805, 0.93, head + "\n" + "\n".join(rows), fontsize=size, va="top", ha="left", family="monospace")
 

@@ -115,7 +115,7 @@ def note_for(core: str | None, ms: list[Mark]) -> str | None:
     if not core:
         return None
     if not ms:
-        return f"C-engine reference (MLPerf Tiny closed int8): no published result on a {core}"
+        return mlperf.no_result_text(core)
     hidden = [m for m in ms if m.macs_per_s is None]
     if not hidden:
         return None

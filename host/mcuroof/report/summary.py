@@ -11,12 +11,12 @@ from rich.table import Table
 
 from mcuroof.analysis import timing_basis
 from mcuroof.model import names as layer_names
+from mcuroof.report import advice_text
 from mcuroof.report.layer_tables import layer_points
 from mcuroof.units import duration, si
 
 NUMBER_UNIT = re.compile(r"^([\d.]+)(\D*)$")  # "12.6 M": the number and its unit
-# a number standing alone in an advice text (2.85x, 79%, 987x), not part of a name (int8, SXTB16)
-NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?=x\b|%|[^\w.]|$)")
+NUMBER = advice_text.NUMBER
 
 
 def best_per_layer(result: dict) -> list[dict]:
@@ -85,25 +85,10 @@ def _span(values: list[float], fmt) -> str:
 def advice_lines(result: dict) -> list[str]:
     """Each piece of advice to the best runs once, with the layers it concerns: texts that differ
     only in their numbers are one, the numbers given as a range."""
-    merged: dict[str, list[tuple[dict, list[str]]]] = {}
-    for p in best_per_layer(result):
-        text = p.get("advice") or ""
-        merged.setdefault(NUMBER.sub("#", text), []).append((p, NUMBER.findall(text)))
-    lines = []
-    for template, runs in merged.items():
-        slots = list(zip(*(nums for _, nums in runs)))
-        text = template
-        for values in slots:
-            text = text.replace("#", _number_span(values), 1)
-        who = ", ".join(layer_names.short(p) for p, _ in runs)
-        ems = ", ".join(dict.fromkeys(p["emitter"] for p, _ in runs))
-        lines.append(f"advice ({who}; {ems}): {text}")
-    return lines
-
-
-def _number_span(values: tuple[str, ...]) -> str:
-    nums = sorted(set(values), key=float)
-    return nums[0] if len(nums) == 1 else f"{nums[0]}-{nums[-1]}"
+    return [
+        f"advice ({advice_text.layer_names_text(runs)}): {text}"
+        for _, text, runs in advice_text.merged(best_per_layer(result))
+    ]
 
 
 def lead_line(result: dict) -> str | None:
@@ -117,9 +102,9 @@ def lead_line(result: dict) -> str | None:
     best = min(rows, key=lambda r: r["measured_seconds"], default=None)
     if best and fits and not _tiled(result, best):
         return (
-            f"measured: {m.get('name')} takes {duration(best['measured_seconds'])} per inference with "
-            f"{best['emitter']} {best['dtype']} ({best['inferences_per_s']:.3g} inferences/s), the sum of its "
-            f"{best['layers']} layers each run whole on the board; time counts {basis.label}"
+            f"measured: {m.get('name')} takes {_per_inference(best, basis)} with {best['emitter']} {best['dtype']}, "
+            f"the sum of its {best['layers']} layers each run whole on the board{_left_out(m)}; "
+            f"time counts {basis.label}"
         )
     top = max(
         (r for r in result.get("roofs") or [] if r["kind"] == "compute" and r["source"] == "measured"),
@@ -139,6 +124,26 @@ def lead_line(result: dict) -> str | None:
         f"{m.get('name', 'the model')} {why}: its whole-model time is projected from them, not measured; "
         f"time counts {basis.label}"
     )
+
+
+def _per_inference(row: dict, basis: timing_basis.Basis) -> str:
+    """One inference's time: instructions or modelled cycles first where that is what time counts
+    (and seconds only at their rate), seconds and inferences/s where time is a chip's own."""
+    seconds = row["measured_seconds"]
+    if basis.real_time or not basis.step:
+        rate = row.get("inferences_per_s")
+        return f"{duration(seconds)} per inference" + (f" ({rate:.3g} inferences/s)" if rate else "")
+    per_mac = f", {seconds * basis.rate_hz / row['macc']:.3g} {basis.step} a MAC" if row.get("macc") else ""
+    at = f"{2**basis.icount_shift} ns an instruction" if basis.icount_shift is not None else basis.rate_text
+    return f"{basis.steps_text(seconds)} per inference ({duration(seconds)} at {at}{per_mac})"
+
+
+def _left_out(m: dict) -> str:
+    """The layers a whole-model time leaves out (not profiled: no kernel), said where it is given."""
+    out = [
+        f"{s.get('op') or s.get('name', '?')} {s['index']}" for s in m.get("not_profiled") or [] if not s.get("emitter")
+    ]
+    return f" ({', '.join(out)} not profiled: left out)" if out else ""
 
 
 def _tiled(result: dict, row: dict) -> bool:

@@ -13,9 +13,13 @@ from mcuroof.report.cliff import binary
 from mcuroof.results import document as results_mod
 from mcuroof.units import duration, si
 
+RIDGE = "ridge at "  # the roofs table's ridge columns: "ridge at memory L1"
 
-def roofs_table(result: dict, only: set[str] | None = None) -> Table:
-    """Every roof (or those named in `only`), its rate per second and per step, and / theory."""
+
+def roofs_table(result: dict, only: set[str] | None = None, ridges: bool = False) -> Table:
+    """Every roof (or those named in `only`), its rate per second and per step, and / theory;
+    `ridges`: each compute ceiling's ridge points too, one column per memory roof (RIDGE + its name),
+    where the ridge matrix would be a table of its own."""
     board = result.get("board", {})
     basis = timing_basis.of(board)
     title = f"Roofs: {board.get('name', '?')} ({board.get('firmware', '')}); {basis.sentence}"
@@ -23,8 +27,21 @@ def roofs_table(result: dict, only: set[str] | None = None) -> Table:
     caption = "\n".join(f"the emulator does not model: {limit}" for limit in limits) or None
     t = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     per = [f"per {basis.step}"] if basis.step else []  # host time: no step to count per
-    for col in ("kind", "name", "emitter", "dtype", "source", "value", *per, "/ theory"):
-        t.add_column(col, justify="right" if col in ("value", *per, "/ theory") else "left")
+    oi = {(r["compute"], r["memory"]): r["oi"] for r in result.get("ridges") or []} if ridges else {}
+    mems = list(dict.fromkeys(m for _, m in oi))
+    for col in ("kind", "name", "emitter", "dtype", "source", "value", *per, "/ theory", *(RIDGE + m for m in mems)):
+        t.add_column(col, justify="left" if col in ("kind", "name", "emitter", "dtype", "source") else "right")
+    if mems:
+        note = basis.bound_note
+        t.caption = "\n".join(
+            x
+            for x in (
+                t.caption,
+                f"{RIDGE}MEMORY: the intensity (MACC/byte) where this compute ceiling meets that memory roof"
+                + (f", as counted here, not the chip's: {note}" if note else ""),
+            )
+            if x
+        )
     shown = [r for r in result["roofs"] if only is None or (r["name"] in only and r["source"] == "measured")]
     for r in sorted(shown, key=lambda r: (r["kind"], r["source"], -_value(r), r["name"])):
         unit = "B" if r["kind"] == "memory" else "MACC"
@@ -37,6 +54,7 @@ def roofs_table(result: dict, only: set[str] | None = None) -> Table:
             si(_value(r), unit + "/s"),
             *([basis.per_text(_value(r), unit)] if per else []),
             theory_ratio(r, result["roofs"]),
+            *(f"{oi[(r['name'], m)]:.3g}" if (r["name"], m) in oi else "-" for m in mems),
         )
     return t
 
@@ -57,7 +75,11 @@ def ridges_table(result: dict) -> Table:
     mems = list(dict.fromkeys(r["memory"] for r in ridges))
     comps = list(dict.fromkeys(r["compute"] for r in ridges))
     oi = {(r["compute"], r["memory"]): r["oi"] for r in ridges}
-    t = Table(title="Ridge points (MACC/byte)", title_justify="left")
+    note = timing_basis.of(result.get("board") or {}).bound_note
+    title = "Ridge points (MACC/byte)" + (
+        f", where the roofs meet as counted here, not the chip's: {note}" if note else ""
+    )
+    t = Table(title=title, title_justify="left")
     t.add_column("compute \\ memory")
     for m in mems:
         t.add_column(m, justify="right")
@@ -159,9 +181,7 @@ def renderables(result: dict, details: bool = True, folder: str = "DIR") -> list
             + layer_report.model_lines(result, advice=False)
             + [checks_line(result)]
         )
-    out = ([roofs_table(result)] if result.get("roofs") else []) + icount_lines(result)
-    if result.get("ridges"):
-        out.append(ridges_table(result))
+    out = ([roofs_table(result, ridges=True)] if result.get("roofs") else []) + icount_lines(result)
     ref = reference_table(result)
     if ref:
         out.append(ref)

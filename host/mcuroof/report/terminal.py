@@ -29,8 +29,9 @@ DROPPABLE = (
     "input",
     "act B (in+out)",
     "layers",
-    "projected",
-    "measured / bound",
+    "projected from tiles",
+    "time / bound",
+    "vs fastest",
     "emitter",
     "dtype",
     "source",
@@ -38,8 +39,12 @@ DROPPABLE = (
 NAMED = ("emitter", "dtype")  # in a table of roofs, whose name holds them: left out first
 
 
+RIDGES = "ridge at "  # the roofs table's ridge columns (tables.RIDGE + a memory's name): left out first
+
+
 def _drop_order(headers: list[str]) -> tuple:
-    return NAMED + tuple(d for d in DROPPABLE if d not in NAMED) if "name" in headers else DROPPABLE
+    ridges = tuple(h for h in headers if h.startswith(RIDGES))
+    return ridges + (NAMED + tuple(d for d in DROPPABLE if d not in NAMED) if "name" in headers else DROPPABLE)
 
 
 def console() -> Console:

@@ -53,6 +53,7 @@ class Run:
     profile: str | None = None  # the profile the board's caches and theory come from, if any
     pace: float | None = None  # board seconds per host second (measure.pace): a fact, it sizes nothing
     sizing: str | None = None  # suites.timing.sizing: how a slow emulator's run was sized (None: as any board)
+    cycle_model: dict | None = None  # a modelled board's setup (links.cycle_model.Setup.record())
     timer: dict | None = None  # suites.timing.record: the timer check and the sizing rule it chose
 
 
@@ -61,7 +62,9 @@ def firmware_name(probe: dict) -> str:
     return "MicroPython " + ".".join(str(v) for v in probe.get("version", []))
 
 
-def board_info(name: str, probe: dict, link_description: str, icount_shift: int | None) -> dict:
+def board_info(
+    name: str, probe: dict, link_description: str, icount_shift: int | None, cycle_model: dict | None = None
+) -> dict:
     counter = cycle_counter.read(probe)
     return {
         "name": name,
@@ -73,6 +76,7 @@ def board_info(name: str, probe: dict, link_description: str, icount_shift: int 
         "cycle_counter": counter.state,  # board.cycle_counter: counting, not counting, no TRCENA, none
         "cycle_hz": round(counter.hz) if counter.hz else None,  # the counted clock
         "icount_shift": icount_shift,
+        "cycle_model": cycle_model,  # the cycle model's setup where time counts modelled cycles, else None
         "free_heap": probe.get("free"),
         "float": probe.get("float"),
         "tick_us": probe.get("tick_us"),
@@ -82,7 +86,7 @@ def board_info(name: str, probe: dict, link_description: str, icount_shift: int 
 
 def document(run: Run, probe: dict, records: list[dict]) -> dict:
     """The complete results document of one run, checked against the schema."""
-    board = board_info(run.board, probe, run.link, run.icount_shift)
+    board = board_info(run.board, probe, run.link, run.icount_shift, run.cycle_model)
     board["core"] = identity.describe(probe, boards.find(run.profile or run.board)).record()
     if run.wall_seconds is not None:
         board["wall_seconds"] = round(run.wall_seconds, 1)
@@ -95,7 +99,7 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
     board.update(run.clock)
     if not board.get("clock_hz"):
         board["clock_hz"] = run.clock.get("clock_set_hz")
-    limits = _limits(run.profile or run.board)
+    limits = _limits((run.cycle_model or {}).get("emulator") or run.profile or run.board)
     if limits:
         board["limits"] = limits
     data = build(board, records, run.reference, run.theoretical, _caches(run.profile or run.board))

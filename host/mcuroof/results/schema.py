@@ -94,6 +94,21 @@ BOARD = obj(
         "cycle_counter": one_of(*cycle_counter.STATES, None),  # board.cycle_counter
         "cycle_hz": nullable(POSITIVE),
         "icount_shift": nullable(COUNT),
+        # links.cycle_model.Setup.record(): where time counts modelled cycles (qemu-m4, qemu-m33, --as)
+        "cycle_model": nullable(
+            obj(
+                {"emulator": TEXT, "board": TEXT, "core": TEXT, "timings": TEXT, "clock_hz": POSITIVE, "label": TEXT},
+                {
+                    "heap_bytes": COUNT,
+                    "flash_fetch_wait_states": COUNT,
+                    "flash_data_wait_states": COUNT,
+                    "wait_states_source": TEXT,
+                    "line_buffer": nullable(
+                        obj({"lines": COUNT, "line_bytes": COUNT, "prefetch": FLAG}, {"source": nullable(TEXT)})
+                    ),
+                },
+            )
+        ),
         "free_heap": nullable(COUNT),
         "tick_us": nullable(NON_NEGATIVE),
         "link": TEXT,

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from mcuroof.kernels.contract import unit_key
-from mcuroof.kernels.emitters import HOST_PLATFORMS, is_assembler
-from mcuroof.kernels.regions import READERS, regions_kernels
+from mcuroof.kernels.emitters import HOST_PLATFORMS, is_assembler, readers
+from mcuroof.kernels.regions import regions_kernels
 from mcuroof.suites.base import Context, Suite
 from mcuroof.suites.timing import for_context, is_small
 
@@ -50,7 +50,7 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
     if plat in HOST_PLATFORMS:
         return {**cfg, "skip": "unix"}
     # an assembler with a reader (asm_thumb) reads the map; viper where there is none (qemu-rv32)
-    reader = next((e for e in READERS if e in ems and (is_assembler(e) or plat in FLASH_MAP)), None)
+    reader = next((e for e in readers() if e in ems and (is_assembler(e) or plat in FLASH_MAP)), None)
     if reader:
         if plat not in FLASH_MAP:
             return {**cfg, "skip": "no-map"}
@@ -58,18 +58,20 @@ def config(probe: dict, ctx: Context | None = None) -> dict:
         ram = 4096 if is_small(probe) else 64 * 1024  # halved on the board until it fits
         return {
             **cfg,
-            **({"waddr": "ptr8"} if reader == "viper" else {}),  # no uctypes in firmware/port
+            **({} if is_assembler(reader) else {"waddr": "ptr8"}),  # no uctypes in firmware/port
             "emitter": reader,
             "regions": [
                 {"name": CODE_REGION.get(plat, "flash"), "wa": base >> 2, "top": top, "rng": []},
                 {"name": "SRAM", "wa": None, "top": ram, "rng": []},
             ],
         }
-    if plat == "esp32" and "viper" in ems:
+    # on ESP32 (no asm_xtensa reader), the compiled reader (viper) reads the data bus's windows
+    compiled = next((e for e in readers() if e in ems and not is_assembler(e)), None)
+    if plat == "esp32" and compiled:
         regions = [{"name": "SRAM", "wa": None, "top": 16 * 1024, "rng": ESP32_SRAM}]
         if free > 2 * ESP32_INTERNAL:
             regions.append({"name": "PSRAM", "wa": None, "top": 1 << 20, "rng": ESP32_PSRAM})
-        return {**cfg, "emitter": "viper", "regions": regions}
+        return {**cfg, "emitter": compiled, "regions": regions}
     return {**cfg, "skip": "no-reader"}
 
 

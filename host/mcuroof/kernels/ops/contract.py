@@ -86,3 +86,30 @@ class Job:
     @property
     def key(self) -> str:
         return unit_key("layers", self.emitter, self.dtype, self.layer.index)
+
+
+@dataclass(frozen=True)
+class Grain:
+    """How a convolution or dense kernel groups its work (SIMD kernels): `pixels` output pixels
+    and `chans` channels a pass, inputs in groups of `inputs` (padded with zeros), and the
+    weights widened again for every block of `block` pixels (0: once a call)."""
+
+    pixels: int = 1
+    chans: int = 1
+    inputs: int = 1
+    block: int = 0
+    stream: bool = False  # the inputs stream from memory with the weights (MVE, K over 64)
+    direct: bool = False  # the inputs are read in place: none gathered
+    widen_per_pass: bool = False  # the inputs are widened again for each pass (DSP dense passes)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """What a generator declares of its kernel for a job, for the calibration (predict.design):
+    the variant that names its family after the generator's name ("": none), how it groups its
+    work (None: no grain), and whether windows clipped by padding take paths of their own (the
+    cost model's window terms)."""
+
+    name: str = ""
+    grain: Grain | None = None
+    window_paths: bool = False

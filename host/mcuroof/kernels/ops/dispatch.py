@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Callable
 
 from mcuroof.kernels import emitters
 from mcuroof.kernels.listing import sent
 from mcuroof.kernels.ops import dsp_conv, dsp_depthwise, m0, mve, pool, rv32
-from mcuroof.kernels.ops.contract import DTYPES, Job
+from mcuroof.kernels.ops.contract import DTYPES, Job, Variant
 from mcuroof.kernels.ops.m0 import ASM_DENSE, ASM_POINTWISE
 from mcuroof.kernels.ops.m0_routines import ASM_PRUN, ASM_ROWS
-from mcuroof.kernels.ops.python import python_source
 from mcuroof.kernels.ops.tiles import companion_shape
-from mcuroof.kernels.ops.viper import viper_source
 
 
 @dataclass(frozen=True)
@@ -25,10 +26,16 @@ class Generator:
     applies: Callable[[Job], bool]
     source: Callable[[Job], str]
     isa: Callable[[Job], str | None] = lambda job: None  # the extension its kernel uses
+    # its kernel's variant for a job and how it groups its work (predict.design asks: the calibration family)
+    variant: Callable[[Job], Variant] = lambda job: Variant()
 
 
 def _generic(job: Job) -> str | None:
     return source(job.layer.op, job.emitter, job.dtype)
+
+
+def _generic_variant(job: Job) -> Variant:
+    return generic_module(job.emitter).variant(job)
 
 
 def _m0_depthwise(job: Job) -> bool:
@@ -42,23 +49,31 @@ def _rows_source(job: Job) -> str:
 
 # In order: the first that applies to a job, and whose instruction sets the job's core has, emits it.
 GENERATORS = (
-    Generator("mve-conv", frozenset({"mve"}), mve.applies, mve.source, lambda job: "mve"),
-    Generator("dsp-conv", frozenset({"dsp"}), dsp_conv.conv_applies, dsp_conv.conv_source, lambda job: "dsp"),
+    Generator("mve-conv", frozenset({"mve"}), mve.applies, mve.source, lambda job: "mve", mve.variant),
+    Generator(
+        "dsp-conv",
+        frozenset({"dsp"}),
+        dsp_conv.conv_applies,
+        dsp_conv.conv_source,
+        lambda job: "dsp",
+        dsp_conv.conv_variant,
+    ),
     Generator(
         "dsp-depthwise",
         frozenset({"dsp"}),
         dsp_depthwise.depthwise_applies,
         dsp_depthwise.source,
         dsp_depthwise.kernel_isa,
+        dsp_depthwise.variant,
     ),
     Generator("dsp-pool", frozenset({"dsp"}), pool.applies, pool.source, pool.isa),
     Generator("m0-rows", frozenset(), m0.rows_apply, _rows_source),
     Generator("m0-conv", frozenset(), m0.smac_apply, m0.asm_smac_source),
-    Generator("m0-depthwise", frozenset(), _m0_depthwise, m0.asm_channels_source),
+    Generator("m0-depthwise", frozenset(), _m0_depthwise, m0.asm_channels_source, variant=m0.dw_variant),
     Generator("rv32-pointwise", frozenset(), rv32.pointwise_applies, rv32.pointwise),
     Generator("rv32-conv", frozenset(), rv32.conv_applies, rv32.conv_job),
     Generator("rv32", frozenset(), rv32.applies, lambda job: rv32.source(job.layer.op, job.dtype)),
-    Generator("generic", frozenset(), lambda job: _generic(job) is not None, _generic),
+    Generator("generic", frozenset(), lambda job: _generic(job) is not None, _generic, variant=_generic_variant),
 )
 
 
@@ -73,21 +88,31 @@ def kernel_isa(job: Job) -> str | None:
     return g.isa(job) if g else None
 
 
-# the generic generators by module (kernels.emitters.Emitter.generic names one per emitter):
-# (op, emitter, element type) -> the kernel's source or None
-GENERIC = {
-    "python": python_source,
-    "viper": lambda op, em, ty: viper_source(op, ty),
-    "m0": lambda op, em, ty: m0.dot_source(op, ty),
-    "rv32": lambda op, em, ty: rv32.source(op, ty),
-}
+def variant(job: Job) -> Variant | None:
+    """What the generator of the job's kernel declares of it for the calibration (None: no kernel)."""
+    g = generator(job)
+    return g.variant(job) if g else None
+
+
+@functools.lru_cache(maxsize=None)
+def generic_module(em: str) -> ModuleType | None:
+    """The kernels.ops module of the emitter's generic layer kernels (kernels.emitters.Emitter.generic):
+    each has generic(op, emitter, dtype), limit(layer) and variant(job)."""
+    found = emitters.get(em)
+    return importlib.import_module(f"{__package__}.{found.generic}") if found and found.generic else None
 
 
 def source(op: str, em: str, ty: str) -> str | None:
     """The generic kernel `k` of this op for any core, or None where the emitter cannot run it
     (the other generators only make faster kernels of ops this one runs)."""
-    found = emitters.get(em)
-    return GENERIC[found.generic](op, em, ty) if found and found.generic else None
+    mod = generic_module(em)
+    return mod.generic(op, em, ty) if mod else None
+
+
+def limit(layer, em: str) -> str | None:
+    """Why the emitter's kernels cannot run this layer of an op they run (None: they can)."""
+    mod = generic_module(em)
+    return mod.limit(layer) if mod else None
 
 
 def runs(op: str, em: str, ty: str) -> bool:

@@ -11,6 +11,8 @@ SP = 13
 FRAME_HEAD = 64  # saved arguments and loop state, below the int16 rows
 PIXEL_ACCS = ((10, 11), (12, LR), (5, 6))  # accumulators of channels c, c+1 per pixel of the pass
 OC_SLOT = 48  # frame: P, X, W, O, N, p, the pass's output addresses (24 + 4j), OC
+LDR_REACH = 4095  # bytes an LDR's (or STR's) 12-bit immediate offset reaches
+LDRD_REACH = 1020  # bytes an LDRD's (or STRD's) 8-bit immediate offset, in words, reaches
 MAX_K = 768  # inputs per output: the int16 rows (4 bytes per input and pixel pair) stay under 4 KB of stack
 
 
@@ -24,6 +26,16 @@ def store_args(p: int = 0, x: int = 4, w: int = 8, o: int = 12) -> str:
     return t.str_imm(3, SP, p) + t.str_imm(0, SP, x) + t.str_imm(1, SP, w) + t.str_imm(2, SP, o)
 
 
+def grow(frame: int) -> str:
+    """sp lowered by a frame (two SUBW past SUBW's 4095)."""
+    return t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if frame > 4095 else t.subw(SP, SP, frame)
+
+
+def shrink(frame: int) -> str:
+    """sp raised back by a frame (grow's inverse)."""
+    return t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if frame > 4095 else t.addw(SP, SP, frame)
+
+
 def leave(frame: int) -> str:
     """A layer kernel's last lines: its frame released, r8-r11 restored."""
     return t.addw(SP, SP, frame) + " pop({r8,r9,r10,r11})\n"
@@ -32,6 +44,119 @@ def leave(frame: int) -> str:
 def rq(reg: int, s: int, lo: int) -> str:
     """(reg * M) >> S clamped to [LO, 127], M in r4: MUL, then SSAT/USAT with the shift."""
     return t.mul(reg, reg, 4) + (t.usat(reg, 7, reg, s) if lo == 0 else t.ssat(reg, 8, reg, s))
+
+
+def direct_inputs(n: int) -> str:
+    """r1 = the pixel's n inputs in place: X + ((oy*SH)*V + ox*SW) * n (oy in r6, ox in r7, P in
+    r0, X at sp + 4)."""
+    return (
+        asm(f"""
+            ldr(r5,[r0,P.SH])
+            mul(r6,r5)
+            ldr(r5,[r0,P.V])
+            mul(r6,r5)
+            ldr(r5,[r0,P.SW])
+            mul(r7,r5)
+            add(r6,r6,r7)
+            movw(r5,{n})
+            mul(r6,r5)
+        """)
+        + t.ldr_imm(7, SP, 4)
+        + " add(r1,r6,r7)\n"
+    )
+
+
+def rows_read(p: int, st: int, pt: int, label: str) -> str:
+    """r2 = the input rows a 3x3 depthwise tile reads, min(H, ST*OH + 3 - ST - PT) (P in r<p>,
+    r5 scratch)."""
+    return (
+        asm(f"""
+            ldr(r2,[r{p},P.H])
+            ldr(r5,[r{p},P.OH])
+        """)
+        + (" add(r5,r5,r5)\n" if st == 2 else "")
+        + asm(f"""
+            add(r5,{3 - st - pt})
+            cmp(r2,r5)
+            ble({label})
+            mov(r2,r5)
+            label({label})  # rows: min(H, ST*OH + 3 - ST - PT)
+        """)
+    )
+
+
+def zero_pairs(off: int) -> str:
+    """r4 pairs of words from sp + off zeroed (STRD of r6, r7; r0 walks them)."""
+    return (
+        t.addw(0, SP, off)
+        + asm("""
+            movw(r6,0)
+            movw(r7,0)
+            label(Z)
+        """)
+        + t.strd_post(6, 7, 0, 8)
+        + asm("""
+            sub(r4,1)
+            bne_w(Z)
+        """)
+    )
+
+
+def next_channel(c: int) -> str:
+    """The channel at sp + 16 up by one, back to CH while under c."""
+    return (
+        t.ldr_imm(4, SP, 16)
+        + " add(r4,1)\n"
+        + t.str_imm(4, SP, 16)
+        + asm(f"""
+            movw(r5,{c})
+            cmp(r4,r5)
+            blt_w(CH)
+        """)
+    )
+
+
+def while_pixels(label: str, n: int = 0) -> str:
+    """Back to label while the pass's pixel p (sp + 20; first moved on by n and stored) is under
+    N (sp + 16)."""
+    step = f" add(r4,{n})\n" + t.str_imm(4, SP, 20) if n else ""
+    return (
+        t.ldr_imm(4, SP, 20)
+        + step
+        + t.ldr_imm(5, SP, 16)
+        + asm(f"""
+            cmp(r4,r5)
+            blt_w({label})
+        """)
+    )
+
+
+def count_up(slot: int, field: str, label: str) -> str:
+    """The count at sp + slot up by one, back to label while under P's field (P at sp + 0)."""
+    return (
+        t.ldr_imm(4, SP, slot)
+        + " add(r4,1)\n"
+        + t.str_imm(4, SP, slot)
+        + t.ldr_imm(0, SP, 0)
+        + asm(f"""
+            ldr(r5,[r0,P.{field}])
+            cmp(r4,r5)
+            blt_w({label})
+        """)
+    )
+
+
+def channel_head(name: str, frame: int) -> str:
+    """A per-channel kernel's head: its frame, the arguments, W at sp + 20, the biases (P + 64)
+    at sp + 24."""
+    return (
+        head(name)
+        + t.subw(SP, SP, frame)
+        + store_args()
+        + t.str_imm(1, SP, 20)
+        + " add(r3,64)\n"
+        + t.str_imm(3, SP, 24)
+    )
 
 
 def constants(job):
@@ -170,6 +295,17 @@ def unroll(groups: int, most: int = 15) -> int:
 
 def requant(m: int, s: int, lo: int, accs) -> str:
     return f" movw(r4,{m})\n" + "".join(rq(a, s, lo) for a in accs)
+
+
+def pixel_offset(reg: int) -> str:
+    """r5 = (y * V + x) * C, the window's first input pixel (y in r5, x in r4, P in r0; r<reg> = C after)."""
+    return asm(f"""
+        ldr(r{reg},[r0,P.V])
+        mul(r5,r{reg})
+        add(r5,r5,r4)
+        ldr(r{reg},[r0,P.C])
+        mul(r5,r{reg})
+    """)
 
 
 def window(axis: int) -> str:

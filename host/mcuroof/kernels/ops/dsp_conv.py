@@ -4,20 +4,25 @@ from __future__ import annotations
 
 from mcuroof.kernels import thumb2 as t
 from mcuroof.kernels.listing import said
+from mcuroof.kernels.ops import dsp_dense
 from mcuroof.kernels.ops.asm_text import lines as asm
+from mcuroof.kernels.ops.contract import Grain, Variant
 from mcuroof.kernels.ops.dsp_common import (
     FRAME_HEAD,
+    LDRD_REACH,
     LR,
     OC_SLOT,
     PIXEL_ACCS,
     SP,
     constants,
+    direct_inputs,
     gather,
     head,
     leave,
     requant,
     store_args,
     unroll,
+    while_pixels,
 )
 from mcuroof.kernels.ops.dsp_dense import dense_applies, dense_source
 
@@ -72,21 +77,7 @@ def _pixel(
         + " sub(r7,r4,r7)\n"
     )  # oy, ox
     if direct:  # 1x1 convolution or dense layer: the pixel's C inputs in place
-        code += (
-            asm(f"""
-                ldr(r5,[r0,P.SH])
-                mul(r6,r5)
-                ldr(r5,[r0,P.V])
-                mul(r6,r5)
-                ldr(r5,[r0,P.SW])
-                mul(r7,r5)
-                add(r6,r6,r7)
-                movw(r5,{c})
-                mul(r6,r5)
-            """)
-            + t.ldr_imm(7, SP, 4)
-            + " add(r1,r6,r7)\n"
-        )
+        code += direct_inputs(c)
     else:
         code += gather(c, kh, kw, boff).replace("(G", f"(G{j}") + t.addw(1, SP, boff)
     return (
@@ -276,10 +267,29 @@ def _block_store() -> str:
     return code
 
 
+def _one_pixel(job) -> bool:
+    """Every tile one output pixel (a dense layer, or a convolution's last pixel)."""
+    return all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
+
+
 def _block_applies(job, groups: int) -> bool:
     """The block kernel takes convolutions (not dense layers) with K unrolled in LDRD's reach."""
-    dense = all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
-    return not dense and 16 + 24 * groups <= 1020
+    return not _one_pixel(job) and 16 + 24 * groups <= LDRD_REACH
+
+
+def _block_passes(groups: int, direct: bool) -> int:
+    """Triples of pixels a block holds: what BLOCK_FRAME leaves beside the head, the widened
+    weights and the gather row."""
+    gather = 0 if direct else -(-(4 * groups) // 8) * 8
+    return max(1, (BLOCK_FRAME - (FRAME_HEAD + 16 * groups) - gather) // (16 + 24 * groups))
+
+
+def _pixels_a_pass(job, groups: int) -> int:
+    """Pixels a pass of conv_source: three where their rows are within LDRD's reach of sp, one
+    for dense layers, else two."""
+    if _one_pixel(job):
+        return 1 if FRAME_HEAD + 8 * groups <= LDRD_REACH else 2
+    return 3 if FRAME_HEAD + 24 * groups <= LDRD_REACH else 2
 
 
 def _entry(frame: int) -> str:
@@ -313,7 +323,7 @@ def conv_block_source(job) -> str:
     tsize = 16 + 24 * groups
     goff = woff + 16 * groups
     gather = 0 if direct else -(-kp // 8) * 8
-    passes = max(1, (BLOCK_FRAME - goff - gather) // tsize)
+    passes = _block_passes(groups, direct)
     boff = goff + gather
     frame = boff + passes * tsize
     pad = "" if direct or kp == k else " mov(r4,0)\n" + t.str_imm(4, SP, goff + kp - 4)
@@ -374,19 +384,7 @@ def conv_block_source(job) -> str:
             blt_w(CH)
         """)
     )
-    return (
-        _entry(frame)
-        + pad
-        + widen
-        + pairs
-        + t.ldr_imm(4, SP, 20)
-        + t.ldr_imm(5, SP, 16)
-        + asm("""
-            cmp(r4,r5)
-            blt_w(BLK)
-        """)
-        + leave(frame)
-    )
+    return _entry(frame) + pad + widen + pairs + while_pixels("BLK") + leave(frame)
 
 
 def _conv_shape(job):
@@ -405,9 +403,7 @@ def conv_source(job) -> str:
         return conv_block_source(job)
     if dense_applies(job, direct):
         return dense_source(job)
-    # pixels a pass: three where their rows are within LDRD's reach of sp, one for dense layers
-    dense = all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
-    px = 1 if dense and FRAME_HEAD + 8 * groups <= 1020 else 3 if not dense and FRAME_HEAD + 24 * groups <= 1020 else 2
+    px = _pixels_a_pass(job, groups)
     qoff = FRAME_HEAD
     boff = qoff + 8 * px * groups
     frame = boff + (0 if direct else -(-kp // 8) * 8)
@@ -450,13 +446,23 @@ def conv_source(job) -> str:
         + requant(m, s, lo, [acc[0] for acc in pixels])
         + _store([acc[:1] for acc in pixels], cr)
         + " label(CE)\n"
-        + t.ldr_imm(4, SP, 20)
-        + f" add(r4,{px})\n"
-        + t.str_imm(4, SP, 20)
-        + t.ldr_imm(5, SP, 16)
-        + asm("""
-            cmp(r4,r5)
-            blt_w(PIX)
-        """)
+        + while_pixels("PIX", px)
         + leave(frame)
     )
+
+
+def conv_variant(job) -> Variant:
+    """conv_source's path for the job, and how it groups its work: "blocks" of pixel triples,
+    "pairs" of pixels, or a "pixel" a pass (dense passes where the inputs are read in place)."""
+    k, _, _, _, _, _, _, direct, _, groups = _conv_shape(job)
+    if _block_applies(job, groups):
+        return Variant("blocks", Grain(3, 2, 4, 3 * _block_passes(groups, direct)))
+    if dense_applies(job, direct):
+        return Variant("pixel", dsp_dense.grain(k, job.tiles[0].params.OC))
+    if _one_pixel(job):
+        # one family with one grain for every one-pixel job whose inputs are gathered, as the
+        # calibration has always had it: those past LDRD's reach (K over 956) run as pixel pairs
+        # (_pixels_a_pass), which would be a family of their own
+        return Variant("pixel", Grain(1, 1, 4))
+    px = _pixels_a_pass(job, groups)
+    return Variant("pairs" if px == 2 else "rows", Grain(px, 2, 4))

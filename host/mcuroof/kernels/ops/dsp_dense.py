@@ -5,7 +5,8 @@ from __future__ import annotations
 from mcuroof.kernels import thumb2 as t
 from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
-from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, requant, unroll
+from mcuroof.kernels.ops.contract import Grain
+from mcuroof.kernels.ops.dsp_common import LDR_REACH, LR, SP, constants, head, leave, requant, unroll
 
 DENSE_ACCS = (6, 7, 8, 9, 10, 11, 12)  # the accumulators of a dense pass's channels
 DENSE_UNROLL = 32  # groups of 4 inputs a loop step, at most
@@ -56,8 +57,34 @@ def _dense_pass(k: int, groups: int, n: int, m: int, s: int, lo: int, tag: str) 
     )
 
 
+def _next_channels(n: int, label: str) -> str:
+    """c (frame 12) moved on by n to r7, back to label while under OC."""
+    return (
+        t.ldr_imm(7, SP, 12)
+        + f" add(r7,{n})\n"
+        + t.ldr_imm(4, SP, 0)
+        + asm(f"""
+            ldr(r4,[r4,P.OC])
+            cmp(r7,r4)
+            blt_w({label})
+        """)
+    )
+
+
 def dense_applies(job, direct: bool) -> bool:
     return direct and all(tl.params.OH * tl.params.OW == 1 for tl in job.tiles)
+
+
+def channels(k: int, oc: int) -> int:
+    """Channels a dense pass takes: up to 7 (DENSE_ACCS), the first tile's OC, and those whose
+    weights LDR reaches from one register."""
+    reach = (LDR_REACH - 4 * unroll(-(-k // 4), DENSE_UNROLL)) // k + 1
+    return max(1, min(len(DENSE_ACCS), reach, oc))
+
+
+def grain(k: int, oc: int) -> Grain:
+    """dense_source's grain: passes of `channels` channels, inputs in place, widened per pass."""
+    return Grain(1, channels(k, oc), 4, direct=True, widen_per_pass=True)
 
 
 def dense_source(job) -> str:
@@ -67,8 +94,7 @@ def dense_source(job) -> str:
     channels one at a time. Each input serves the n channels once: no reuse to widen for."""
     k, m, s, lo = constants(job)
     groups = k // 4
-    reach = (4095 - 4 * unroll(groups, DENSE_UNROLL)) // k + 1  # channels whose weights LDR reaches from r1
-    n = max(1, min(len(DENSE_ACCS), reach, job.tiles[0].params.OC))
+    n = channels(k, job.tiles[0].params.OC)
     wide = (
         asm("""
             mov(r7,0)
@@ -84,15 +110,8 @@ def dense_source(job) -> str:
             label(DA)  # c = min(c, OC - n)
         """)
         + _dense_pass(k, groups, n, m, s, lo, "N")
-        + t.ldr_imm(7, SP, 12)
-        + f" add(r7,{n})\n"
-        + t.ldr_imm(4, SP, 0)
-        + asm("""
-            ldr(r4,[r4,P.OC])
-            cmp(r7,r4)
-            blt_w(DW)
-            b(DE)
-        """)
+        + _next_channels(n, "DW")
+        + " b(DE)\n"
     )
     one = (
         asm("""
@@ -101,15 +120,8 @@ def dense_source(job) -> str:
             label(D1)
         """)
         + _dense_pass(k, groups, 1, m, s, lo, "1")
-        + t.ldr_imm(7, SP, 12)
-        + " add(r7,1)\n"
-        + t.ldr_imm(4, SP, 0)
-        + asm("""
-            ldr(r4,[r4,P.OC])
-            cmp(r7,r4)
-            blt_w(D1)
-            label(DE)
-        """)
+        + _next_channels(1, "D1")
+        + " label(DE)\n"
     )
     return (
         head()

@@ -9,8 +9,20 @@ import itertools
 from mcuroof.kernels import thumb2 as t
 from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
-from mcuroof.kernels.ops.contract import PARAMS, shape
-from mcuroof.kernels.ops.dsp_common import LR, SP, constants, head, leave, rq, scaled, store_args, window
+from mcuroof.kernels.ops.contract import PARAMS, Variant, shape
+from mcuroof.kernels.ops.dsp_common import (
+    LR,
+    SP,
+    channel_head,
+    constants,
+    head,
+    leave,
+    pixel_offset,
+    rq,
+    scaled,
+    store_args,
+    window,
+)
 from mcuroof.kernels.ops.dsp_planes import (
     FOLD_M,
     depthwise_direct_source,
@@ -31,14 +43,10 @@ def depthwise_applies(job) -> bool:
     )
 
 
-def depthwise_source(job) -> str:
-    """Depthwise: per output pixel, 4 channels at a time (the last 4 overlap where C % 4 != 0):
-    each tap's 4 inputs and 4 weights widened by SXTB16, 4 SMLABB/SMLATT into 4 accumulators,
-    requantized and stored; the whole tile in one call. 10 instructions per 4 MACs per tap: a
-    tap's weights serve one output per channel, so they are not reused from registers."""
-    _, m, s, lo = constants(job)
-    frame = 64
-    tap = (
+def _dw_tap() -> str:
+    """One tap of 4 channels: inputs at r1 and weights at r2 (advanced by C, r9), widened by
+    SXTB16, 4 SMLABB/SMLATT into r10, r11, r12, lr."""
+    return (
         t.ldr_imm(4, 1, 0)
         + t.ldr_imm(6, 2, 0)
         + t.add_lsl(1, 1, 9, 0)
@@ -52,7 +60,12 @@ def depthwise_source(job) -> str:
         + t.smlabb(11, 5, 7, 11)
         + t.smlatt(LR, 5, 7, LR)
     )
-    pixel = (
+
+
+def _dw_pixel() -> str:
+    """The pixel's window (its rows and taps per row to the frame), the first tap's input and
+    weight addresses and the strides past a row's taps; r9 = C, r8 = 0 (the first group)."""
+    return (
         t.ldr_imm(0, SP, 0)
         + window(0)
         + said(t.str_imm(7, SP, 28), "rows of taps")
@@ -65,13 +78,7 @@ def depthwise_source(job) -> str:
         + window(1)
         + said(t.str_imm(7, SP, 32), "taps per row")
         + t.ldr_imm(5, SP, 36)
-        + asm("""
-            ldr(r1,[r0,P.V])
-            mul(r5,r1)
-            add(r5,r5,r4)
-            ldr(r1,[r0,P.C])
-            mul(r5,r1)
-        """)
+        + pixel_offset(1)
         + t.ldr_imm(2, SP, 4)
         + " add(r5,r5,r2)\n"
         + said(t.str_imm(5, SP, 36), "X + (y*V+x)*C")
@@ -100,23 +107,28 @@ def depthwise_source(job) -> str:
             movw(r8,0)
         """)
     )
-    group = (
+
+
+def _dw_window(tag: str, biases: str, tap: str, accs: tuple, m: int, s: int, lo: int) -> str:
+    """Channels from g (in r8) of the pixel: the accumulators from their biases (P + 64 + 4g,
+    in r0), the window's rows of taps (tap: one tap, to T{tag}; its rows to R{tag}), each
+    accumulator requantized and stored to the pixel's output + g."""
+    return (
         t.ldr_imm(0, SP, 0)
         + t.add_lsl(0, 0, 8, 2)
-        + t.ldrd_imm(10, 11, 0, 64)
-        + t.ldrd_imm(12, LR, 0, 72)
+        + biases
         + t.ldr_imm(1, SP, 36)
         + t.add_lsl(1, 1, 8, 0)
         + t.ldr_imm(2, SP, 40)
         + t.add_lsl(2, 2, 8, 0)
         + t.ldr_imm(0, SP, 28)
-        + " label(R)\n"
+        + f" label(R{tag})\n"
         + t.ldr_imm(3, SP, 32)
-        + " label(T)\n"
+        + f" label(T{tag})\n"
         + tap
-        + asm("""
+        + asm(f"""
             sub(r3,1)
-            bne_w(T)
+            bne_w(T{tag})
         """)
         + t.ldr_imm(4, SP, 44)
         + t.ldr_imm(5, SP, 48)
@@ -124,15 +136,25 @@ def depthwise_source(job) -> str:
             add(r1,r1,r4)
             add(r2,r2,r5)
             sub(r0,1)
-            bne_w(R)
+            bne_w(R{tag})
             movw(r4,{m})
         """)
-        + "".join(rq(a, s, lo) for a in (10, 11, 12, LR))
+        + "".join(rq(a, s, lo) for a in accs)
         + t.ldr_imm(5, SP, 24)
         + t.add_lsl(5, 5, 8, 0)
-        + "".join(t.strb_imm(a, 5, i) for i, a in enumerate((10, 11, 12, LR)))
+        + "".join(t.strb_imm(a, 5, i) for i, a in enumerate(accs))
     )
-    nxt = t.addw(8, 8, 4) + asm("""
+
+
+def _dw_group(m: int, s: int, lo: int) -> str:
+    """Channels g..g+3 (g in r8) of the pixel: 4 accumulators, a tap SXTB16 and SMLAxB."""
+    biases = t.ldrd_imm(10, 11, 0, 64) + t.ldrd_imm(12, LR, 0, 72)
+    return _dw_window("", biases, _dw_tap(), (10, 11, 12, LR), m, s, lo)
+
+
+def _dw_next_group() -> str:
+    """The next 4 channels (the last 4 overlap the ones before where C % 4 != 0), to G until all are done."""
+    return t.addw(8, 8, 4) + asm("""
         mov(r5,r8)
         mov(r4,r9)
         cmp(r5,r4)
@@ -145,7 +167,11 @@ def depthwise_source(job) -> str:
         bne_w(G)
         label(GE)
     """)
-    step = (
+
+
+def _dw_next_pixel() -> str:
+    """The next pixel's output address, column and row, back to PIX until the tile is done."""
+    return (
         t.ldr_imm(4, SP, 24)
         + asm("""
             mov(r5,r9)
@@ -173,41 +199,13 @@ def depthwise_source(job) -> str:
             blt_w(PIX)
         """)
     )
-    # tiles of fewer than 4 channels: a channel at a time, LDRSB and MLA
-    single = (
-        t.ldr_imm(0, SP, 0)
-        + t.add_lsl(0, 0, 8, 2)
-        + t.ldr_imm(10, 0, 64)
-        + t.ldr_imm(1, SP, 36)
-        + t.add_lsl(1, 1, 8, 0)
-        + t.ldr_imm(2, SP, 40)
-        + t.add_lsl(2, 2, 8, 0)
-        + t.ldr_imm(0, SP, 28)
-        + " label(R1)\n"
-        + t.ldr_imm(3, SP, 32)
-        + " label(T1)\n"
-        + t.ldrsb_post(4, 1, 0)
-        + t.ldrsb_post(6, 2, 0)
-        + t.add_lsl(1, 1, 9, 0)
-        + t.add_lsl(2, 2, 9, 0)
-        + t.mla(10, 4, 6, 10)
-        + asm("""
-            sub(r3,1)
-            bne_w(T1)
-        """)
-        + t.ldr_imm(4, SP, 44)
-        + t.ldr_imm(5, SP, 48)
-        + asm(f"""
-            add(r1,r1,r4)
-            add(r2,r2,r5)
-            sub(r0,1)
-            bne_w(R1)
-            movw(r4,{m})
-        """)
-        + rq(10, s, lo)
-        + t.ldr_imm(5, SP, 24)
-        + t.add_lsl(5, 5, 8, 0)
-        + t.strb_imm(10, 5, 0)
+
+
+def _dw_single(m: int, s: int, lo: int) -> str:
+    """Tiles of fewer than 4 channels: a channel at a time, LDRSB and MLA."""
+    tap = t.ldrsb_post(4, 1, 0) + t.ldrsb_post(6, 2, 0) + t.add_lsl(1, 1, 9, 0) + t.add_lsl(2, 2, 9, 0)
+    return (
+        _dw_window("1", t.ldr_imm(10, 0, 64), tap + t.mla(10, 4, 6, 10), (10,), m, s, lo)
         + t.addw(8, 8, 1)
         + asm("""
             mov(r5,r8)
@@ -217,6 +215,15 @@ def depthwise_source(job) -> str:
             beq_w(GE)
         """)
     )
+
+
+def depthwise_source(job) -> str:
+    """Depthwise: per output pixel, 4 channels at a time (the last 4 overlap where C % 4 != 0):
+    each tap's 4 inputs and 4 weights widened by SXTB16, 4 SMLABB/SMLATT into 4 accumulators,
+    requantized and stored; the whole tile in one call. 10 instructions per 4 MACs per tap: a
+    tap's weights serve one output per channel, so they are not reused from registers."""
+    _, m, s, lo = constants(job)
+    frame = 64
     return (
         head()
         + t.subw(SP, SP, frame)
@@ -225,21 +232,21 @@ def depthwise_source(job) -> str:
         + t.str_imm(4, SP, 16)
         + t.str_imm(4, SP, 20)
         + " label(PIX)\n"
-        + pixel
+        + _dw_pixel()
         + asm("""
             mov(r4,r9)
             cmp(r4,4)
             blt_w(G1)
             label(G)
         """)
-        + group
-        + nxt
-        + step
+        + _dw_group(m, s, lo)
+        + _dw_next_group()
+        + _dw_next_pixel()
         + asm("""
             b(END)
             label(G1)
         """)
-        + single
+        + _dw_single(m, s, lo)
         + " label(END)\n"
         + leave(frame)
     )
@@ -345,12 +352,7 @@ def depthwise_3x3_source(job, p, name: str) -> str:
     )
     rest = t.ldr_imm(0, SP, 28) + t.subw(0, 0, 1) + row(2, 0)  # input row 2 after output row 0 (r10 held the bias)
     return (
-        head(name)
-        + t.subw(SP, SP, K3_FRAME)
-        + store_args()
-        + t.str_imm(1, SP, 20)
-        + " add(r3,64)\n"
-        + t.str_imm(3, SP, 24)
+        channel_head(name, K3_FRAME)
         + t.str_imm(0, SP, 28)
         + t.str_imm(2, SP, 36)
         + t.addw(4, 2, c)
@@ -449,3 +451,9 @@ def source(job) -> str:
 
 def kernel_isa(job) -> str:
     return "mve" if _mve_groups(job) else "dsp"
+
+
+def variant(job) -> Variant:
+    """On an MVE core, the extension its kernels use names the family (the MVE kernel takes
+    tiles of 4 rows or more); one family on a DSP core."""
+    return Variant(kernel_isa(job)) if "mve" in job.isa else Variant()

@@ -6,7 +6,23 @@ from mcuroof.kernels import thumb2 as t
 from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
 from mcuroof.kernels.ops.contract import shape
-from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, add_imm, constants, head, leave, scaled, store_args
+from mcuroof.kernels.ops.dsp_common import (
+    LR,
+    MAX_FRAME,
+    SP,
+    add_imm,
+    channel_head,
+    constants,
+    grow,
+    head,
+    leave,
+    next_channel,
+    rows_read,
+    scaled,
+    shrink,
+    store_args,
+    zero_pairs,
+)
 
 # Depthwise 3x3, stride 1, on channel planes. Frame: 64 bytes of state (P, X, W, O, c at 0..16,
 # the channel's bias twice at 32), then one int16 plane: OH + 2 lines of LP halfwords, the
@@ -105,16 +121,9 @@ def _planes_pass2(k: int, lp: int, ow: int, c: int, s: int, lo: int, pair: bool,
     return code + "".join(sat(r) for r, _ in outs) + "".join(t.strb_imm(r, 1, at) for r, at in outs)
 
 
-def depthwise_planes_source(job, ps, name: str) -> str:
-    _, m, s, lo = constants(job)
-    lp, frame = _planes_shape(ps)
-    p = ps[0]
-    c, v, ow, st, pt, pl = p.C, p.V, p.OW, p.SH, p.PT, p.PL
-    h_rows, cols = min(p.H, st * p.OH + 3 - st - pt), min(v, st * (ow - 1) + 3 - pl)  # input rows, columns read
-    big = frame > 4095
-    grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
-    shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
-    zero = (
+def _planes_zero(lp: int, st: int) -> str:
+    """The planes zeroed (their padding stays zero): (OH*ST + 2) rows of LP int16."""
+    return (
         asm("ldr(r4,[r3,P.OH])")
         + (
             asm("""
@@ -126,32 +135,18 @@ def depthwise_planes_source(job, ps, name: str) -> str:
         )
         + f" movw(r5,{lp // 4})\n"
         + t.mul(4, 4, 5)
-        + t.addw(0, SP, 64)
-        + asm("""
-            movw(r6,0)
-            movw(r7,0)
-            label(Z)
-        """)
-        + t.strd_post(6, 7, 0, 8)
-        + asm("""
-            sub(r4,1)
-            bne_w(Z)
-        """)
+        + zero_pairs(64)
     )
+
+
+def _planes_widen(p, lp: int) -> str:
+    """Channel c's input rows read (LDRSB) into its plane as int16: a loop over the rows
+    read, or unrolled where they are few (no count, the plane's offsets rendered)."""
+    c, v, ow, st, pt, pl = p.C, p.V, p.OW, p.SH, p.PT, p.PL
+    h_rows, cols = min(p.H, st * p.OH + 3 - st - pt), min(v, st * (ow - 1) + 3 - pl)  # input rows, columns read
     widen = (
         t.ldr_imm(0, SP, 0)
-        + asm("""
-            ldr(r2,[r0,P.H])
-            ldr(r5,[r0,P.OH])
-        """)
-        + (" add(r5,r5,r5)\n" if st == 2 else "")
-        + asm(f"""
-            add(r5,{3 - st - pt})
-            cmp(r2,r5)
-            ble(WA)
-            mov(r2,r5)
-            label(WA)  # rows: min(H, ST*OH + 3 - ST - PT)
-        """)
+        + rows_read(0, st, pt, "WA")
         + t.ldr_imm(1, SP, 4)
         + t.ldr_imm(5, SP, 16)
         + said(t.add_lsl(1, 1, 5, 0), "X + c")
@@ -177,7 +172,12 @@ def depthwise_planes_source(job, ps, name: str) -> str:
                 for y in range(h_rows)
             )
         )
-    weights = (
+    return widen
+
+
+def _planes_weights(c: int, m: int) -> str:
+    """Channel c's 3x3 weights times M, paired along the rows (r6-r11), its bias times M to the frame."""
+    return (
         t.ldr_imm(1, SP, 8)
         + t.ldr_imm(5, SP, 16)
         + t.add_lsl(1, 1, 5, 0)
@@ -199,36 +199,47 @@ def depthwise_planes_source(job, ps, name: str) -> str:
         + t.str_imm(4, SP, P_BIAS + 4)
     )
 
-    def row(ja, jb):
-        return (
-            "".join(_planes_pass(k, lp, c, s, lo, True, st, range(ja, jb)) for k in range(ow // 2))
-            + (_planes_pass(ow // 2, lp, c, s, lo, False, st, range(ja, jb)) if ow % 2 else "")
-            + t.addw(0, 0, 2 * lp * st)
-            + add_imm(1, ow * c)
-        )
 
-    def rows2(a, b):
-        return (
-            "".join(_planes_pass2(k, lp, ow, c, s, lo, True, a, b) for k in range(ow // 2))
-            + (_planes_pass2(ow // 2, lp, ow, c, s, lo, False, a, b) if ow % 2 else "")
-            + t.addw(0, 0, 4 * lp)
-            + add_imm(1, 2 * ow * c)
-        )
+def _planes_row(p, lp: int, s: int, lo: int, ja: int, jb: int) -> str:
+    """An output row (kernel rows ja..jb-1 inside the input), by pixel pairs."""
+    c, ow, st = p.C, p.OW, p.SH
+    return (
+        "".join(_planes_pass(k, lp, c, s, lo, True, st, range(ja, jb)) for k in range(ow // 2))
+        + (_planes_pass(ow // 2, lp, c, s, lo, False, st, range(ja, jb)) if ow % 2 else "")
+        + t.addw(0, 0, 2 * lp * st)
+        + add_imm(1, ow * c)
+    )
 
+
+def _planes_rows2(p, lp: int, s: int, lo: int, a, b) -> str:
+    """Two output rows at once (kernel rows a and b inside the input), by pixel pairs."""
+    c, ow = p.C, p.OW
+    return (
+        "".join(_planes_pass2(k, lp, ow, c, s, lo, True, a, b) for k in range(ow // 2))
+        + (_planes_pass2(ow // 2, lp, ow, c, s, lo, False, a, b) if ow % 2 else "")
+        + t.addw(0, 0, 4 * lp)
+        + add_imm(1, 2 * ow * c)
+    )
+
+
+def _planes_lines(p, lp: int, s: int, lo: int) -> str:
+    """The channel's output rows: pairs of rows where they fit (_pairs_fit), else runs of rows
+    with the same kernel rows inside the input; long runs looped."""
+    c, ow, st = p.C, p.OW, p.SH
     lines = t.ldr_imm(1, SP, 12) + t.add_lsl(1, 1, 5, 0) + t.addw(0, SP, 64)
     if _pairs_fit(lp, ow, c, st):
         for i, (a, b, n) in enumerate(_row_pairs(p)):
             if b is None:
-                lines += row(*a)
+                lines += _planes_row(p, lp, s, lo, *a)
             elif n == 1 or n * ow <= 12:
-                lines += rows2(a, b) * n
+                lines += _planes_rows2(p, lp, s, lo, a, b) * n
             else:  # looped: r2 is an accumulator here, the count is r1 against its end
                 lines += (
                     f" movw(r4,{2 * n * ow * c})\n"
                     + t.add_lsl(4, 4, 1, 0)
                     + t.str_imm(4, SP, P_END)
                     + f" label(LP{i})\n"
-                    + rows2(a, b)
+                    + _planes_rows2(p, lp, s, lo, a, b)
                     + t.ldr_imm(4, SP, P_END)
                     + asm(f"""
                         cmp(r1,r4)
@@ -238,38 +249,39 @@ def depthwise_planes_source(job, ps, name: str) -> str:
     else:
         for i, (ja, jb, n) in enumerate(row_runs(p)):
             lines += (
-                row(ja, jb) * n
+                _planes_row(p, lp, s, lo, ja, jb) * n
                 if n == 1 or n * ow <= 24
                 else asm(f"""
                     movw(r2,{n})
                     label(LN{i})
                 """)
-                + row(ja, jb)
+                + _planes_row(p, lp, s, lo, ja, jb)
                 + asm(f"""
                     sub(r2,1)
                     bne_w(LN{i})
                 """)
             )
+    return lines
+
+
+def depthwise_planes_source(job, ps, name: str) -> str:
+    _, m, s, lo = constants(job)
+    lp, frame = _planes_shape(ps)
+    p = ps[0]
+    c, st = p.C, p.SH
     return (
         head(name)
-        + grow
+        + grow(frame)
         + store_args()
-        + zero
+        + _planes_zero(lp, st)
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, 16)
         + " label(CH)\n"
-        + widen
-        + weights
-        + lines
-        + t.ldr_imm(4, SP, 16)
-        + " add(r4,1)\n"
-        + t.str_imm(4, SP, 16)
-        + asm(f"""
-            movw(r5,{c})
-            cmp(r4,r5)
-            blt_w(CH)
-        """)
-        + shrink
+        + _planes_widen(p, lp)
+        + _planes_weights(c, m)
+        + _planes_lines(p, lp, s, lo)
+        + next_channel(c)
+        + shrink(frame)
         + " pop({r8,r9,r10,r11})\n"
     )
 
@@ -327,6 +339,25 @@ def row_runs(p):
         else:
             runs.append([*span, 1])
     return [tuple(r) for r in runs]
+
+
+def _looped(label: str, out_bytes: int, body: str, in_step: int, out_step: int, out0: int, in0: int) -> str:
+    """body looped over out_bytes of output (r1 against its end, at Q_END): r1 and r0 first
+    moved on by the unrolled rows' out0 and in0, then by out_step and in_step a pass."""
+    return (
+        _grow(1, out0)
+        + _grow(0, in0)
+        + f" movw(r12,{out_bytes})\n"
+        + t.add_lsl(12, 12, 1, 0)
+        + t.str_imm(12, SP, Q_END)
+        + f" label({label})\n"
+        + body
+        + _grow(0, in_step)
+        + _grow(1, out_step)
+        + t.ldr_imm(12, SP, Q_END)
+        + t.cmp_reg(1, 12)
+        + f" blt_w({label})\n"
+    )
 
 
 def _grow(rd: int, imm: int) -> str:
@@ -467,20 +498,8 @@ def depthwise_direct_source(job, p, name: str) -> str:
                 out0, in0 = out0 + 2 * ow * c, in0 + 4 * v * c
             n %= 2
         elif two and (ja, jb) == (0, 3) and n >= 2:
-            rows += (
-                _grow(1, out0)
-                + _grow(0, in0)
-                + f" movw(r12,{(n // 2) * 2 * ow * c})\n"
-                + t.add_lsl(12, 12, 1, 0)
-                + t.str_imm(12, SP, Q_END)
-                + f" label(T{i})\n"
-                + _direct_rows2(p, s, lo, 0, 0)
-                + _grow(0, 4 * v * c)
-                + _grow(1, 2 * ow * c)
-                + t.ldr_imm(12, SP, Q_END)
-                + t.cmp_reg(1, 12)
-                + f" blt_w(T{i})\n"
-            )
+            body = _direct_rows2(p, s, lo, 0, 0)
+            rows += _looped(f"T{i}", (n // 2) * 2 * ow * c, body, 4 * v * c, 2 * ow * c, out0, in0)
             moved, out0 = moved + out0 + (n // 2) * 2 * ow * c, 0
             moved_in, in0 = moved_in + in0 + (n // 2) * 4 * v * c, 0
             n %= 2
@@ -497,20 +516,7 @@ def depthwise_direct_source(job, p, name: str) -> str:
                 rows += _direct_row(p, ja, jb, s, lo, out0, in0)
                 out0, in0 = out0 + ow * c, in0 + 2 * v * c
         else:
-            rows += (
-                _grow(1, out0)
-                + _grow(0, in0)
-                + f" movw(r12,{n * ow * c})\n"
-                + t.add_lsl(12, 12, 1, 0)
-                + t.str_imm(12, SP, Q_END)
-                + f" label(R{i})\n"
-                + _direct_row(p, ja, jb, s, lo, 0)
-                + _grow(0, 2 * v * c)
-                + _grow(1, ow * c)
-                + t.ldr_imm(12, SP, Q_END)
-                + t.cmp_reg(1, 12)
-                + f" blt_w(R{i})\n"
-            )
+            rows += _looped(f"R{i}", n * ow * c, _direct_row(p, ja, jb, s, lo, 0), 2 * v * c, ow * c, out0, in0)
             moved, out0, moved_in, in0 = moved + out0 + n * ow * c, 0, moved_in + in0 + n * 2 * v * c, 0
     back_in, back_out = moved_in - 1, moved - 1  # to the next channel's X + c, O + c
     rewind = (
@@ -528,12 +534,7 @@ def depthwise_direct_source(job, p, name: str) -> str:
         else t.addw(1, 1, -back_out)
     )
     return (
-        head(name)
-        + t.subw(SP, SP, Q_FRAME)
-        + store_args()
-        + t.str_imm(1, SP, 20)
-        + " add(r3,64)\n"
-        + t.str_imm(3, SP, 24)
+        channel_head(name, Q_FRAME)
         + t.addw(4, 2, c)
         + t.str_imm(4, SP, Q_CEND)
         + " mov(r1,r2)\n"

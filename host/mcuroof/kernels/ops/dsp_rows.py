@@ -3,10 +3,12 @@ row is widened once per call into a row slot, every tap is then two LDRD and fou
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from mcuroof.kernels import thumb2 as t
 from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops.asm_text import lines as asm
-from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, constants, head, rq, store_args
+from mcuroof.kernels.ops.dsp_common import LR, MAX_FRAME, SP, constants, count_up, grow, head, rq, shrink, store_args
 
 # Depthwise with widened, zero-padded input rows. Frame: 64 bytes of state, then per channel
 # group of 4 its taps' widened weights (8 bytes a tap) and its 4 biases (WP bytes a group), then
@@ -42,6 +44,24 @@ def dw_rows_geometry(job):
     return None
 
 
+def _slot_address(kh: int, roff: int, slot: int) -> str:
+    """r1 = the row slot of input row y (in r4): sp + roff + (y % KH) * slot (y + 4*KH: y >= -PT)."""
+    return (
+        asm(f"""
+            movw(r5,{4 * kh})
+            add(r5,r5,r4)
+            movw(r6,{kh})
+            udiv(r7,r5,r6)
+            mul(r7,r6)
+            sub(r5,r5,r7)
+            movw(r6,{slot})
+            mul(r5,r6)
+        """)
+        + t.addw(1, SP, roff)
+        + " add(r1,r1,r5)\n"
+    )
+
+
 def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: int) -> str:
     """Input row y = y0 + ky into slot y % KH, unless built already: columns x = col - PL of the
     pass's (OW-1)*SW + KW, each G widened groups (zeros outside the input), then the column's
@@ -57,18 +77,7 @@ def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: 
         """)
         + t.str_imm(4, SP, D_LAST)
         + t.ldr_imm(0, SP, D_P)
-        + asm(f"""
-            movw(r5,{4 * kh})
-            add(r5,r5,r4)
-            movw(r6,{kh})
-            udiv(r7,r5,r6)
-            mul(r7,r6)
-            sub(r5,r5,r7)
-            movw(r6,{slot})
-            mul(r5,r6)
-        """)
-        + t.addw(1, SP, roff)
-        + " add(r1,r1,r5)\n"  # dst: slot (y % KH)
+        + _slot_address(kh, roff, slot)  # dst: slot (y % KH)
         + t.ldr_imm(2, SP, D_X)
         + asm("""
             ldr(r5,[r0,P.V])
@@ -132,39 +141,38 @@ def _dw_build(ky: int, kh: int, pl: int, gm: int, roff: int, slot: int, unroll: 
         """)
         + t.ldr_imm(4, SP, D_Y0)
         + (f" add(r4,{ky})\n" if ky else "")
-        + asm(f"""
-            movw(r5,{4 * kh})
-            add(r5,r5,r4)
-            movw(r6,{kh})
-            udiv(r7,r5,r6)
-            mul(r7,r6)
-            sub(r5,r5,r7)
-            movw(r6,{slot})
-            mul(r5,r6)
-        """)
-        + t.addw(1, SP, roff)
-        + " add(r1,r1,r5)\n"
+        + _slot_address(kh, roff, slot)
         + t.str_imm(1, SP, D_RB + 4 * ky)
     )
 
 
-def depthwise_rows_source(job) -> str:
-    """Depthwise, the whole tile per call, input rows widened once (see the frame above): per
-    pixel and group of 4 channels, each tap is LDRD inputs, LDRD weights, SMLABB/SMLATT x 4
-    (6 instructions per 4 MACs); biases, requantization and a 4-byte store per group. Columns
-    of the window on the left or right padding are skipped (one group loop per span of taps
-    the tiles' columns have); rows on the top or bottom padding are multiplied as zeros."""
-    _, m, s, lo = constants(job)
-    gm, pwm, taps, wp, woff, roff, slot, frame = dw_rows_geometry(job)  # gm: groups a block
-    p = job.tiles[0].params
-    kh, kw, sh, sw, pt, pl = p.KH, p.KW, p.SH, p.SW, p.PT, p.PL
-    rb = (1, 2, 3)[:kh]
-    groups = {tl.params.C // 4 for tl in job.tiles if tl.params.C % 4 == 0}
-    unroll = 4 if all(g % 4 == 0 for g in groups) else 2 if all(g % 2 == 0 for g in groups) else 1
-    big = frame > 4095
-    grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
-    shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
-    weights = (
+class _Rows(NamedTuple):
+    """What the routines of depthwise_rows_source share: the window, the geometry of
+    dw_rows_geometry, the requantization, the row slots' frame words and the widening unroll."""
+
+    kh: int
+    kw: int
+    sh: int
+    sw: int
+    pt: int
+    pl: int
+    gm: int
+    taps: int
+    wp: int
+    woff: int
+    roff: int
+    slot: int
+    m: int
+    s: int
+    lo: int
+    rb: tuple
+    unroll: int
+
+
+def _rows_weights(taps: int, woff: int) -> str:
+    """The block's weights widened into the frame (8 bytes a tap per group of 4), each group's
+    4 biases after its taps."""
+    return (
         t.ldr_imm(4, SP, D_P)
         + asm("ldr(r0,[r4,P.C])")
         + t.ldr_imm(3, SP, D_GN)
@@ -200,45 +208,48 @@ def depthwise_rows_source(job) -> str:
         """)
     )
 
-    def loop(v: int, kx0: int, kx1: int, last: bool) -> str:
-        """The group loop of a pixel whose window keeps the taps kx0 <= kx < kx1 (the others
-        fall on zero padding: skipped, not multiplied)."""
-        taps_code = "".join(
-            t.ldrd_imm(4, 5, rb[ky], kx * gm * 8)
-            + t.ldrd_imm(6, 7, 8, (ky * kw + kx) * 8)
-            + t.smlabb(10, 4, 6, 10)
-            + t.smlatt(12, 4, 6, 12)
-            + t.smlabb(11, 5, 7, 11)
-            + t.smlatt(LR, 5, 7, LR)
-            for ky in range(kh)
-            for kx in range(kx0, kx1)
-        )
-        return (
-            f" label(GL{v})\n"
-            + t.ldrd_imm(10, 11, 8, taps * 8)
-            + t.ldrd_imm(12, LR, 8, taps * 8 + 8)
-            + taps_code
-            + f" movw(r4,{m})\n"
-            + "".join(rq(a, s, lo) for a in (10, 11, 12, LR))
-            + "".join(t.strb_imm(a, 9, i) for i, a in enumerate((10, 11, 12, LR)))
-            + t.addw(9, 9, 4)
-            + "".join(f" add(r{r},8)\n" for r in rb)
-            + t.addw(8, 8, wp)
-            + asm(f"""
-                sub(r0,1)
-                bne_w(GL{v})
-            """)
-            + ("" if last else " beq_w(GD)\n")
-        )
 
-    cands = [tl.params for tl in job.tiles if tl.params.C % 4 == 0]
-    spans = sorted({(max(0, pl - ox * sw), min(kw, q.V + pl - ox * sw)) for q in cands for ox in range(q.OW)})
-    dispatch = (
+def _rows_group_loop(r: _Rows, v: int, kx0: int, kx1: int, last: bool) -> str:
+    """The group loop of a pixel whose window keeps the taps kx0 <= kx < kx1 (the others
+    fall on zero padding: skipped, not multiplied)."""
+    taps_code = "".join(
+        t.ldrd_imm(4, 5, r.rb[ky], kx * r.gm * 8)
+        + t.ldrd_imm(6, 7, 8, (ky * r.kw + kx) * 8)
+        + t.smlabb(10, 4, 6, 10)
+        + t.smlatt(12, 4, 6, 12)
+        + t.smlabb(11, 5, 7, 11)
+        + t.smlatt(LR, 5, 7, LR)
+        for ky in range(r.kh)
+        for kx in range(kx0, kx1)
+    )
+    return (
+        f" label(GL{v})\n"
+        + t.ldrd_imm(10, 11, 8, r.taps * 8)
+        + t.ldrd_imm(12, LR, 8, r.taps * 8 + 8)
+        + taps_code
+        + f" movw(r4,{r.m})\n"
+        + "".join(rq(a, r.s, r.lo) for a in (10, 11, 12, LR))
+        + "".join(t.strb_imm(a, 9, i) for i, a in enumerate((10, 11, 12, LR)))
+        + t.addw(9, 9, 4)
+        + "".join(f" add(r{reg},8)\n" for reg in r.rb)
+        + t.addw(8, 8, r.wp)
+        + asm(f"""
+            sub(r0,1)
+            bne_w(GL{v})
+        """)
+        + ("" if last else " beq_w(GD)\n")
+    )
+
+
+def _rows_span_dispatch(r: _Rows, spans: list) -> str:
+    """kx0, kx1 of the pixel's window (the taps inside the input's columns), and a branch to the
+    group loop of that span (the last span falls through to its loop, placed first)."""
+    return (
         t.ldr_imm(4, SP, D_OX)
         + asm(f"""
-            movw(r5,{sw})
+            movw(r5,{r.sw})
             mul(r4,r5)
-            movw(r5,{pl})
+            movw(r5,{r.pl})
             sub(r4,r4,r5)
             mov(r6,0)
             sub(r6,r6,r4)
@@ -251,7 +262,7 @@ def depthwise_rows_source(job) -> str:
         + asm(f"""
             ldr(r7,[r5,P.V])
             sub(r7,r7,r4)
-            movw(r5,{kw})
+            movw(r5,{r.kw})
             cmp(r7,r5)
             ble(DB)
             mov(r7,r5)
@@ -268,9 +279,19 @@ def depthwise_rows_source(job) -> str:
             for v, (a, b) in enumerate(spans[:-1])
         )
     )
+
+
+def _rows_groups(r: _Rows, spans: list) -> str:
+    """The pixel's group loops, one per span of taps, entered by _rows_span_dispatch."""
     order = [len(spans) - 1] + list(range(len(spans) - 1))
-    group = dispatch + "".join(loop(v, *spans[v], i == len(order) - 1) for i, v in enumerate(order)) + " label(GD)\n"
-    pixel = (
+    loops = "".join(_rows_group_loop(r, v, *spans[v], i == len(order) - 1) for i, v in enumerate(order))
+    return _rows_span_dispatch(r, spans) + loops + " label(GD)\n"
+
+
+def _rows_pixel(r: _Rows, spans: list) -> str:
+    """The pixel pass of a row: per output pixel, its output address, the row slots' columns,
+    its group loops; to PX until the row's pixels are done."""
+    return (
         " label(PX)\n"
         + t.ldr_imm(5, SP, D_P)
         + t.ldr_imm(4, SP, D_OY)
@@ -290,50 +311,54 @@ def depthwise_rows_source(job) -> str:
         + said(t.add_lsl(9, 4, 6, 0), "O + pixel*C + 4*g0")
         + t.ldr_imm(0, SP, D_GN)
         + t.ldr_imm(5, SP, D_COL)
-        + "".join(t.ldr_imm(r, SP, D_RB + 4 * i) + f" add(r{r},r{r},r5)\n" for i, r in enumerate(rb))
-        + t.addw(8, SP, woff)
-        + group
+        + "".join(t.ldr_imm(reg, SP, D_RB + 4 * i) + f" add(r{reg},r{reg},r5)\n" for i, reg in enumerate(r.rb))
+        + t.addw(8, SP, r.woff)
+        + _rows_groups(r, spans)
         + t.ldr_imm(5, SP, D_COL)
-        + t.addw(5, 5, sw * gm * 8)
+        + t.addw(5, 5, r.sw * r.gm * 8)
         + t.str_imm(5, SP, D_COL)
-        + t.ldr_imm(4, SP, D_OX)
-        + " add(r4,1)\n"
-        + t.str_imm(4, SP, D_OX)
-        + t.ldr_imm(0, SP, D_P)
-        + asm("""
-            ldr(r5,[r0,P.OW])
-            cmp(r4,r5)
-            blt_w(PX)
-        """)
+        + count_up(D_OX, "OW", "PX")
     )
-    row = (
+
+
+def _rows_row(r: _Rows, spans: list) -> str:
+    """An output row: its input rows built (_dw_build), its pixels; to ROW until the tile's rows are done."""
+    return (
         " label(ROW)\n"
         + t.ldr_imm(4, SP, D_OY)
         + asm(f"""
-            movw(r5,{sh})
+            movw(r5,{r.sh})
             mul(r4,r5)
-            movw(r5,{pt})
+            movw(r5,{r.pt})
             sub(r4,r4,r5)
         """)
         + t.str_imm(4, SP, D_Y0)
-        + "".join(_dw_build(ky, kh, pl, gm, roff, slot, unroll) for ky in range(kh))
+        + "".join(_dw_build(ky, r.kh, r.pl, r.gm, r.roff, r.slot, r.unroll) for ky in range(r.kh))
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, D_COL)
         + t.str_imm(4, SP, D_OX)
-        + pixel
-        + t.ldr_imm(4, SP, D_OY)
-        + " add(r4,1)\n"
-        + t.str_imm(4, SP, D_OY)
-        + t.ldr_imm(0, SP, D_P)
-        + asm("""
-            ldr(r5,[r0,P.OH])
-            cmp(r4,r5)
-            blt_w(ROW)
-        """)
+        + _rows_pixel(r, spans)
+        + count_up(D_OY, "OH", "ROW")
     )
+
+
+def depthwise_rows_source(job) -> str:
+    """Depthwise, the whole tile per call, input rows widened once (see the frame above): per
+    pixel and group of 4 channels, each tap is LDRD inputs, LDRD weights, SMLABB/SMLATT x 4
+    (6 instructions per 4 MACs); biases, requantization and a 4-byte store per group. Columns
+    of the window on the left or right padding are skipped (one group loop per span of taps
+    the tiles' columns have); rows on the top or bottom padding are multiplied as zeros."""
+    _, m, s, lo = constants(job)
+    gm, pwm, taps, wp, woff, roff, slot, frame = dw_rows_geometry(job)  # gm: groups a block
+    p = job.tiles[0].params
+    groups = {tl.params.C // 4 for tl in job.tiles if tl.params.C % 4 == 0}
+    unroll = 4 if all(g % 4 == 0 for g in groups) else 2 if all(g % 2 == 0 for g in groups) else 1
+    r = _Rows(p.KH, p.KW, p.SH, p.SW, p.PT, p.PL, gm, taps, wp, woff, roff, slot, m, s, lo, (1, 2, 3)[: p.KH], unroll)
+    cands = [tl.params for tl in job.tiles if tl.params.C % 4 == 0]
+    spans = sorted({(max(0, r.pl - ox * r.sw), min(r.kw, q.V + r.pl - ox * r.sw)) for q in cands for ox in range(q.OW)})
     return (
         head("kr")
-        + grow
+        + grow(frame)
         + store_args(D_P, D_X, D_W, D_OUT)
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, D_G0)
@@ -358,7 +383,7 @@ def depthwise_rows_source(job) -> str:
             lsl(r6,r6,3)
         """)
         + t.str_imm(6, SP, D_PAD)
-        + weights
+        + _rows_weights(taps, woff)
         + " mov(r4,0)\n"
         + t.str_imm(4, SP, D_OY)
         + asm("""
@@ -366,7 +391,7 @@ def depthwise_rows_source(job) -> str:
             neg(r4,r4)
         """)
         + t.str_imm(4, SP, D_LAST)
-        + row
+        + _rows_row(r, spans)
         + t.ldr_imm(4, SP, D_G0)
         + f" add(r4,{gm})\n"
         + t.str_imm(4, SP, D_G0)
@@ -377,6 +402,6 @@ def depthwise_rows_source(job) -> str:
             cmp(r4,r5)
             blt_w(BLK)
         """)
-        + shrink
+        + shrink(frame)
         + " pop({r8,r9,r10,r11})\n"
     )

@@ -171,22 +171,12 @@ def plan(
             for em in emitters:
                 if not dispatch.source(layer.op, em, dtype):
                     continue
-                if em in m0.EMITTERS and not m0.asm_pool_fits(layer):
-                    skipped.append(
-                        {
-                            "index": layer.index,
-                            "name": layer.name,
-                            "op": layer.op,
-                            "dtype": dtype,
-                            "emitter": em,
-                            "why": f"pool window over {m0.POOL_MAX_WINDOW} values",
-                        }
-                    )
-                    continue
-                job = plan_layer(layer, dtype, em, heap, (max_work or {}).get((em, dtype)))
+                why = dispatch.limit(layer, em)
+                job = None if why else plan_layer(layer, dtype, em, heap, (max_work or {}).get((em, dtype)))
                 if job:
                     jobs.append(job)
                 else:
+                    why = why or "no tile fits the heap"
                     skipped.append(
                         {
                             "index": layer.index,
@@ -194,7 +184,7 @@ def plan(
                             "op": layer.op,
                             "dtype": dtype,
                             "emitter": em,
-                            "why": "no tile fits the heap",
+                            "why": why,
                         }
                     )
     return jobs, skipped

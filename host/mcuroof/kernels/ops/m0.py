@@ -5,7 +5,7 @@ What each does: docs/kernels.md."""
 from __future__ import annotations
 
 from mcuroof.kernels.emitters import EMITTERS as REGISTRY
-from mcuroof.kernels.ops.contract import BIASES, HEAD, MAC_OPS, P
+from mcuroof.kernels.ops.contract import BIASES, HEAD, MAC_OPS, P, Variant
 from mcuroof.kernels.ops.m0_routines import (
     ASM_DOT,
     ASM_DWPIX,
@@ -341,6 +341,16 @@ def asm_pool_fits(layer) -> bool:
     return layer.op != "AVERAGE_POOL_2D" or layer.kernel[0] * layer.kernel[1] <= POOL_MAX_WINDOW
 
 
+def limit(layer) -> str | None:
+    """Why the generic kernel cannot run this layer of an op it runs (None: it can)."""
+    return None if asm_pool_fits(layer) else f"pool window over {POOL_MAX_WINDOW} values"
+
+
+def dw_variant(job) -> Variant:
+    """asm_channels_source's path: a row kernel for windows up to DW_MAX_KW wide, else a pixel at a time."""
+    return Variant("row" if dw_row_applies(job.layer) else "pixel")
+
+
 def smac_apply(job) -> bool:
     """An int8 asm_thumb convolution other than 1x1: one srow call per kernel row (all its
     inputs times all output channels) beats one dot call per channel and kernel row, also where
@@ -414,4 +424,18 @@ def dot_source(op: str, ty: str) -> str | None:
         return ASM_POOL + "#--\n" + ASM_AVGPOOL
     if op not in MAC_OPS:
         return None
-    return ASM_DOT + "#--\n" + python_source(op, "asm_thumb", ty)
+    return ASM_DOT + "#--\n" + python_source(op, "", ty, _dot_inner)
+
+
+def _dot_inner(stride: str) -> str:
+    """ASM_DOT's call: dot(X, W, n | stride << 12, xi << 15 | wi); n > 0 by the window."""
+    return f"a+=dot(X,W,n|({stride})<<12,xi<<15|wi)"
+
+
+# the generic layer module's hooks (kernels.emitters.Emitter.generic names this module; kernels.ops.dispatch calls them)
+def generic(op: str, emitter: str, dtype: str) -> str | None:
+    return dot_source(op, dtype)
+
+
+def variant(job) -> Variant:
+    return Variant()

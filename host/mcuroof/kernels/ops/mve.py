@@ -8,6 +8,7 @@ from mcuroof.kernels import thumb2 as t
 from mcuroof.kernels.listing import said
 from mcuroof.kernels.ops import dsp_common
 from mcuroof.kernels.ops.asm_text import lines as asm
+from mcuroof.kernels.ops.contract import Grain, Variant
 
 SP = 13
 LR = 14
@@ -23,29 +24,29 @@ def applies(job) -> bool:
     return bool(const) and const[0] <= MAX_K
 
 
+def _direct(k: int, kh: int, kw: int) -> bool:
+    """The pixel's K inputs read in place: a 1x1 kernel and K a multiple of 16."""
+    return kh == kw == 1 and k % 16 == 0
+
+
+def variant(job) -> Variant:
+    """source's path: inputs in place ("direct") or gathered; per channel, a vector of 16 inputs
+    a VMLADAVA, streamed from memory with the weights where K is over 64 (4 vectors)."""
+    k = dsp_common.constants(job)[0]
+    p = job.tiles[0].params
+    direct = _direct(k, p.KH, p.KW)
+    return Variant("direct" if direct else "", Grain(1, 1, 16, stream=-(-k // 16) > 4, direct=direct))
+
+
 def source(job) -> str:
     k, m, s, lo = dsp_common.constants(job)
     p = job.tiles[0].params
     c, kh, kw = p.C, p.KH, p.KW
     nq = -(-k // 16)
-    direct = kh == kw == 1 and k % 16 == 0
+    direct = _direct(k, kh, kw)
     boff, frame = 32, 32 + (0 if direct else 16 * nq)
     if direct:  # the pixel's K inputs in place
-        inputs = (
-            asm(f"""
-                ldr(r5,[r0,P.SH])
-                mul(r6,r5)
-                ldr(r5,[r0,P.V])
-                mul(r6,r5)
-                ldr(r5,[r0,P.SW])
-                mul(r7,r5)
-                add(r6,r6,r7)
-                movw(r5,{k})
-                mul(r6,r5)
-            """)
-            + t.ldr_imm(7, SP, 4)
-            + " add(r1,r6,r7)\n"
-        )
+        inputs = dsp_common.direct_inputs(k)
         pad = ""
         if nq <= 4:
             weights = "".join(t.vldrb_post(4 + q, 1, 16) for q in range(nq))
@@ -114,14 +115,7 @@ def source(job) -> str:
             sub(r6,1)
             bne_w(CH)
         """)
-        + t.ldr_imm(4, SP, 20)
-        + " add(r4,1)\n"
-        + t.str_imm(4, SP, 20)
-        + t.ldr_imm(5, SP, 16)
-        + asm("""
-            cmp(r4,r5)
-            blt_w(PIX)
-        """)
+        + dsp_common.while_pixels("PIX", 1)
         + dsp_common.leave(frame)
     )
 
@@ -173,33 +167,18 @@ def depthwise_groups(job) -> dict:
     return {key: ps for key, ps in groups.items() if _dw_shape(ps) and max(q.OH for q in ps) >= 4}
 
 
-def _dw_step(lp: int, s: int) -> str:
+def _dw_step(lp: int, s: int, strided: bool = False) -> str:
     """Four output pixels of the column: r0 = their plane (column ox, row oy), r1 = their
-    first output; bias in q5 and weights (times M), clamps in q6/q7, scatter offsets in q4."""
+    first output; bias in q5 and weights (times M), clamps in q6/q7, scatter offsets in q4.
+    `strided` (stride 2): the four pixels' rows are 2 apart in the plane column, so each tap is
+    a VLDRH.S32 gather (offsets 0, 4, 8, 12 bytes in q2) from lr = r0 + the tap."""
+
+    def load(off: int) -> str:
+        return t.addw(LR, 0, off) + t.vldrh_s32_gather(1, LR, 2) if strided else t.vldrh_s32(1, 0, off)
+
     return (
         t.vmov_q(0, 5)
-        + "".join(
-            t.vldrh_s32(1, 0, 2 * (kx * lp + ky)) + t.vmla_s32(0, 1, 4 + 3 * ky + kx)
-            for ky in range(3)
-            for kx in range(3)
-        )
-        + t.vshr_s32(0, 0, s)
-        + t.vmax_s32(0, 0, 6)
-        + t.vmin_s32(0, 0, 7)
-        + t.vstrb_32_scatter(0, 1, 4)
-    )
-
-
-def _dw_step_strided(lp: int, s: int) -> str:
-    """_dw_step for stride 2: the four pixels' rows are 2 apart in the plane column, so each
-    tap is a VLDRH.S32 gather (offsets 0, 4, 8, 12 bytes in q2) from lr = r0 + the tap."""
-    return (
-        t.vmov_q(0, 5)
-        + "".join(
-            t.addw(LR, 0, 2 * (kx * lp + ky)) + t.vldrh_s32_gather(1, LR, 2) + t.vmla_s32(0, 1, 4 + 3 * ky + kx)
-            for ky in range(3)
-            for kx in range(3)
-        )
+        + "".join(load(2 * (kx * lp + ky)) + t.vmla_s32(0, 1, 4 + 3 * ky + kx) for ky in range(3) for kx in range(3))
         + t.vshr_s32(0, 0, s)
         + t.vmax_s32(0, 0, 6)
         + t.vmin_s32(0, 0, 7)
@@ -313,16 +292,25 @@ def _column_loop(count: int, label: str, body: str, planes_step: int, out_step: 
     )
 
 
-def depthwise_source(job, ps, name: str) -> str:
-    _, m, s, lo = dsp_common.constants(job)
-    lp, frame = _dw_shape(ps)
-    p = ps[0]
-    c, v, ow, st, pt, pl = p.C, p.V, p.OW, p.SH, p.PT, p.PL
-    owc = ow * c
-    big = frame > 4095
-    grow = t.subw(SP, SP, 4092) + t.subw(SP, SP, frame - 4092) if big else t.subw(SP, SP, frame)
-    shrink = t.addw(SP, SP, 4092) + t.addw(SP, SP, frame - 4092) if big else t.addw(SP, SP, frame)
-    setup = (
+def _back_up(rows: str, label: str) -> str:
+    """r4 = 4 - rows % 4 (0 where rows % 4 == 0), the rows a last block of 4 backs up over; r5 = 2 * r4."""
+    return asm(f"""
+        lsl(r4,{rows},30)
+        lsr(r4,r4,30)
+        beq({label})
+        neg(r4,r4)
+        add(r4,4)
+        label({label})
+        add(r5,r4,r4)
+    """)
+
+
+def _dw_setup(p, lp: int, frame: int, lo: int) -> str:
+    """The kernel's constants to the frame: the gather's and scatter's row offsets, the widening's
+    and the last step's back-ups, the clamp vectors (q6, q7); the planes zeroed; channel 0."""
+    c, v, st, pt = p.C, p.V, p.SH, p.PT
+    owc = p.OW * c
+    return (
         (
             "".join(f" movw(r4,{4 * i})\n" + t.str_imm(4, SP, 32 + 4 * i) for i in range(4))
             + t.addw(4, SP, 32)
@@ -337,28 +325,9 @@ def depthwise_source(job, ps, name: str) -> str:
         + t.addw(4, SP, 32)
         + said(t.vldr_q(4, 4, 32), "scatter: 4 output rows")
         # the widening's last block back-up: 4 - rows % 4 rows, rows = min(H, ST*OH + 3 - ST - PT) >= 4
-        + asm("""
-            ldr(r2,[r3,P.H])
-            ldr(r5,[r3,P.OH])
-        """)
-        + (" add(r5,r5,r5)\n" if st == 2 else "")
-        + asm(f"""
-            add(r5,{3 - st - pt})
-            cmp(r2,r5)
-            ble(RA)
-            mov(r2,r5)
-            label(RA)
-        """)
+        + dsp_common.rows_read(3, st, pt, "RA")
         + t.str_imm(2, SP, 40)
-        + asm("""
-            lsl(r4,r2,30)
-            lsr(r4,r4,30)
-            beq(RZ)
-            neg(r4,r4)
-            add(r4,4)
-            label(RZ)
-            add(r5,r4,r4)
-        """)
+        + _back_up("r2", "RZ")
         + t.str_imm(5, SP, 56)
         + f" movw(r5,{v * c})\n"
         + t.mul(4, 4, 5)
@@ -375,42 +344,30 @@ def depthwise_source(job, ps, name: str) -> str:
         + " movw(r4,127)\n"
         + t.vdup_32(7, 4)
         # the last step's back-up: 4 - OH % 4 rows (none where OH % 4 == 0)
-        + asm("""
-            ldr(r4,[r3,P.OH])
-            lsl(r4,r4,30)
-            lsr(r4,r4,30)
-            beq(BZ)
-            neg(r4,r4)
-            add(r4,4)
-            label(BZ)
-            add(r5,r4,r4)
-        """)
+        + asm("ldr(r4,[r3,P.OH])")
+        + _back_up("r4", "BZ")
         + (" add(r5,r5,r5)\n" if st == 2 else "")
         + t.str_imm(5, SP, 48)
         + f" movw(r5,{owc})\n"
         + t.mul(4, 4, 5)
         + t.str_imm(4, SP, 52)
         + f" movw(r4,{(frame - DW_FRAME_HEAD) // 8})\n"
-        + t.addw(0, SP, DW_FRAME_HEAD)
-        + asm("""
-            movw(r6,0)
-            movw(r7,0)
-            label(Z)
-        """)
-        + t.strd_post(6, 7, 0, 8)
-        + asm("""
-            sub(r4,1)
-            bne_w(Z)
-            mov(r4,0)
-        """)
+        + dsp_common.zero_pairs(DW_FRAME_HEAD)
+        + " mov(r4,0)\n"
         + t.str_imm(4, SP, 16)
     )
+
+
+def _dw_widen(p, lp: int) -> str:
+    """Channel c's input rows gathered (4 at a time, VLDRB.S32 gather) and widened to int16 into
+    its zero-padded plane; the last block backed up over the rows before it."""
+    c, v, ow, st, pt, pl = p.C, p.V, p.OW, p.SH, p.PT, p.PL
     xs = min(v, st * (ow - 1) + 3 - pl)
     block = asm("""
         mov(r0,r1)
         mov(r5,r3)
     """) + (t.addw(0, 0, c)).join(t.vldrb_s32_gather(0, 0, 3) + t.vstrh_32_post(0, 5, 2 * lp) for _ in range(xs))
-    widen = (
+    return (
         t.addw(4, SP, DW_GATHER)
         + said(t.vldr_q(3, 4, 32), "q3: the gather offsets (an accumulator of _dw_step3)")
         + t.ldr_imm(2, SP, 40)
@@ -438,8 +395,12 @@ def depthwise_source(job, ps, name: str) -> str:
         + block
         + " label(WN)\n"
     )
-    # M folded into the weights and the bias once per channel (32-bit lanes: exact for any M)
-    weights = (
+
+
+def _dw_weights(c: int, m: int) -> str:
+    """Channel c's 9 weights (r4-r12) and its bias (q5) times M: folded once per channel
+    (32-bit lanes: exact for any M)."""
+    return (
         t.ldr_imm(1, SP, 8)
         + t.ldr_imm(5, SP, 16)
         + t.add_lsl(1, 1, 5, 0)
@@ -452,7 +413,14 @@ def depthwise_source(job, ps, name: str) -> str:
         + t.mul(2, 2, 3)
         + t.vdup_32(5, 2)
     )
-    step = _dw_step(lp, s) if st == 1 else _dw_step_strided(lp, s)
+
+
+def _dw_column_passes(p, lp: int, s: int) -> str:
+    """The channel's output columns: triples, then pairs where their plane columns are within
+    VLDRH's reach, then one at a time."""
+    c, ow, st = p.C, p.OW, p.SH
+    owc = ow * c
+    step = _dw_step(lp, s, st != 1)
     triples = ow // 3 if st == 1 and _bases(5, lp) else 0  # 5 plane columns within VLDRH's reach (of r0 and r3)
     pairs = (ow - 3 * triples) // 2 if st == 1 and _bases(4, lp) else 0  # 4 plane columns
     columns = (
@@ -469,25 +437,26 @@ def depthwise_source(job, ps, name: str) -> str:
         columns += _column_loop(pairs, "CP", _dw_columns(_dw_step2(lp, s, c), "P", owc, c, st), 4 * lp, 2 * c)
     if ow - 3 * triples - 2 * pairs:
         columns += _column_loop(ow - 3 * triples - 2 * pairs, "COL", _dw_columns(step, "C", owc, 0, st), 2 * lp * st, c)
+    return columns
+
+
+def depthwise_source(job, ps, name: str) -> str:
+    _, m, s, lo = dsp_common.constants(job)
+    lp, frame = _dw_shape(ps)
+    p = ps[0]
+    c = p.C
     return (
         dsp_common.head(name)
         + t.VPUSH_D8_D15
-        + grow
+        + dsp_common.grow(frame)
         + dsp_common.store_args()
-        + setup
+        + _dw_setup(p, lp, frame, lo)
         + " label(CH)\n"
-        + widen
-        + weights
-        + columns
-        + t.ldr_imm(4, SP, 16)
-        + " add(r4,1)\n"
-        + t.str_imm(4, SP, 16)
-        + asm(f"""
-            movw(r5,{c})
-            cmp(r4,r5)
-            blt_w(CH)
-        """)
-        + shrink
+        + _dw_widen(p, lp)
+        + _dw_weights(c, m)
+        + _dw_column_passes(p, lp, s)
+        + dsp_common.next_channel(c)
+        + dsp_common.shrink(frame)
         + t.VPOP_D8_D15
         + " pop({r8,r9,r10,r11})\n"
     )

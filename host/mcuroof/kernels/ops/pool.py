@@ -46,13 +46,7 @@ def _window() -> str:
         + dsp_common.window(1)
         + t.str_imm(7, SP, F_W)
         + t.ldr_imm(5, SP, F_START)
-        + asm("""
-            ldr(r6,[r0,P.V])
-            mul(r5,r6)
-            add(r5,r5,r4)
-            ldr(r6,[r0,P.C])
-            mul(r5,r6)
-        """)
+        + dsp_common.pixel_offset(6)
         + t.ldr_imm(1, SP, F_X)
         + " add(r5,r5,r1)\n"
         + t.str_imm(5, SP, F_START)

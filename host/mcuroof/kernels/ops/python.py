@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from mcuroof.kernels.ops.contract import HEAD, MAC_OPS
+from typing import Callable
+
+from mcuroof.kernels import emitters
+from mcuroof.kernels.ops.contract import HEAD, MAC_OPS, Variant
 
 _WINDOW = "   y0=oy*SH-PT;x0=ox*SW-PL\n   ky0=max(0,-y0);ky1=min(KH,H-y0);kx0=max(0,-x0);kx1=min(KW,V-x0)\n"
 
@@ -49,24 +52,26 @@ def indent_lines(code: str, n: int) -> str:
     return "".join(" " * n + ln + "\n" for ln in code.splitlines())
 
 
-def _inner(em: str, stride: str, indent: int = 5) -> str:
+def loop_inner(stride: str) -> str:
     """The dot product over n taps from X[xi] and W[wi], `stride` elements apart, into a."""
-    if em == "asm_thumb":  # dot(X, W, n | stride << 12, xi << 15 | wi); n > 0 by the window
-        return indent_lines(f"a+=dot(X,W,n|({stride})<<12,xi<<15|wi)", indent)
     step = "" if stride == "1" else f"*{stride}"
-    return indent_lines(f"for j in range(n):\n a+=X[xi+j{step}]*W[wi+j{step}]", indent)
+    return f"for j in range(n):\n a+=X[xi+j{step}]*W[wi+j{step}]"
 
 
-def python_source(op: str, em: str, ty: str) -> str | None:
-    """Kernel for bytecode or native; for asm_thumb, the Python loops around an asm inner
-    product `dot` (m0.dot_source adds the routine)."""
+def python_source(op: str, em: str, ty: str, inner: Callable[[str], str] = loop_inner) -> str | None:
+    """Kernel for bytecode or native (its row's decorator); with another `inner` dot product (the
+    m0 module's asm `dot` call), the Python loops around it."""
+
+    def _inner(stride: str, indent: int = 5) -> str:
+        return indent_lines(inner(stride), indent)
+
     integer = ty == "int8"
     fin = INT_FIN if integer else FLOAT_FIN
     acc = "P[16+oc]" if integer else "P[16+oc]*0.125"
     if op in MAC_OPS:
         template = {"CONV_2D": CONV, "DEPTHWISE_CONV_2D": DEPTHWISE, "FULLY_CONNECTED": DENSE}[op]
         src = template.format(
-            acc=acc, inner0=_inner(em, "1", 4), inner1=_inner(em, "1"), innerC=_inner(em, "C"), fin=indent_lines(fin, 4)
+            acc=acc, inner0=_inner("1", 4), inner1=_inner("1"), innerC=_inner("C"), fin=indent_lines(fin, 4)
         )
     elif op in ("AVERAGE_POOL_2D", "MAX_POOL_2D"):
         avg = op == "AVERAGE_POOL_2D"
@@ -82,6 +87,17 @@ def python_source(op: str, em: str, ty: str) -> str | None:
         src = RELU.format(zero="0" if integer else "0.0")
     else:
         return None
-    if em == "native":
-        src = "@micropython.native\n" + src
-    return src
+    return emitters.get(em).decorator + src if inner is loop_inner else src
+
+
+# the generic layer module's hooks (kernels.emitters.Emitter.generic names this module; kernels.ops.dispatch calls them)
+def generic(op: str, emitter: str, dtype: str) -> str | None:
+    return python_source(op, emitter, dtype)
+
+
+def limit(layer) -> str | None:
+    return None  # every layer of an op it runs
+
+
+def variant(job) -> Variant:
+    return Variant()

@@ -23,7 +23,7 @@ Semantics are kernels.ops.reference's: acc = bias + sum x * w; (acc * M) >> S cl
 from __future__ import annotations
 
 from mcuroof.kernels.emitters import EMITTERS as REGISTRY
-from mcuroof.kernels.ops.contract import BIASES
+from mcuroof.kernels.ops.contract import BIASES, Variant
 from mcuroof.kernels.ops.rv32_routines import (
     HEAD,
     Labels,
@@ -419,3 +419,16 @@ def relu() -> str:
 def applies(job) -> bool:
     """Every asm_rv32 int8 job (the layer's op has a kernel here: source)."""
     return job.emitter in EMITTERS and source(job.layer.op, job.dtype) is not None
+
+
+# the generic layer module's hooks (kernels.emitters.Emitter.generic names this module; kernels.ops.dispatch calls them)
+def generic(op: str, emitter: str, dtype: str) -> str | None:
+    return source(op, dtype)
+
+
+def limit(layer) -> str | None:
+    return None  # every layer of an op it runs
+
+
+def variant(job) -> Variant:
+    return Variant()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcuroof.kernels.ops.contract import PARAMS
+from mcuroof.kernels.ops.contract import PARAMS, Variant
 from mcuroof.kernels.ops.python import indent_lines
 from mcuroof.kernels.viper_int8 import GROUP, vterm
 
@@ -108,3 +108,17 @@ def viper_source(op: str, ty: str) -> str | None:
     if ty != "int8" or op not in VIPER:
         return None
     return "@micropython.viper\ndef k(X,W,O,P):\n" + _VHEAD + VIPER[op]
+
+
+# the generic layer module's hooks (kernels.emitters.Emitter.generic names this module; kernels.ops.dispatch calls them)
+def generic(op: str, emitter: str, dtype: str) -> str | None:
+    return viper_source(op, dtype)
+
+
+def limit(layer) -> str | None:
+    return None  # every layer of an op it runs
+
+
+def variant(job) -> Variant:
+    """Windows clipped by padding take paths of their own (the window terms)."""
+    return Variant(window_paths=True)
