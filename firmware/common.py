@@ -70,35 +70,28 @@ def _nop(a, b, c, n):
     return 0
 
 
-#--
 def measure(fn, a, b, c, n):
-    # Grow the repeat count until one trial spans WIN us, then keep TRIALS trials. TRIALS 1
-    # (exact time, host suites/timing.py): the run that reached WIN is the timed call, the
-    # shorter ones before it its warm-up (a call that reached WIN alone runs once more). A call
-    # that allocates (boxed floats) may meet a garbage collection: it gets the least of ATRIALS.
+    # Grow the repeat count until one trial spans WIN us (the runs before are the warm-up), then
+    # keep TRIALS trials: 1 where time is exact (host suites/timing.py). A call that allocates
+    # (boxed floats) may meet a garbage collection: it keeps ATRIALS, the noisy rule's count.
     r = 1
-    m = gc.mem_alloc()
     t = _run(fn, a, b, c, n, r)
-    w = 0
     while t < WIN and r < 1 << 24:
         r = r * 2 if t * 2 < WIN else r + r * (WIN - t) // t + 1
-        m = gc.mem_alloc()
-        t = _run(fn, a, b, c, n, r)
-        w = 1
-    if TRIALS == 1 and not w:
-        m = gc.mem_alloc()
         t = _run(fn, a, b, c, n, r)
     k = TRIALS
-    if TRIALS == 1 and gc.mem_alloc() != m:
+    m = gc.mem_alloc()
+    t = _run(fn, a, b, c, n, r)
+    if gc.mem_alloc() != m:
         k = ATRIALS
     ts = [t] * k
-    for i in range(k if TRIALS > 1 else k - 1):
+    for i in range(1, k):
         ts[i] = _run(fn, a, b, c, n, r)
     ts.sort()
-    # the harness's cost, as the kernel's time: the least of TRIALS runs, at least 3 (an
-    # interrupt landing in one of only two runs moved small kernels' rates by 0.3 %)
+    # the harness's cost, as the kernel's time: the least of ATRIALS runs (an interrupt landing
+    # in one of only two runs moved small kernels' rates by 0.3 %)
     ov = _run(_nop, a, b, c, n, r)
-    for i in range(max(TRIALS, 3) - 1):
+    for i in range(ATRIALS - 1):
         ov = min(ov, _run(_nop, a, b, c, n, r))
     return ts[0], ts[k // 2], ov, r
 
