@@ -70,10 +70,11 @@ def _nop(a, b, c, n):
     return 0
 
 
+#--
 def measure(fn, a, b, c, n):
     # Grow the repeat count until one trial spans WIN us (the runs before are the warm-up), then
-    # keep TRIALS trials: 1 where time is exact (host suites/timing.py). A call that allocates
-    # (boxed floats) may meet a garbage collection: it keeps ATRIALS, the noisy rule's count.
+    # keep TRIALS trials. TRIALS -N (exact time, host suites/timing.py): one trial, or N where
+    # the call allocates (boxed floats: a garbage collection may land in it), and N of the rest.
     r = 1
     t = _run(fn, a, b, c, n, r)
     while t < WIN and r < 1 << 24:
@@ -82,16 +83,16 @@ def measure(fn, a, b, c, n):
     k = TRIALS
     m = gc.mem_alloc()
     t = _run(fn, a, b, c, n, r)
-    if gc.mem_alloc() != m:
-        k = ATRIALS
+    if k < 0:
+        k = -k if gc.mem_alloc() != m else 1
     ts = [t] * k
     for i in range(1, k):
         ts[i] = _run(fn, a, b, c, n, r)
     ts.sort()
-    # the harness's cost, as the kernel's time: the least of ATRIALS runs (an interrupt landing
+    # the harness's cost, as the kernel's time: the least of |TRIALS| runs (an interrupt landing
     # in one of only two runs moved small kernels' rates by 0.3 %)
     ov = _run(_nop, a, b, c, n, r)
-    for i in range(ATRIALS - 1):
+    for i in range(abs(TRIALS) - 1):
         ov = min(ov, _run(_nop, a, b, c, n, r))
     return ts[0], ts[k // 2], ov, r
 
