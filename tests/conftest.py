@@ -21,6 +21,12 @@ def shared_model(name: str) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def calibration_cache(tmp_path, monkeypatch):
+    """Each test keeps its calibrations apart (measure.calcache): no reuse across tests, none in ~/.cache."""
+    monkeypatch.setenv("MCUROOF_CALIBRATION_CACHE", str(tmp_path / "calibration-cache"))
+
+
 @pytest.fixture(scope="session")
 def micropython():
     """The unix port binary (a dependency: installed by make setup)."""

@@ -19,6 +19,10 @@ COMMANDS = {
     "export": ("commands.export", "the results as tidy CSV tables or one JSON document, to re-plot elsewhere"),
     "kernel": ("commands.kernel", "time your own kernels (FILE.py) on the board and place them on the roofline"),
     "listing": ("commands.listing", "print the source of mcuroof's kernels for a board, one instruction a line"),
+    "choose": (
+        "commands.choose",
+        "which board: one model on each board of a list, in ms of each chip, every cell labelled",
+    ),
     "predict": ("commands.predict", "a model's latency on a board from its characterisation alone (no board)"),
     "npu": ("commands.npu", "an Ethos-U NPU's roofs and per-operator points estimated by Arm's Vela, over a CPU run's"),
     "farm": ("commands.farm", "many boards of a labgrid farm in parallel, compared; a starter exporter config"),

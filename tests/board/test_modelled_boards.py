@@ -26,9 +26,9 @@ LOOP_BOUND = {
 }
 
 
-def _run(tmp_path, name, *argv):
+def _run(tmp_path, name, *argv, suites="compute"):
     out = tmp_path / name
-    assert main(["run", *argv, "--suite", "compute", "-o", str(out)]) == 0
+    assert main(["run", *argv, "--suite", suites, "-o", str(out)]) == 0
     return out, json.loads((out / "results.json").read_text())
 
 
@@ -77,7 +77,7 @@ def test_ceilings_reach_their_loops_trm_bound_and_never_pass_it(tmp_path, board)
 
 
 def test_a_board_timed_as_the_pyboard(tmp_path):
-    _, data = _run(tmp_path, "py", "--board", "qemu-m4", "--as", "pyboard")
+    _, data = _run(tmp_path, "py", "--board", "qemu-m4", "--as", "pyboard", suites="compute,regions")
     board = data["board"]
     assert board["name"] == "pyboard" and board["clock_hz"] == 168_000_000
     cm = board["cycle_model"]
@@ -88,6 +88,13 @@ def test_a_board_timed_as_the_pyboard(tmp_path):
     for name, bound in LOOP_BOUND.items():
         if name in measured:
             assert 0.9 * bound <= measured[name] <= bound * 1.0005, (name, measured[name])
+    # the regions suite's asm_thumb reader (kernels/regions.py): per 32 bytes 2 x (4 LDRs, the first
+    # 2 cycles and the pipelined rest 1 each, and 4 ADDs), ADD, SUBS, a taken BGT (3): 23 cycles in
+    # SRAM; from flash each LDR waits the pyboard's 5 data wait states more: 23 + 8 x 5 = 63
+    clock = board["cycle_model"]["clock_hz"]
+    regions = {r["name"]: r["bytes_per_s"] / clock for r in data["roofs"] if r.get("role") == "region"}
+    assert regions["SRAM read"] == pytest.approx(32 / 23, rel=0.01)
+    assert regions["flash read"] == pytest.approx(32 / 63, rel=0.01)
     # theory at the pyboard's clock, from its profile
     theory = {r["name"]: r for r in data["roofs"] if r["source"] == "theoretical"}
     assert theory["Cortex-M4F int32"]["macs_per_s"] == 168e6

@@ -152,7 +152,7 @@ def test_numbers_not_published_have_no_roof():
 
 
 def test_unknown_name():
-    with pytest.raises(UserError, match=r"unknown board 'nosuch' \(known: .*pico.*\)"):
+    with pytest.raises(UserError, match=r"unknown board 'nosuch' \(mcuroof boards lists all \d+: .*pico.*\)"):
         boards.load_board("nosuch")
 
 

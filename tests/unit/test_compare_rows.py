@@ -167,3 +167,25 @@ def test_qemu_runs_at_two_shifts_compare_by_instruction_count():
     assert compare.not_compared([("A", a), ("B", b)]) is None
     # the memory roof: 40 MB/s at shift 6 and 20 MB/s at shift 7 are 2.56 B/instr both
     assert compare.roof_rows([("A", a), ("B", b)])[0]["ratios"] == [1.0, pytest.approx(1.0)]
+
+
+def test_times_that_do_not_compare_are_shown_apart_each_in_its_own_unit():
+    """QEMU's instructions beside rp2040js's cycles: no "504 ms" beside "638 ms", each in what it counts."""
+    import io
+
+    from rich.console import Console
+
+    from mcuroof.report import compare as report_compare
+
+    a = run_result("qemu-m7", 1, shift=6, points=[_shaped("c", 0, "int8", "viper", 0.504)])
+    b = run_result("rp2040js-pico", 1, points=[_shaped("c", 0, "int8", "viper", 0.638)])
+    b["board"] = {"name": "rp2040js-pico", "platform": "rp2040js-pico", "clock_hz": 125e6}
+    out = io.StringIO()
+    con = Console(file=out, width=300, color_system=None)
+    for item in report_compare.tables([("A", a), ("B", b)]):
+        con.print(item)
+    text = out.getvalue()
+    assert "504 ms" not in text and "638 ms" not in text
+    assert "7.88 M instr" in text and "79.8 M cycles" in text  # 0.504 s x 15.625 M/s; 0.638 s x 125 MHz
+    assert "MMACC/s" not in text and "MB/s" not in text  # roofs per step, not per second of two clocks
+    assert "their times do not compare" in text

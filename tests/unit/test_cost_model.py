@@ -122,3 +122,39 @@ def test_working_sets_past_the_caches_pay_their_own_cost():
     m = cost_model.fit("f", samples)
     assert m.coefficients["spill"] == pytest.approx(0.5e-9, rel=1e-3)
     assert m.coefficients["spill_last"] == pytest.approx(1.5e-9, rel=1e-3)
+
+
+def _dense_samples():
+    # a dense layer pays call, row, pixel and tap once, output and run OC times, mac and weight
+    # C*OC times: no dense shape tells those apart
+    true = {"call": 30e-6, "output": 2e-6, "mac": 0.2e-6, "input": 0.1e-6, "tail": 0.05e-6}
+    out = []
+    for c, oc in itertools.product((8, 13, 30, 64, 101), (2, 7, 16)):
+        t = cost_model.terms("FULLY_CONNECTED", (1, 1, c, 1, 1, oc, 1, 1, 1, 1, 0, 0, 5, 6, 0, 0))
+        out.append((t, sum(true.get(k, 0) * v for k, v in t.items())))
+    return out
+
+
+def test_terms_no_shape_tells_apart_are_fitted_as_one():
+    samples = _dense_samples()
+    m = cost_model.fit("asm_thumb/int8/test/dense", samples)
+    assert m.merged == {"call": ["row", "pixel", "tap"], "output": ["run"], "mac": ["weight"]}
+    assert not {"row", "pixel", "tap", "run", "weight"} & set(m.coefficients)
+    assert m.coefficients["mac"] == pytest.approx(0.2e-6, rel=1e-9)
+    assert cost_model.describe("mac", 0.8, m.merged) == "per MAC = per weight element: 80%"
+    assert cost_model.Model.from_dict(m.as_dict()) == m
+
+
+def test_the_same_timed_shapes_give_the_same_coefficients():
+    # real times: no exact fit, so a tie between terms would be broken by rounding
+    rng = np.random.default_rng(11)
+    samples = [(t, s * float(rng.uniform(0.9, 1.1))) for t, s in _dense_samples()]
+    first = cost_model.fit("f", samples)
+    order = rng.permutation(len(samples))
+    permuted = cost_model.fit("f", [samples[i] for i in order])
+    assert permuted.coefficients == first.coefficients  # bit for bit
+    assert permuted.cv_log_errors == first.cv_log_errors
+    noised = cost_model.fit("f", [(t, s * (1 + 1e-12 * float(rng.standard_normal()))) for t, s in samples])
+    assert noised.coefficients.keys() == first.coefficients.keys()
+    for k, v in first.coefficients.items():
+        assert noised.coefficients[k] == pytest.approx(v, rel=1e-6, abs=1e-18), k

@@ -90,7 +90,8 @@ def test_cross_validation_tells_what_an_exact_fit_hides():
     # twice as many shapes as terms: the held-out errors shrink to the fit's own
     more = samples + [(t, sum(truth[k] * v for k, v in t.items())) for t in
                       ({"call": 1, "row": r, "output": o, "mac": m} for r, o, m in ((3, 30, 300), (7, 100, 2000), (1, 1, 1), (5, 20, 9000)))]  # fmt: skip
-    good = cost_model.fit("f", more)
+    assert cost_model.fit("f", more).interval(1.0) is None  # 8 held-out errors: no 90 % rank among them
+    good = cost_model.fit("f", more + [({"call": 1, "row": 6, "output": 70, "mac": 700}, 7.7e-4)])
     assert max(abs(e) for e in good.cv_log_errors) < 1e-6
     lo, hi = good.interval(1.0)  # exact held-out shapes: the interval is the floor's, 1 %
     assert lo == pytest.approx(1 / 1.01) and hi == pytest.approx(1.01)

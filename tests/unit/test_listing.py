@@ -94,7 +94,7 @@ def test_mcuroof_listing_prints_a_suite_kernel(capsys):
         (["nosuch"], "not a built-in network"),
         (["kws-dscnn", "--layer", "x"], "--layer x: layer indices are whole numbers"),
         (["kws-dscnn", "--layer", "99"], "no kernel on qemu-microbit matches"),
-        (["kws-dscnn", "--board", "pico"], "--heap BYTES"),
+        (["kws-dscnn", "--board", "samd51"], "--heap BYTES"),
     ],
 )
 def test_bad_listing_requests_get_one_line(capsys, args, message):

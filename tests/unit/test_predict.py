@@ -60,7 +60,7 @@ def test_predict_json_from_results_without_points(results_file, capsys):
         assert row["name"] in names
         assert (row["seconds"] > 0) if row["status"] != "none" else (row["seconds"] is None and row["why"])
     for w in doc["whole_model"]:
-        assert set(w) == {"emitter", "dtype", "seconds", "interval", "coverage", "borrowed"}
+        assert set(w) == {"emitter", "dtype", "seconds", "interval", "interval_why", "coverage", "borrowed"}
         assert w["coverage"]["of_layers"] == len(kws.layers)
     # asm_thumb has no max pool or add here, but KWS has none: its whole model is its layers' sum
     asm = sum(r["seconds"] or 0 for r in doc["layers"] if r["emitter"] == "asm_thumb")
@@ -302,7 +302,7 @@ def test_one_model_on_many_boards_is_one_table(results_file, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "a bound, not a prediction" in out and "never across" in out
     assert main(["predict", "kws-dscnn", "--board", "nosuchboard"]) == 2
-    assert "no such board profile" in capsys.readouterr().err
+    assert "unknown board 'nosuchboard'" in capsys.readouterr().err
 
 
 def test_the_roofline_bound_by_hand():

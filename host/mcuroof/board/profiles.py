@@ -9,6 +9,7 @@ Schema history: 1 - first version.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -421,8 +422,22 @@ def load_board(name_or_path) -> Board:
         return load_path(path)
     path = PROFILE_DIR / f"{text}.toml"
     if not path.is_file():
-        raise UserError(f"unknown board {text!r} (known: {', '.join(board_names())})")
+        raise UserError(unknown(text))
     return load_path(path)
+
+
+def unknown(name: str) -> str:
+    """The one message of a board name that is no profile: the nearest names first (a typo:
+    esp32-s3, pico-2, qemu-m77), then where every name is listed."""
+    names = board_names()
+    near = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    near += [n for n in names if n not in near and len(near) < 3 and _squashed(n) == _squashed(name)]
+    guess = f"; did you mean {' or '.join(near)}?" if near else ""
+    return f"unknown board {name!r}{guess} (mcuroof boards lists all {len(names)}: {', '.join(names)})"
+
+
+def _squashed(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
 def find(name: str | None) -> Board | None:

@@ -140,7 +140,7 @@ def _predicted_rows(bd, data: dict, nets, chosen, emitters) -> list[dict]:
 def _bound_rows(name: str, nets, chosen) -> list[dict]:
     prof = boards.find(name)
     if prof is None:
-        raise UserError(f"--board {name}: no such board profile (mcuroof boards lists them)")
+        raise UserError(boards.unknown(name))
     roofs = boards.theoretical_roofs(prof)
     clock = boards.roof_clock_hz(prof, None, None)
     scale = "real time (cycles at each board's clock)"
@@ -228,13 +228,14 @@ def document(bd, data: dict, net, pred: dict) -> dict:
     """The JSON of one model: model, board, fit, whole_model (with interval and coverage) and every
     layer (status "own", "other" or "none" with why; names as in results.json's points)."""
     verdict = fit.verdict(net, fit.budget(layers.profile(data.get("board", {})), bd.free_heap))
-    keys = ("name", "op", "emitter", "dtype", "status", "why", "family", "seconds", "interval", "outside")
+    keys = ("name", "op", "emitter", "dtype", "status", "why", "family", "seconds", "interval", "interval_why")
+    keys += ("held_out", "ratio", "outside")
     return {
         "model": net.name,
         "board": bd.name,
         "fit": verdict.text(),
         "whole_model": [
-            {k: r[k] for k in ("emitter", "dtype", "seconds", "interval", "coverage", "borrowed")}
+            {k: r[k] for k in ("emitter", "dtype", "seconds", "interval", "interval_why", "coverage", "borrowed")}
             for r in pred["whole_model"]
         ],
         "layers": [{**{k: r.get(k) for k in keys}, **_extra(r)} for r in pred["layers"]],
@@ -259,12 +260,14 @@ def layer_table(doc: dict, rows: list[dict], basis) -> Table:
             duration(r.get("seconds")),
             calibrated.spread(r.get("interval"), r.get("seconds")),
             duration(r.get("bound_seconds")),
-            calibrated.how_text(r["status"], r.get("family"), r.get("why") or "", r.get("outside") or []),
+            calibrated.how_text(r["status"], r.get("family"), r.get("why") or "", r.get("outside") or [])
+            + (f"; no interval: {r['interval_why']}" if r.get("interval_why") else ""),
         )
     t.caption = (
-        "CV: where 90 % of the calibration shapes left out of their family's fit fell; "
-        "'macs 2.7x': the layer's MACs (channels, working set) are 2.7x the most its family's shapes had "
-        "(an extrapolation)"
+        "CV: the 90 % interval of the calibration shapes left out of their family's fit (the "
+        "ceil((n+1) 0.9)-th of n held-out errors; n: --json's held_out); 'macs 2.7x': the layer's MACs "
+        "(channels, working set) are 2.7x the most its family's shapes had, an extrapolation: its interval is "
+        "widened (docs/prediction.md), and past 16x it has none"
     )
     return t
 
@@ -286,6 +289,8 @@ def coverage_text(w: dict) -> str:
         text += f"; {c['other_family']} by another family"
     if c["outside_range"]:
         text += f"; {c['outside_range']} beyond their family's shapes"
+    if w.get("interval_why"):
+        text += f"; {w['interval_why']}"
     return text
 
 

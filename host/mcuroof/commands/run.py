@@ -57,6 +57,7 @@ class RunRequest:
     tile_seconds: float | None = None
     clocks: str | None = None
     details: bool = False  # print every table (as `mcuroof report`), not the short summary
+    recalibrate: bool = False  # time the calibration shapes even where this board's is kept (measure.calcache)
 
     @property
     def target(self) -> Target:
@@ -158,6 +159,12 @@ def configure(p):
         action="store_true",
         help="with --model: print every roof, ridge point and layer run with its advice (what "
         "`mcuroof report DIR/results.json` prints), not the short summary",
+    )
+    p.add_argument(
+        "--recalibrate",
+        action="store_true",
+        help="time the calibration's shapes again, even where this board's calibration is kept "
+        "(~/.cache/mcuroof/calibration: a later run on the same board, firmware and clock reuses it)",
     )
     p.add_argument(
         "--clocks",
@@ -276,6 +283,9 @@ def _defaults(req: RunRequest) -> RunRequest:
             f"--board {req.board} runs on this host: it takes no --port "
             "(with --port, --board names the real board's profile)"
         )
+    for name in (req.profile, req.board if req.port else None):  # a typo here would drop the theory silently
+        if name and name not in boards.board_names():
+            raise UserError(boards.unknown(name))
     if req.place and req.board:
         raise UserError(
             f"--board {req.board}: --place {req.place} names its board (its board tag; --profile to override)"
@@ -289,7 +299,9 @@ def _spec(req) -> pipeline.Spec:
     if request:
         _check_request(req, request)
     options = {opt: getattr(req, opt, None) for opt in LAYER_OPTIONS + ("port", "place")}
-    return pipeline.Spec(None, None, suites, req.profile, request, options)
+    spec = pipeline.Spec(None, None, suites, req.profile, request, options)
+    spec.recalibrate = req.recalibrate
+    return spec
 
 
 def _open(req: RunRequest, spec: pipeline.Spec):

@@ -49,7 +49,7 @@ def open_link(target: Target, on_progress: Callable[[str, int, int], None] | Non
     target = with_profile_defaults(target)
     name = target.board or DEFAULT_BOARD
     if name not in profiles.board_names():
-        raise UserError(f"--board {name}: unknown board (use a profile name: {', '.join(profiles.board_names())})")
+        raise UserError(profiles.unknown(name))
     profile = profiles.load_board(name)
     if target.as_board and not profile.cycle_model.get("mark_at"):
         raise UserError(

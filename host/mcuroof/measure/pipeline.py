@@ -19,7 +19,7 @@ from mcuroof.board import capability, cycle_counter, identity
 from mcuroof.board import profiles as boards
 from mcuroof.errors import BoardError
 from mcuroof.kernels.emitters import MEMCPY
-from mcuroof.measure import host_memcpy, runfolder
+from mcuroof.measure import calcache, host_memcpy, runfolder
 from mcuroof.measure import pace as board_pace
 from mcuroof.measure import timer as board_timer
 from mcuroof.measure.collect import Collector, fault_line
@@ -46,6 +46,8 @@ class Spec:
     on_probe: list = field(default_factory=list)
     pace: float | None = None  # board seconds per host second (measure.pace), set by collect()
     timer: timing.Timer | None = None  # the timer check (measure.timer), set by collect(): sizes the suites
+    recalibrate: bool = False  # time the calibration's shapes even where a kept one fits (measure.calcache)
+    calibration_source: dict | None = None  # results.json's calibration.source, set by collect()
     cycle_model: dict | None = None  # a modelled board's setup (links.cycle_model.Setup.record())
 
     @property
@@ -117,7 +119,10 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
         spec.cycle_model,
         timer_record(spec, probe, profile),
     )
-    return results.document(facts, probe, records)
+    data = results.document(facts, probe, records)
+    if spec.calibration_source and "calibration" in data:
+        data["calibration"]["source"] = spec.calibration_source
+    return data
 
 
 def pace_warning(spec: Spec, probe: dict, profile) -> str | None:
@@ -190,7 +195,11 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
                     progress.update(task, completed=len(seen) - 1, description=f"{_suite}: {key}")
 
             collector.on_record = advance
+            kept = _kept_calibration(collector, spec, probe, cfg, entries, console) if suite == calcache.SUITE else None
+            before = sum(collector.stats.values())
             records += collector.run_suite(suite, cfg)
+            if kept is not None:
+                _keep_calibration(collector, spec, kept, keys, sum(collector.stats.values()) == before)
             progress.update(task, completed=len(keys), description=suite)
     faults = fault_line(collector.stats, collector.retries)
     if faults:
@@ -243,3 +252,40 @@ def theoretical(profile: str, icount_shift: int | None, clock_hz: float | None =
     """The profile's theoretical roofs at the clock the run had (set, emulated or the profile's)."""
     board = boards.find(profile)
     return boards.theoretical_roofs(board, clock_hz=clock_hz, icount_shift=icount_shift) if board else []
+
+
+def _kept_calibration(collector, spec: Spec, probe: dict, cfg: dict, entries, console) -> dict:
+    """Take a kept calibration of this board into the run where one fits (not with --recalibrate),
+    saying so in one line; returns its key (and the document taken, if any) for _keep_calibration."""
+    key = calcache.key(spec.board, spec.icount_shift, probe, cfg, spec.cycle_model)
+    resumed = next((e for e in entries or [] if e.get("kind") == "calibration_source"), None)
+    if resumed is not None:  # a resumed run keeps the source its first part chose
+        spec.calibration_source = resumed["source"]
+        return {"key": key, "cfg": cfg, "doc": None, "resumed": True}
+    # a resumed run whose calibration had begun finishes it on the board: one calibration, never two mixed
+    doc = None if spec.recalibrate or entries is not None or not cfg.get("jobs") else calcache.load(key)
+    if doc is not None:
+        collector.take(calcache.SUITE, doc["units"], cached=doc["path"])
+        console.print(
+            f"calibration: reusing this board's, measured {doc.get('measured_at')} ({doc['path']}); "
+            "--recalibrate measures it again",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        spec.calibration_source = calcache.source(doc)
+        collector.log.write("calibration_source", source=spec.calibration_source)
+    return {"key": key, "cfg": cfg, "doc": doc, "resumed": False}
+
+
+def _keep_calibration(collector, spec: Spec, kept: dict, keys: list[str], clean: bool) -> None:
+    """Keep a calibration this run measured whole, with no fault on the link, for the next run."""
+    if kept["doc"] is not None or kept["resumed"] or not keys:
+        return
+    units = {k: collector.done[(calcache.SUITE, k)] for k in keys if (calcache.SUITE, k) in collector.done}
+    whole = clean and len(units) == len(keys)
+    window = {k: kept["cfg"].get(k) for k in ("win_us", "trials")}
+    out = str(collector.log.path.parent) if collector.log.path else None
+    path = calcache.save(kept["key"], units, out, window) if whole and out else None
+    spec.calibration_source = calcache.source(None, path)
+    collector.log.write("calibration_source", source=spec.calibration_source)

@@ -9,6 +9,8 @@ Line kinds (each a JSON object with "schema"):
 - {"schema":1, "kind":"suite", "suite":S, "kernels":[K...], "records":N}: the suite is complete
 - {"schema":1, "kind":"fault", "suite":S, "attempt":A, "what":...}: damage or a link/board fault
 - {"schema":1, "kind":"retry", "suite":S, "kernel":K, "why":"MemoryError", <field>: <new value>}
+- {"schema":1, "kind":"calibration_source", "source":{...}}: the calibration the run used
+  (measure.calcache.source); a kept one's units are logged as attempt 0, "cached": its file
 """
 
 from __future__ import annotations

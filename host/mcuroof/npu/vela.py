@@ -25,6 +25,59 @@ DEFAULT_INI = "Arm/vela.ini"
 DEFAULT_SYSTEMS = {"Ethos-U55": "Ethos_U55_High_End_Embedded", "Ethos-U65": "Ethos_U65_High_End"}
 
 
+# Vendor system configs, not in Vela's own Arm/vela.ini: written into an ini beside Vela's output
+# when named. Alif's RTSS configurations of the Ensemble E7 (as OpenMV ships them for its Alif
+# boards, tools/vela.ini, and passes them to Vela for the AE3's HP and HE cores, ports/alif).
+VENDOR_SOURCE = (
+    "Alif's RTSS Vela system configs of the Ensemble (the ones OpenMV compiles its Alif models with: "
+    "openmv/openmv tools/vela.ini, RTSS_HP_DTCM_MRAM on the HP core, RTSS_HE_SRAM_MRAM on the HE core)"
+)
+VENDOR_SYSTEMS = {
+    # HP core: NPU at 400 MHz, tensor arena in the HP core's DTCM, weights in MRAM
+    "RTSS_HP_DTCM_MRAM": {
+        "core_clock": "400e6",
+        "axi0_port": "Sram",
+        "axi1_port": "OffChipFlash",
+        "Sram_clock_scale": "0.889",
+        "Sram_burst_length": "32",
+        "Sram_read_latency": "5",
+        "Sram_write_latency": "5",
+        "OffChipFlash_clock_scale": "0.118",
+        "OffChipFlash_burst_length": "64",
+        "OffChipFlash_read_latency": "60",
+        "OffChipFlash_write_latency": "60",
+    },
+    # HE core: NPU at 160 MHz, tensor arena in SRAM, weights in MRAM
+    "RTSS_HE_SRAM_MRAM": {
+        "core_clock": "160e6",
+        "axi0_port": "Sram",
+        "axi1_port": "OffChipFlash",
+        "Sram_clock_scale": "1.0",
+        "Sram_burst_length": "8",
+        "Sram_read_latency": "13",
+        "Sram_write_latency": "13",
+        "OffChipFlash_clock_scale": "0.303",
+        "OffChipFlash_burst_length": "16",
+        "OffChipFlash_read_latency": "24",
+        "OffChipFlash_write_latency": "24",
+    },
+}
+# the memory modes a vendor system can name (Vela's Shared_Sram: arena and cache on AXI0, constants on AXI1)
+VENDOR_MODES = {"Shared_Sram": {"const_mem_area": "Axi1", "arena_mem_area": "Axi0", "cache_mem_area": "Axi0"}}
+
+
+def vendor_ini(system: str, out_dir: Path) -> Path:
+    """An ini holding one vendor system config and the memory modes, for Vela's --config."""
+    sections = {f"System_Config.{system}": VENDOR_SYSTEMS[system]}
+    sections |= {f"Memory_Mode.{m}": v for m, v in VENDOR_MODES.items()}
+    text = "".join(
+        f"[{name}]\n" + "".join(f"{k}={v}\n" for k, v in body.items()) + "\n" for name, body in sections.items()
+    )
+    path = out_dir / f"{system}.ini"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def default_system(config: str) -> str:
     """ "Ethos_U65_High_End" for "ethos-u65-256": an Ethos-U65 needs an arena in SRAM or DRAM."""
     return DEFAULT_SYSTEMS["Ethos-U65" if config.startswith("ethos-u65") else "Ethos-U55"]
@@ -54,8 +107,15 @@ def require() -> str:
 
 
 def command(model: Path, config: str, system: str, memory_mode: str | None, out_dir: Path) -> list[str]:
-    """The Vela command line for one compile."""
+    """The Vela command line for one compile (a vendor system's ini written into out_dir)."""
     cmd = [sys.executable, "-m", "ethosu.vela", str(model), "--accelerator-config", config, "--system-config", system]
+    if system in VENDOR_SYSTEMS:
+        ini = vendor_ini(system, out_dir)
+        return (
+            cmd
+            + ["--config", str(ini), "--memory-mode", memory_mode or "Shared_Sram", "--output-dir", str(out_dir)]
+            + ["--verbose-performance"]
+        )
     # Vela refuses --config with its default memory mode: the ini is named only with a mode
     cmd += ["--config", DEFAULT_INI, "--memory-mode", memory_mode] if memory_mode else []
     return cmd + ["--output-dir", str(out_dir), "--verbose-performance"]

@@ -12,7 +12,8 @@ counts as much as one of 50 ms, as the error that matters is relative).
 A fit passes through its own shapes when it has as many terms as shapes, so its in-sample error
 says nothing of a new layer. What a prediction reports instead is cross-validated: each shape is
 left out in turn, the family refitted on the others and the left-out shape predicted
-(`cv_log_errors`); the interval of a prediction holds CV_QUANTILE of those held-out errors.
+(`cv_log_errors`); the interval of a prediction holds 1 - CV_ALPHA of them: split-conformal prediction's finite-sample quantile,
+the ceil((n+1)(1-alpha))-th smallest of the n held-out errors (`conformal`).
 """
 
 from __future__ import annotations
@@ -231,14 +232,35 @@ def nnls(a: np.ndarray, b: np.ndarray, max_iter: int = 500) -> np.ndarray:
     return x
 
 
-# the share of held-out shapes a prediction's interval holds (leave-one-out errors)
-CV_QUANTILE = 0.9
-# fewer held-out shapes than this give no interval: their quantile would be a guess
-CV_MIN_SHAPES = 3
+# the share of held-out shapes a prediction's interval may miss (a 90 % interval)
+CV_ALPHA = 0.1
 # no interval is narrower than this (log of 1.01: 1 %): a family whose held-out shapes are all
 # exact (instruction-counted time, one loop nest) still meets layers whose time is projected from
 # tiles (up to 0.7 % apart between two tile sizes) and timed to the timer's tick
 CV_FLOOR = math.log(1.01)
+
+
+def conformal_rank(n: int, alpha: float = CV_ALPHA) -> int:
+    """The rank of split-conformal prediction's quantile among n held-out errors, ceil((n+1)(1-alpha)):
+    an error of a new shape exchangeable with them lies at or under it with probability >= 1-alpha."""
+    return math.ceil(round((n + 1) * (1 - alpha), 9))
+
+
+def min_held_out(alpha: float = CV_ALPHA) -> int:
+    """The fewest held-out errors whose conformal rank exists (9 for a 90 % interval)."""
+    n = 1
+    while conformal_rank(n, alpha) > n:
+        n += 1
+    return n
+
+
+def conformal(errors, alpha: float = CV_ALPHA) -> float | None:
+    """The conformal_rank-th smallest of |errors| (None: too few for that rank)."""
+    errs = sorted(abs(e) for e in errors)
+    k = conformal_rank(len(errs), alpha)
+    return errs[k - 1] if k <= len(errs) else None
+
+
 # what a family's shapes span (predict.design.extent): a layer outside it is an extrapolation
 EXTENTS = ("macs", "channels", "work_bytes")
 
@@ -253,6 +275,7 @@ class Model:
     worst_fit: float  # the largest |fitted / timed - 1| over the shapes it was fitted on (in-sample)
     cv_log_errors: tuple[float, ...] = ()  # log(predicted / timed) of each shape, left out of the fit
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # EXTENTS: (least, most)
+    merged: dict[str, list[str]] = field(default_factory=dict)  # terms fitted as one (merges)
 
     def seconds(self, t: dict[str, float]) -> float:
         return sum(self.coefficients.get(k, 0.0) * v for k, v in t.items())
@@ -270,16 +293,28 @@ class Model:
 
     @property
     def spread(self) -> float | None:
-        """The CV_QUANTILE quantile of |log(predicted / timed)| over held-out shapes (None: too few)."""
-        errs = [abs(e) for e in self.cv_log_errors]
-        if len(errs) < CV_MIN_SHAPES:
-            return None
-        return max(CV_FLOOR, float(np.quantile(errs, CV_QUANTILE)))
+        """The conformal quantile of |log(predicted / timed)| over held-out shapes, at least
+        CV_FLOOR (None: fewer than min_held_out shapes)."""
+        q = conformal(self.cv_log_errors)
+        return None if q is None else max(CV_FLOOR, q)
 
     def interval(self, seconds: float) -> tuple[float, float] | None:
-        """Where the time of a layer predicted at `seconds` lies, as CV_QUANTILE of held-out shapes did."""
+        """Where the time of a layer in the family's range predicted at `seconds` lies, as
+        1 - CV_ALPHA of held-out shapes did (predict.intervals widens it past the range)."""
         q = self.spread
         return None if q is None else (seconds * math.exp(-q), seconds * math.exp(q))
+
+    def ratio(self, extent: dict[str, float]) -> float:
+        """How far a layer lies past the shapes: the largest of value / most and least / value
+        over EXTENTS (1: inside the range on every one)."""
+        r = 1.0
+        for name, value in extent.items():
+            lo, hi = self.ranges.get(name, (None, None))
+            if hi and value > hi:
+                r = max(r, value / hi)
+            if lo and 0 < value < lo:
+                r = max(r, lo / value)
+        return r
 
     def outside(self, extent: dict[str, float]) -> list[str]:
         """What of a layer's extent lies outside the shapes this family was fitted on."""
@@ -297,6 +332,7 @@ class Model:
         errs = sorted(abs(math.expm1(e)) for e in self.cv_log_errors)
         return {
             "held_out": len(errs),
+            "rank": conformal_rank(len(errs)),
             "median": float(np.median(errs)) if errs else None,
             "worst": errs[-1] if errs else None,
             "interval": None if self.spread is None else math.expm1(self.spread),
@@ -311,6 +347,7 @@ class Model:
             "cv_log_errors": list(self.cv_log_errors),
             "cv": self.cv_summary(),
             "ranges": {k: list(v) for k, v in self.ranges.items()},
+            "merged": {k: list(v) for k, v in self.merged.items()},
         }
 
     @classmethod
@@ -322,6 +359,7 @@ class Model:
             d["worst_fit"],
             tuple(d.get("cv_log_errors") or ()),
             {k: tuple(v) for k, v in (d.get("ranges") or {}).items()},
+            {k: list(v) for k, v in (d.get("merged") or {}).items()},
         )
 
 
@@ -329,12 +367,39 @@ def _num(v: float) -> str:
     return f"{v:,.0f}" if v >= 10 else f"{v:g}"
 
 
+def merges(used: list[str], samples: list[tuple[dict[str, float], float]]) -> dict[str, list[str]]:
+    """Terms no shape can tell apart: their counts are equal or proportional on every shape, so
+    any split of their time between them fits as well. Each group is fitted as its first term
+    in TERMS order, {first: [the others]}; the others get no coefficient of their own."""
+    cols = {k: np.array([t.get(k, 0.0) for t, _ in samples], dtype=float) for k in used}
+    unit = {k: c / np.linalg.norm(c) for k, c in cols.items() if np.linalg.norm(c) > 0}
+    out: dict[str, list[str]] = {}
+    taken: set[str] = set()
+    for i, k in enumerate(used):
+        if k in taken or k not in unit:
+            continue
+        same = [j for j in used[i + 1 :] if j not in taken and j in unit and np.abs(unit[j] - unit[k]).max() < 1e-9]
+        if same:
+            out[k] = same
+            taken.update(same)
+    return out
+
+
 def _solve(used: list[str], samples: list[tuple[dict[str, float], float]]) -> dict[str, float]:
+    """NNLS in relative error over the terms of `used` that the samples tell apart (merges)."""
+    gone = {j for js in merges(used, samples).values() for j in js}
+    used = [k for k in used if k not in gone]
     a = np.array([[t.get(k, 0.0) / s for k in used] for t, s in samples], dtype=float)
     scale = np.abs(a).max(axis=0)
     scale[scale == 0] = 1.0
     x = nnls(a / scale, np.ones(len(samples))) / scale
     return {k: float(v) for k, v in zip(used, x)}
+
+
+def canonical(samples: list[tuple[dict[str, float], float]]) -> list[tuple[dict[str, float], float]]:
+    """The samples in one order whatever order they were timed in (by term counts, then time):
+    the fit's arithmetic, and so its last bits, do not depend on the records' order."""
+    return sorted(samples, key=lambda ts: (tuple(ts[0].get(k, 0.0) for k in TERMS), ts[1]))
 
 
 def _predict(coef: dict[str, float], t: dict[str, float]) -> float:
@@ -357,15 +422,18 @@ def fit(
     """The non-negative seconds per term that best give the timed seconds of `samples`
     ((term counts, seconds) of each shape), least squares in relative error, with each shape's
     leave-one-out error and the ranges of `extents` (predict.design.extent of each shape).
-    Terms no sample pays are left at 0."""
+    Terms no sample pays are left out; terms no sample tells apart are fitted as one (merges)."""
+    samples = canonical(samples)
     used = [k for k in TERMS if any(t.get(k) for t, _ in samples)]
     coef = _solve(used, samples)
     worst = max((abs(_predict(coef, t) / s - 1) for t, s in samples), default=0.0)
     cv = cross_validate(used, samples) if len(samples) > 1 else ()
     ranges = {k: (min(e[k] for e in extents), max(e[k] for e in extents)) for k in EXTENTS} if extents else {}
-    return Model(family, coef, len(samples), float(worst), cv, ranges)
+    return Model(family, coef, len(samples), float(worst), cv, ranges, merges(used, samples))
 
 
-def describe(name: str, share: float) -> str:
-    """'per output row: 60%'."""
-    return f"{LABELS.get(name, name)}: {share:.0%}"
+def describe(name: str, share: float, merged: dict[str, list[str]] | None = None) -> str:
+    """'per output row: 60%'; a merged term with the terms it stands for ('per MAC = per weight
+    element: 80%')."""
+    label = " = ".join(LABELS.get(k, k) for k in [name, *(merged or {}).get(name, [])])
+    return f"{label}: {share:.0%}"

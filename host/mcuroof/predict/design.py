@@ -12,7 +12,8 @@ The design (docs/prediction.md):
 - a shape is kept for an emitter where it runs whole in the board's heap (working sets up to
   most of the heap) and its work is within the emitter's budget (WORK: the board time);
 - each family (its generator, its path and op class on this board's core) takes shapes in the
-  sequence's order until it has twice as many shapes as the cost terms it pays, and each term
+  sequence's order until it has twice as many shapes as the cost terms it pays (at least
+  MIN_SHAPES: a 90 % conformal interval needs 9 held-out errors), and each term
   is paid by MIN_PAYERS shapes (or the sequence is spent): every DSP/MVE path and M0 kernel a
   generator picks is a family of its own, so each is calibrated where the board reaches it.
 
@@ -50,7 +51,7 @@ WORK = {
 HOST_WORK_SCALE = 32
 FLOAT_WORK_SHARE = 0.5  # float32 kernels: half (software floats on cores without an FPU)
 MIN_PAYERS = 3  # shapes that pay each cost term of a family
-MIN_SHAPES = 6  # and shapes a family has at least (its cross-validation needs a few)
+MIN_SHAPES = cost_model.min_held_out()  # and shapes a family has at least: 9, for a 90 % conformal rank
 # a class's sequence is left once every family seen is full and this many points in a row
 # brought no new family
 PATIENCE = 300

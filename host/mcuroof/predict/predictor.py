@@ -19,7 +19,7 @@ from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.kernels.ops.contract import EMITTER_DTYPES
 from mcuroof.kernels.ops.tiles import companion_shape, full_tile, unsupported
 from mcuroof.model.network import Layer, Network
-from mcuroof.predict import cost_model, design
+from mcuroof.predict import cost_model, design, intervals
 
 EMITTERS = LAYER_EMITTERS  # the emitters with layer kernels (kernels.emitters)
 DTYPES = ("int8", "float32")
@@ -38,6 +38,7 @@ class Board:
     small: bool
     floats: bool = True  # the board has floats (the probe's `float`)
     caches: tuple[int, ...] = ()  # the data cache sizes the calibration's fit knew (design.cache_sizes)
+    widening: dict = dataclasses.field(default_factory=dict)  # per emitter/dtype (intervals.widening)
 
 
 def board(data: dict) -> Board | None:
@@ -57,6 +58,7 @@ def board(data: dict) -> Board | None:
         layer_plan.heap_class(free) == "small",
         bool(b.get("float", True)),
         tuple(cal.get("caches") or ()),
+        dict(cal.get("widening") or {}),
     )
 
 
@@ -116,7 +118,9 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
     """One layer's prediction: `status` "own" (its family's fit), "other" (another family's fit:
     `why`) or "none" (`why`); with a time, `seconds`, `interval` (cross-validated; None where the
     family has too few shapes), `outside` (what lies beyond the family's calibrated range), the
-    family, the projection and the cost term that dominates."""
+    family, the projection and the cost term that dominates; `ratio`, how far it lies past its
+    family's shapes (Model.ratio), `held_out`, the n of its family's conformal quantile, and
+    `interval_why`, why it has no interval (intervals.layer_interval)."""
     why = _no_kernel(bd, layer, dtype, emitter)
     if why:
         return {"status": "none", "why": why}
@@ -133,16 +137,24 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
     model = bd.models[used]
     seconds, how = points_mod.project(job, _timed(bd, job, model))
     name, share = model.dominant(design.terms(job, full_tile(layer, dtype), bd.caches))
+    extent = design.extent(job, job.tiles[0])
+    ratio = model.ratio(extent)
+    iv, iv_why = intervals.layer_interval(
+        model, seconds, ratio, intervals.widening_of(bd.widening, emitter, dtype), dtype
+    )
     return {
         "status": status,
         "why": note,
         "seconds": seconds,
-        "interval": model.interval(seconds),
-        "outside": model.outside(design.extent(job, job.tiles[0])),
+        "interval": iv,
+        "interval_why": iv_why,
+        "held_out": len(model.cv_log_errors),
+        "ratio": ratio,
+        "outside": model.outside(extent),
         "family": used,
         "own_family": fam,
         "projection": how,
-        "dominant": cost_model.describe(name, share),
+        "dominant": cost_model.describe(name, share, model.merged),
     }
 
 
@@ -177,7 +189,8 @@ def network(bd: Board, net: Network, dtypes: list[str], emitters: list[str] | No
                 row.update(emitter=em, dtype=dtype, status=got["status"], why=got.get("why", ""))
                 row["family"] = got.get("family")
                 if "seconds" in got:
-                    row.update({k: got[k] for k in ("seconds", "interval", "outside", "projection", "dominant")})
+                    keys = ("seconds", "interval", "interval_why", "held_out", "ratio", "outside", "projection")
+                    row.update({k: got[k] for k in keys}, dominant=got["dominant"])
                     row["bound_seconds"] = bound_seconds(bd, layer, dtype, em, got["seconds"])
                 rows.append(row)
     return {"layers": rows, "whole_model": whole_model(rows, net)}
@@ -186,7 +199,8 @@ def network(bd: Board, net: Network, dtypes: list[str], emitters: list[str] | No
 def whole_model(rows: list[dict], net: Network | None = None) -> list[dict]:
     """Per (emitter, dtype): the sum of its layers' predictions, a layer it predicts no time for
     taken from the fastest emitter that has one (points.DONORS: `borrowed`, as the measured whole
-    model is), the interval (the sum of its layers' bounds), and the coverage: the layers and the
+    model is), the interval (its layers' combined with intervals.RHO; none where a layer has
+    none: `interval_why`), and the coverage: the layers and the
     share of the network's MACs the sum holds."""
     out = []
     total_macc = sum(l.macc for l in net.layers) if net else sum({r["index"]: r["macc"] for r in rows}.values())
@@ -204,13 +218,14 @@ def whole_model(rows: list[dict], net: Network | None = None) -> list[dict]:
             if i not in mine:
                 borrowed.append({"index": i, "emitter": r["emitter"]})
         macc = sum(r["macc"] for r in parts)
-        intervals = [r.get("interval") for r in parts]
+        no_iv = [r for r in parts if not r.get("interval")]
         out.append(
             {
                 "emitter": em,
                 "dtype": dtype,
                 "seconds": sum(r["seconds"] for r in parts),
-                "interval": None if None in intervals else [sum(i[0] for i in intervals), sum(i[1] for i in intervals)],
+                "interval": None if no_iv else list(intervals.combine([(r["seconds"], r["interval"]) for r in parts])),
+                "interval_why": _no_interval(no_iv),
                 "layers": len(mine),
                 "borrowed": borrowed,
                 "coverage": {
@@ -226,6 +241,16 @@ def whole_model(rows: list[dict], net: Network | None = None) -> list[dict]:
             }
         )
     return out
+
+
+def _no_interval(rows: list[dict]) -> str:
+    """Why a whole model has no interval: the layers that have none."""
+    if not rows:
+        return ""
+    names = ", ".join(f"{r['op']} {r['index']}" for r in rows[:4]) + (
+        f" and {len(rows) - 4} more" if len(rows) > 4 else ""
+    )
+    return f"no interval for {names} ({rows[0].get('interval_why') or 'none'})"
 
 
 def _left_out(rows: list[dict], index: int, dtype: str, emitter: str) -> dict:

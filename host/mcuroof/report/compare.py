@@ -42,7 +42,8 @@ def tables(runs: list[tuple[str, dict]], paths: list[Path] | None = None) -> lis
     t.title += f" ({word}: run / {tag(0)})" if word else ""
     why = not_compared(runs)
     if why:
-        t.caption, t.caption_justify = f"no ratio where {why}", "left"
+        t.title = "Roofs of each run in its own unit: per " + steps(bases) + " where its time counts steps"
+        t.caption, t.caption_justify = f"no ratio and no rate per second side by side where {why}", "left"
     ratio = [bool(i) and not timing_basis.why_not(bases[0], b) for i, b in enumerate(bases)]
     for col in ("kind", "name", "emitter", "dtype"):
         t.add_column(col)
@@ -53,7 +54,7 @@ def tables(runs: list[tuple[str, dict]], paths: list[Path] | None = None) -> lis
     for row in roof_rows(runs):
         cells = []
         for i, v in enumerate(row["values"]):
-            cells.append(roof_value(v, row["kind"], bases[i]))
+            cells.append(roof_value(v, row["kind"], bases[i], apart=bool(why)))
             if ratio[i]:
                 cells.append(f"{row['ratios'][i]:.3g}" if row["ratios"][i] else "-")
         t.add_row(row["kind"], row["name"], row["emitter"] or "-", row["dtype"] or "-", *cells)
@@ -79,13 +80,25 @@ def steps(bases: list[timing_basis.Basis], plural: bool = False) -> str:
     return " or ".join(names) if names else "step (none: host time)"
 
 
-def roof_value(value: float | None, kind: str, basis: timing_basis.Basis) -> str:
-    """A roof's rate and, where the run's time counts steps, its rate per step: "29.4 MMACC/s (1.88/instr)"."""
+def roof_value(value: float | None, kind: str, basis: timing_basis.Basis, apart: bool = False) -> str:
+    """A roof's rate and, where the run's time counts steps, its rate per step: "29.4 MMACC/s (1.88/instr)".
+    `apart` (runs whose times do not compare): the rate per step alone ("1.88 MACC/instr"), or per
+    second of what the time counts ("29.4 MMACC/s of host time")."""
     if value is None:
         return "-"
     unit = "B/s" if kind == "memory" else "MACC/s"
     per = basis.per_step(value)
+    if apart:
+        return f"{per:.3g} {unit[:-2]}/{basis.step}" if per is not None else f"{si(value, unit)} of {basis.kind}"
     return si(value, unit) + (f" ({per:.3g}/{basis.step})" if per is not None else "")
+
+
+def own_unit(seconds: float | None, basis: timing_basis.Basis, apart: bool) -> str:
+    """A time as people compare it: "504 ms" among runs whose times compare; apart, in what the
+    run's time counts ("7.88 M instr", "79.8 M cycles", "504 ms of host time")."""
+    if seconds is None or not apart:
+        return duration(seconds)
+    return basis.steps_text(seconds) if basis.step else f"{duration(seconds)} of {basis.kind}"
 
 
 def _layer_tables(runs, lay, bases) -> list:
@@ -110,27 +123,36 @@ def _layer_tables(runs, lay, bases) -> list:
     for row in lay["layers"]:
         cells = []
         ratios = row["ratio"] if any(row["ratio"][1:]) else [None] * len(row["ratio"])  # no lone "x1"
-        for b, s in zip(row["best"], ratios):
+        for b, s, basis in zip(row["best"], ratios, bases):
             cells.append(
-                f"{duration(b['seconds'])} {b['dtype']} {b['emitter']}" + (f" (x{s:.3g})" if s else "") if b else "-"
+                f"{own_unit(b['seconds'], basis, bool(why))} {b['dtype']} {b['emitter']}"
+                + (f" (x{s:.3g})" if s else "")
+                if b
+                else "-"
             )
         f = row["fastest"]
         t.add_row(row["layer"], *cells, *([variant(f["run"], f["dtype"], f["emitter"])] if f else []))
     out = [t]
     n = Table(title=f"Whole network ({lay['shared']} shared layers)", title_justify="left")
     over = f"{word} over the slowest" if word else None
-    counts = steps(bases, plural=True) if any(b.step for b in bases) else None
-    for col in ("target / dtype / emitter", "time", counts, over, "missing layers (their time elsewhere)"):
+    counts = steps(bases, plural=True) if any(b.step for b in bases) and not why else None
+    time_col = "time in its own unit" if why else "time"
+    for col in ("target / dtype / emitter", time_col, counts, over, "missing layers (their time elsewhere)"):
         if col:
-            n.add_column(col, justify="right" if col in ("time", counts, over) else "left")
+            n.add_column(col, justify="right" if col in (time_col, counts, over) else "left")
     for v in lay["network"]:
+        basis = bases[v["run"]]
         missing = ", ".join(
-            f"{m['layer']} ({duration(m['seconds'])} on {m['dtype']} {m['emitter']})"
+            f"{m['layer']} ({own_unit(m['seconds'], basis, bool(why))} on {m['dtype']} {m['emitter']})"
             if m["seconds"]
             else f"{m['layer']} (not run in {tag(v['run'])})"
             for m in v["missing"]
         )
-        time = duration(v["seconds"]) if v["seconds"] else f"{duration(v['measured_seconds'])} + ?"
+        time = (
+            own_unit(v["seconds"], basis, bool(why))
+            if v["seconds"]
+            else f"{own_unit(v['measured_seconds'], basis, bool(why))} + ?"
+        )
         n.add_row(
             variant(v["run"], v["dtype"], v["emitter"]),
             time + ("" if v["complete"] else " *"),

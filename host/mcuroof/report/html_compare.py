@@ -54,12 +54,13 @@ def _runs_table(runs, bases, paths) -> str:
 
 def _roofs_compared(runs, bases, tags) -> str:
     word = timing_basis.ratio_word(bases)
+    apart = word is None  # times that do not compare: each run's roofs in its own unit
     ratio = [bool(i) and not timing_basis.why_not(bases[0], b) for i, b in enumerate(bases)]
     rows = []
     for row in compare.roof_rows(runs):
         cells = [row["kind"], row["name"], row["emitter"] or "-", row["dtype"] or "-"]
         for i, v in enumerate(row["values"]):
-            cells.append((report_compare.roof_value(v, row["kind"], bases[i]), v))
+            cells.append((report_compare.roof_value(v, row["kind"], bases[i], apart), v))
             if ratio[i]:
                 cells.append(num(row["ratios"][i], fmt=lambda x: f"{x:.3g}"))
         rows.append(cells)
@@ -79,12 +80,14 @@ def _layers_compared(lay: dict, bases, tags) -> str:
     for row in lay["layers"]:
         cells = [row["layer"]]
         ratios = row["ratio"] if any(row["ratio"][1:]) else [None] * len(row["ratio"])  # no lone "x1"
-        for b, s in zip(row["best"], ratios):
+        apart = timing_basis.ratio_word(bases) is None
+        for b, s, basis in zip(row["best"], ratios, bases):
             cells.append(
                 num(
                     b["seconds"],
-                    fmt=lambda v, b=b, s=s: (
-                        f"{duration(v)} {b['dtype']} {b['emitter']}" + (f" (x{s:.3g})" if s else "")
+                    fmt=lambda v, b=b, s=s, basis=basis: (
+                        f"{report_compare.own_unit(v, basis, apart)} {b['dtype']} {b['emitter']}"
+                        + (f" (x{s:.3g})" if s else "")
                     ),
                 )
                 if b
@@ -101,10 +104,14 @@ def _layers_compared(lay: dict, bases, tags) -> str:
 
 
 def _network_compared(lay: dict, bases, tags) -> str:
+    apart = timing_basis.ratio_word(bases) is None
     rows = [
         [
             f"{tags[v['run']]} {v['dtype']} {v['emitter']}",
-            num(v["seconds"], fmt=lambda x, v=v: duration(x) + ("" if v["complete"] else " *")),
+            num(
+                v["seconds"],
+                fmt=lambda x, v=v: report_compare.own_unit(x, bases[v["run"]], apart) + ("" if v["complete"] else " *"),
+            ),
             (bases[v["run"]].steps_text(v["seconds"]), v["seconds"]),
             num(v["layers"], fmt=str),
             "; ".join(
@@ -119,7 +126,7 @@ def _network_compared(lay: dict, bases, tags) -> str:
     ]
     heads = [
         "target / dtype / emitter",
-        "time",
+        "time in its own unit" if apart else "time",
         report_compare.steps(bases, plural=True),
         "layers run",
         "missing (time elsewhere, included *)",

@@ -201,7 +201,7 @@ def reference_table(result: dict) -> str:
     if not core:
         return ""
     rows = mlperf.best_for(core)
-    title = f"C engines on a {core}: best MLPerf Tiny closed int8 figure (MAC/cycle)"
+    title = f"C engines on a {core}: best MLPerf Tiny closed int8 figure ({c_engines.EFFECTIVE})"
     if not rows:
         return f"<h2>{esc(title)}</h2><p class='note'>No published result on a {esc(core)}.</p>"
     lines = c_engines.run_lines(result) + [reference_marks.note(result) or ""]

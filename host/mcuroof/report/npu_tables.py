@@ -41,9 +41,26 @@ def roofs_grid(doc: dict) -> Grid:
     return Grid(f"NPU roofs (theory: Vela {doc['vela']}'s system config)", headers, rows, caption, headers[:2])
 
 
+def like_steps(cpu: dict | None) -> bool:
+    """Whether the CPU run's times and Vela's NPU times are alike: both cycles at stated clocks (a
+    real board's, or a cycle model's); QEMU's instructions or host time are not."""
+    return bool(cpu) and cpu.get("step") == "cycle" and bool(cpu.get("step_rate_hz"))
+
+
+def apart_why(cpu: dict) -> str:
+    counts = {"instr": "QEMU's instructions", "cycle": "cycles at no known clock"}.get(cpu.get("step"), "host time")
+    return (
+        f"no CPU / NPU ratio and no CPU + NPU sum: {cpu['board']}'s time counts {counts}, not cycles at a "
+        "stated clock as Vela's NPU time does"
+    )
+
+
 def whole_grid(doc: dict) -> Grid:
     cpu = doc.get("cpu")
     caption = f"NPU: {doc['estimated']}" + (f"; CPU: measured on {cpu['board']} ({cpu['time_basis']})" if cpu else "")
+    alike = not cpu or like_steps(cpu)
+    if not alike:
+        caption += "; " + apart_why(cpu) + ": CPU in its own steps"
     rows = []
     for w in doc["whole_model"]:
         macs = sum(
@@ -58,8 +75,12 @@ def whole_grid(doc: dict) -> Grid:
                 f"{w['npu_cycles']:,}",
                 duration(w["npu_seconds"]),
                 str(w["cpu_operators"]),
-                "-" if w["cpu_seconds"] is None else duration(w["cpu_seconds"]),
-                "-" if w["seconds"] is None else duration(w["seconds"]),
+                "-"
+                if w["cpu_seconds"] is None
+                else duration(w["cpu_seconds"])
+                if alike
+                else _own(w["cpu_seconds"], cpu),
+                "-" if w["seconds"] is None or not (alike or not w["cpu_seconds"]) else duration(w["seconds"]),
                 si(macs / w["npu_seconds"], "MAC/s") if w["npu_seconds"] else "-",
             ]
         )
@@ -97,28 +118,33 @@ def per_layer_grid(doc: dict) -> Grid | None:
     if not rows:
         return None
     step = {"instr": "CPU instructions (QEMU)", "cycle": "CPU cycles"}.get(cpu.get("step"))
+    alike = like_steps(cpu)
     clock = {r["config"]: r["clock_hz"] for r in doc["runs"]}
-    headers = ("model", "config", "layer", "op", "MACs", "NPU cycles", "NPU time", "CPU time")
+    headers = ("model", "config", "layer", "op", "MACs", "NPU cycles", "NPU time")
+    headers += ("CPU time",) if alike else ()
     headers += (step,) if step else ()
-    headers += ("CPU emitter", "CPU / NPU time")
+    headers += ("CPU emitter",) + (("CPU / NPU time",) if alike else ())
     groups: dict[tuple, list] = {}
     for p in rows:
         groups.setdefault((p["model"], p["config"]), []).append((p, measured[_key(p, measured)]))
     body = []
     for (model, config), pairs in groups.items():
-        body += [_layer_row(p, m, cpu, step) for p, m in pairs]
+        body += [_layer_row(p, m, cpu, step, alike) for p, m in pairs]
         npu, cpu_s = sum(p["seconds"] for p, _ in pairs), sum(m["seconds"] for _, m in pairs)
         body.append(
             [_model(model), config, f"sum of {len(pairs)}", "-", f"{sum(p['macs'] for p, _ in pairs):,}"]
-            + [f"{sum(p['cycles'] for p, _ in pairs):,}", duration(npu), duration(cpu_s)]
+            + [f"{sum(p['cycles'] for p, _ in pairs):,}", duration(npu)]
+            + ([duration(cpu_s)] if alike else [])
             + ([_steps(cpu_s, cpu)] if step else [])
-            + ["-", f"{cpu_s / npu:.0f}x"]
+            + ["-"]
+            + ([f"{cpu_s / npu:.0f}x"] if alike else [])
         )
     clocks = ", ".join(sorted({f"{c / 1e6:g} MHz" for c in clock.values() if c}))
     caption = (
         f"NPU: Vela's cycles at its clock ({clocks}), {doc['estimated']}; CPU: measured on {cpu['board']}, "
-        f"{cpu['time_basis']}; CPU / NPU is a ratio of seconds, not of like steps"
+        f"{cpu['time_basis']}"
     )
+    caption += "; CPU / NPU: seconds of cycles at each one's stated clock" if alike else "; " + apart_why(cpu)
     title = f"Per layer: NPU estimate beside {cpu['board']}'s measured time"
     return Grid(title, headers, body, caption, ("model", "config", "layer", "op", "CPU emitter"))
 
@@ -144,8 +170,9 @@ def _key(p: dict, measured: dict) -> tuple | None:
     return next((k for k in measured if k[1] == p["name"]), None)
 
 
-def _layer_row(p: dict, m: dict, cpu: dict, step: str | None) -> list[str]:
-    """One layer: Vela's point p beside the CPU run's measured point m."""
+def _layer_row(p: dict, m: dict, cpu: dict, step: str | None, alike: bool) -> list[str]:
+    """One layer: Vela's point p beside the CPU run's measured point m (its seconds and the
+    ratio only where both count cycles at stated clocks)."""
     return [
         _model(p["model"]),
         p["config"],
@@ -154,11 +181,17 @@ def _layer_row(p: dict, m: dict, cpu: dict, step: str | None) -> list[str]:
         f"{p['macs']:,}",
         f"{p['cycles']:,}",
         duration(p["seconds"]),
-        duration(m["seconds"]),
+        *([duration(m["seconds"])] if alike else []),
         *([_steps(m["seconds"], cpu)] if step else []),
         f"{m['emitter']} {m['dtype']}",
-        f"{m['seconds'] / p['seconds']:.0f}x",
+        *([f"{m['seconds'] / p['seconds']:.0f}x"] if alike else []),
     ]
+
+
+def _own(seconds: float, cpu: dict) -> str:
+    """A CPU time in the steps it counts ("640 k instr"), or seconds of host time."""
+    unit = {"instr": " instr", "cycle": " cycles"}.get(cpu.get("step"))
+    return _steps(seconds, cpu) + unit if unit and cpu.get("step_rate_hz") else f"{duration(seconds)} of its time"
 
 
 def _steps(seconds: float, cpu: dict) -> str:
@@ -173,7 +206,9 @@ def reference_grid(doc: dict) -> Grid | str:
         return "C-engine reference (MLPerf Tiny): no CPU core known (give --roofs or --board)"
     if not ref["rows"]:
         return mlperf.no_result_text(ref["core"])
-    return c_engines.rows_grid(ref["rows"], f"C engines on a {ref['core']}: best MLPerf Tiny closed int8 figure")
+    return c_engines.rows_grid(
+        ref["rows"], f"C engines on a {ref['core']}: best MLPerf Tiny closed int8 figure ({c_engines.EFFECTIVE})"
+    )
 
 
 def grids(doc: dict) -> list:

@@ -308,11 +308,28 @@ RESULTS = {
                         obj(
                             {"family": TEXT, "coefficients": {"type": "object"}, "shapes": COUNT},
                             # predict.cost_model.Model.as_dict: leave-one-out errors and the shapes' span
-                            {"cv_log_errors": array(NUMBER), "cv": {"type": "object"}, "ranges": {"type": "object"}},
+                            {
+                                "cv_log_errors": array(NUMBER),
+                                "cv": {"type": "object"},
+                                "ranges": {"type": "object"},
+                                # terms no shape told apart, fitted as the first (cost_model.merges)
+                                "merged": {"type": "object"},
+                            },
                         )
                     )
                 },
-                {"isa": array(TEXT), "free_heap": nullable(COUNT), "shapes": COUNT},
+                {
+                    "isa": array(TEXT),
+                    "free_heap": nullable(COUNT),
+                    "shapes": COUNT,
+                    # measure.calcache: measured by this run (and kept), or reused from a kept one
+                    "source": obj(
+                        {"reused": FLAG},
+                        {"cache": nullable(TEXT), "measured_at": nullable(TEXT), "measured_in": nullable(TEXT)},
+                    ),
+                    # widening: how an interval widens past a family's shapes (predict.intervals.widening)
+                    "widening": {"type": "object"},
+                },
             ),
         },
     ),

@@ -18,7 +18,7 @@ from mcuroof.kernels.contract import Kernel, unit_key
 from mcuroof.kernels.emitters import LAYER_EMITTERS
 from mcuroof.kernels.ops import dispatch, reference
 from mcuroof.kernels.ops.contract import Job
-from mcuroof.predict import cost_model, design
+from mcuroof.predict import cost_model, design, intervals
 from mcuroof.suites import timing
 from mcuroof.suites.base import Context, Suite
 
@@ -95,11 +95,10 @@ def samples(
 
 def models(probe: dict, records: list[dict], caches: tuple[int, ...] = ()) -> list[cost_model.Model]:
     """A cost model per family, fitted from this run's calibration records."""
-    return fit(samples(jobs(probe), records, caches))
+    return fitted(samples(jobs(probe), records, caches))
 
 
-def fit(by_family: dict[str, list[tuple[dict, float, dict]]]) -> list[cost_model.Model]:
-    """A cost model per family from its samples (samples())."""
+def fitted(by_family: dict[str, list[tuple[dict, float, dict]]]) -> list[cost_model.Model]:
     return [
         cost_model.fit(f, [(t, s) for t, s, _ in got], [e for _, _, e in got]) for f, got in sorted(by_family.items())
     ]
@@ -107,15 +106,14 @@ def fit(by_family: dict[str, list[tuple[dict, float, dict]]]) -> list[cost_model
 
 def results_parts(records: list[dict], board: dict) -> dict:
     """results.json's `calibration`: the board's core as the shapes saw it, every family's model,
-    and how many shapes ran and failed their check."""
+    the widening of extrapolated intervals per emitter/dtype (predict.intervals.widening), and how
+    many shapes ran and failed their check."""
     probe = probe_of(board)
     js = jobs(probe)
     mine = [r for r in records if r.get("t") == "cal"]
     caches = design.cache_sizes(board)
-    # the design's selection and the numpy checks once each (seconds on a big board's 1,000 shapes)
-    got = samples(js, records, caches)
-    fitted = fit(got)
-    ok = sum(len(s) for s in got.values())
+    by_family = samples(js, records, caches)
+    ok = sum(len(s) for s in by_family.values())
     return {
         "calibration": {
             "isa": sorted(identity.describe(probe).isa),
@@ -124,7 +122,8 @@ def results_parts(records: list[dict], board: dict) -> dict:
             "shapes": len(js),
             "shapes_verified": ok,
             "shapes_failed": len(mine) - ok,
-            "families": [m.as_dict() for m in fitted],
+            "families": [m.as_dict() for m in fitted(by_family)],
+            "widening": intervals.widening(by_family),
         },
         "checks": {"calibration_failed": len(mine) - ok},
     }

@@ -177,7 +177,7 @@ def results_parts(request: Request, records: list[dict], roofs: list[dict], boar
 def calibrated(pts: list[dict], rows: list[dict], records: list[dict], roofs: list[dict], board: dict, net) -> None:
     """Each point and whole-model row with its time predicted from this run's calibration records
     alone (none where the calibration suite did not run) and the error against the measured."""
-    from mcuroof.predict import predictor
+    from mcuroof.predict import intervals, predictor
     from mcuroof.suites import calibration
 
     if not any(r.get("t") == "cal" for r in records):
@@ -208,7 +208,9 @@ def calibrated(pts: list[dict], rows: list[dict], records: list[dict], roofs: li
         r["calibrated_error"] = _error(r["calibrated_seconds"], r["measured_seconds"])
         ivs = [x.get("interval") for x in parts]
         r["calibrated_interval"] = (
-            [sum(i[0] for i in ivs), sum(i[1] for i in ivs)] if parts and None not in ivs else None
+            list(intervals.combine([(x["seconds"], x["interval"]) for x in parts]))
+            if parts and None not in ivs
+            else None
         )
         r["calibrated_not_predicted"] = [
             {"index": i, "emitter": em, "why": x.get("why", "")}

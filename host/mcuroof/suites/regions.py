@@ -25,6 +25,11 @@ FLASH_MAP = {
     "qemu-m55": (0x0, 64 * 1024),
     "rp2040js-pico": (0x10000000, 128 * 1024),  # the emulator's flash: a flat array, no XIP cache
     "qemu-rv32": (0x80000000, 64 * 1024),  # QEMU virt's DRAM, where the firmware runs
+    # the cycle model's boards: their code region is timed as the modelled board's flash (its wait
+    # states and line buffer: links.cycle_model), so it is named flash
+    "qemu-m4": (0x0, 64 * 1024),
+    "qemu-m33": (0x10000000, 64 * 1024),
+    "qemu-m0plus": (0x0, 64 * 1024),
 }
 # where the firmware runs from is not flash on QEMU's machines: SSRAM (MPS2), ITCM (AN547), DRAM (virt)
 CODE_REGION = {"qemu-m3": "code", "qemu-m7": "code", "qemu-m55": "code", "qemu-rv32": "code"}
