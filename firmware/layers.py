@@ -44,9 +44,10 @@ def alloc(tc, c):
 #--
 def ecall(k, w, o, p, r):
     # k's own call, in this heap: MicroPython allocates a large frame on the heap, first fit,
-    # so the call costs more the more small holes the heap has before a large enough one
+    # so the call costs more the more small holes the heap has before a large enough one.
+    # The least of |TRIALS| runs (the noisy rule's count, as the harness's own cost in common.py)
     e = _run(k, None, w, o, p, r)
-    for i in range(TRIALS - 1):
+    for i in range(abs(TRIALS) - 1):
         e = min(e, _run(k, None, w, o, p, r))
     return e
 
@@ -75,10 +76,12 @@ def layer(k, i, em, ty, tc, q, cands, j=0, g=0):
         s = (s * 75 + 74) % 65537
         p[16 + b] = s % 129 - 64
     mn, md, ov, r = measure(k, x, w, o, p)
+    # the own call at once, in the heap the trials left (a record built first moved it 12 %)
+    e = ecall(k, w, o, p, r) if g else None
     rec = {'t': LT, 'k': i, 'em': em, 'ty': ty, 'cand': j, 'heap': h, 'r': r,
            'us': mn, 'med': md, 'ovh': ov, 'chk': osum(o, c[2])}
     if g:
-        rec['call'] = ecall(k, w, o, p, r)
+        rec['call'] = e
     emit(rec)
     x = w = o = p = None
     gc.collect()
