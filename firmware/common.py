@@ -70,34 +70,23 @@ def _nop(a, b, c, n):
     return 0
 
 
-#--
 def measure(fn, a, b, c, n):
-    # Grow the repeat count until one trial spans WIN us (the runs before are the warm-up), then
-    # keep TRIALS trials. TRIALS -N (exact time, host suites/timing.py): one trial, or N where
-    # the call allocates (boxed floats: a garbage collection may land in it).
+    # Grow the repeat count until one trial spans WIN us, then keep TRIALS trials.
     r = 1
     t = _run(fn, a, b, c, n, r)
     while t < WIN and r < 1 << 24:
         r = r * 2 if t * 2 < WIN else r + r * (WIN - t) // t + 1
         t = _run(fn, a, b, c, n, r)
-    # the list before the first trial, as the noisy rule always had it: an allocation between
-    # trials moves the heap's holes, and a kernel's own call (a large frame, first fit) with them
-    k = abs(TRIALS)
-    ts = [0] * k
-    m = gc.mem_alloc()
-    ts[0] = _run(fn, a, b, c, n, r)
-    if TRIALS < 0 and gc.mem_alloc() == m:
-        k = 1
-    for i in range(1, k):
+    ts = [0] * TRIALS
+    for i in range(TRIALS):
         ts[i] = _run(fn, a, b, c, n, r)
-    if k > 1:
-        ts.sort()
-    # the harness's cost, as the kernel's time: the least of |TRIALS| runs (an interrupt landing
+    ts.sort()
+    # the harness's cost, as the kernel's time: the least of TRIALS runs (an interrupt landing
     # in one of only two runs moved small kernels' rates by 0.3 %)
     ov = _run(_nop, a, b, c, n, r)
-    for i in range(abs(TRIALS) - 1):
+    for i in range(TRIALS - 1):
         ov = min(ov, _run(_nop, a, b, c, n, r))
-    return ts[0], ts[k // 2], ov, r
+    return ts[0], ts[TRIALS // 2], ov, r
 
 
 def finish():

@@ -33,8 +33,8 @@ def test_the_spread_is_the_slowest_repeat_minus_the_fastest():
 def test_exact_time_gets_one_call_of_1000_ticks_and_noisy_time_keeps_its_rule():
     exact_m3, exact_pico = _timer(1, [1000] * 5, True), _timer(2, [2000] * 5, True)
     # a call that allocates (its time depends on where a collection lands) keeps the noisy trials
-    assert timing.timing(M3, timer=exact_m3) == {"win_us": 1000, "trials": 1, "alloc_trials": 5}
-    assert timing.timing(PICO, True, exact_pico) == {"win_us": 2000, "trials": 1, "alloc_trials": 3}
+    assert timing.timing(M3, timer=exact_m3) == {"win_us": 1000, "trials": 2}
+    assert timing.timing(PICO, True, exact_pico) == {"win_us": 2000, "trials": 2}
     # 1000 of the tick taken down to 1, 2 or 5 x 10^k us: a reading of 10 or 11 us gives one window
     for tick, win in ((3, 2000), (9, 5000), (10, 10000), (11, 10000), (14, 10000), (20, 20000)):
         assert timing.timing({**PICO, "tick_us": tick}, True, exact_pico)["win_us"] == win, tick
@@ -47,20 +47,20 @@ def test_exact_time_gets_one_call_of_1000_ticks_and_noisy_time_keeps_its_rule():
 
 
 def test_the_calibration_follows_the_same_rule():
-    assert calibration.trials(M3, _timer(1, [1000] * 5, True)) == {"win_us": 1000, "trials": 1, "alloc_trials": 3}
+    assert calibration.trials(M3, _timer(1, [1000] * 5, True)) == {"win_us": 1000, "trials": 2}
     assert calibration.trials(M3, _timer(1, [1000, 1030], True)) == {"win_us": 2000, "trials": 3}
     assert calibration.trials(M3) == {"win_us": 2000, "trials": 3}
     assert calibration.trials(UNIX, _timer(1, [1000] * 5, False)) == {"win_us": 2000, "trials": 5}
     cfg = registry.suite_config("calibration", M3, Context(timer=_timer(1, [1000] * 5, True)))
-    assert (cfg["win_us"], cfg["trials"]) == (1000, 1)
+    assert (cfg["win_us"], cfg["trials"]) == (1000, 2)
 
 
 def test_every_suite_is_sized_by_the_context_timer():
     ctx = Context(timer=_timer(1, [1000] * 5, True))
     for suite in ("memory", "compute", "regions"):
         cfg = registry.suite_config(suite, M3, ctx)
-        assert (cfg["win_us"], cfg["trials"]) == (1000, 1), suite
-        assert "WIN = 1000\nTRIALS = -5\n" in registry.chunks(suite, cfg)[0]  # one trial, 5 if it allocates
+        assert (cfg["win_us"], cfg["trials"]) == (1000, 2), suite
+        assert "WIN = 1000\nTRIALS = 2\n" in registry.chunks(suite, cfg)[0]  # two trials, the least kept
 
 
 def test_precision_is_the_tick_and_the_spread_over_the_window():
@@ -81,8 +81,8 @@ def test_the_record_names_the_rule_and_both_sizings():
         "spread_us": 0.0,
         "repeats": 5,
         "check_us": 1000.0,
-        "suites": {"win_us": 1000, "trials": 1, "precision": 0.001, "alloc_trials": 5},
-        "calibration": {"win_us": 1000, "trials": 1, "precision": 0.001, "alloc_trials": 3},
+        "suites": {"win_us": 1000, "trials": 2, "precision": 0.001},
+        "calibration": {"win_us": 1000, "trials": 2, "precision": 0.001},
     }
 
 

@@ -35,10 +35,7 @@ def source(name: str) -> list[str]:
 def config_line(cfg: dict) -> str:
     """A `CFG = {...}` line: only numbers, strings, lists and dicts of them reach the board."""
     sent = {k: v for k, v in cfg.items() if k not in HOST_ONLY}
-    # TRIALS -N: one trial, N where the call allocates (exact time: firmware/common.py measure);
-    # no global more (the micro:bit's 8 KB heap had no room for one)
-    trials = -cfg["alloc_trials"] if cfg.get("alloc_trials") else cfg["trials"]
-    return "CFG = " + _literal(sent) + "\nWIN = %d\nTRIALS = %d\n" % (cfg["win_us"], trials)
+    return "CFG = " + _literal(sent) + "\nWIN = %d\nTRIALS = %d\n" % (cfg["win_us"], cfg["trials"])
 
 
 def _literal(v) -> str:

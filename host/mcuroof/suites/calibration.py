@@ -6,7 +6,7 @@ cost model per layer-kernel family (predict.cost_model) that `mcuroof predict` a
 Each shape runs whole (one tile) through firmware/layers.py and is checked against the numpy
 reference like a layer; a shape whose buffers do not fit the heap is skipped on the board. Where
 the timer check found time exact (QEMU's instructions, rp2040js's cycles: suites.timing) a shape
-is a warm-up and one timed call of 1000 ticks; elsewhere three trials of a short window, a few
+is a warm-up and two timed calls of 1000 ticks, the least kept; elsewhere three trials of a short window, a few
 more on a host OS (its noise).
 """
 
@@ -45,14 +45,14 @@ def jobs(probe: dict) -> list[Job]:
 
 
 def trials(probe: dict, timer: timing.Timer | None = None) -> dict:
-    """The harness's window and trials: where time is exact (timer.exact) one timed call of 1000
+    """The harness's window and trials: where time is exact (timer.exact) two timed calls of 1000
     ticks after a warm-up (suites.timing); else a window of 1000 timer ticks (at least 2 ms), 3
     trials where time counts instructions or cycles, 5 on a host OS (the layers suite's 15 made
     the shapes take 30 s there; the least of 5 is what noise limits)."""
     many = probe.get("platform") in timing.HOST_PLATFORMS
     noisy = {"win_us": max(2000, 1000 * probe.get("tick_us", 1)), "trials": 5 if many else 3}
     if timer is not None and timer.exact:
-        return {**timing.timing(probe, timer=timer), "alloc_trials": noisy["trials"]}
+        return timing.timing(probe, timer=timer)
     return noisy
 
 
