@@ -292,9 +292,18 @@ class Model:
         return name, shares.get(name, 1.0)
 
     @property
+    def scale(self) -> float | None:
+        """The family's own size of error: the median |log(predicted / timed)| over its held-out
+        shapes (None: fewer than min_held_out shapes). predict.intervals multiplies it by a
+        quantile pooled over the families of its emitter and type."""
+        n = len(self.cv_log_errors)
+        return float(np.median(np.abs(self.cv_log_errors))) if n and n >= min_held_out() else None
+
+    @property
     def spread(self) -> float | None:
-        """The conformal quantile of |log(predicted / timed)| over held-out shapes, at least
-        CV_FLOOR (None: fewer than min_held_out shapes)."""
+        """The conformal quantile of |log(predicted / timed)| over this family's held-out shapes
+        alone, at least CV_FLOOR (None: fewer than min_held_out shapes): what the family's own
+        n errors say (cv_summary); a layer's interval is predict.intervals.spread's."""
         q = conformal(self.cv_log_errors)
         return None if q is None else max(CV_FLOOR, q)
 

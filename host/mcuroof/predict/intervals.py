@@ -1,11 +1,16 @@
-"""A prediction's interval where it extrapolates, and a whole model's. Pure computation.
+"""A prediction's interval in its family's range, where it extrapolates, and a whole model's.
+Pure computation.
 
-Inside its family's shapes a layer's interval is the family's conformal quantile of held-out
-errors (cost_model.Model.spread). Past them (Model.ratio: how far its MACs, channels or working
-set lie beyond the shapes) that quantile says nothing, so the half-width grows with the log of
-the ratio, at a slope calibrated on the board's own shapes: each family's largest shapes by
-each extent are left out, predicted from the rest, and the slope is the conformal quantile of
-what their errors needed past the rest's spread (`widening`). Past LIMIT no interval is given.
+In range a layer's log half-width is its family's scale (the median of its held-out errors,
+cost_model.Model.scale) times the conformal quantile of the held-out errors of every family of
+its emitter and type, each over its own family's scale (`spread_quantiles`): a scale-free error
+pooled over some 150-250 shapes, where a family's own 20 put the 90 % rank at its largest but
+one (`spread`). Past the shapes (Model.ratio: how far its MACs, channels or working set lie
+beyond them) the half-width grows with the log of the ratio, at a slope calibrated on the
+board's own shapes: each family's largest shapes by each extent are left out, predicted from the
+rest, and the slope is the conformal quantile of what their errors needed past the rest's
+spread (`widening`). Past TESTED x, further than those held-out shapes reached, it is at least
++-5 %; past LIMIT no interval is given.
 
 A whole model's interval combines its layers' half-widths with a correlation RHO: 1 is the sum
 of the bounds (errors all of one sign), 0 adds them as independent (root of the sum of squares);
@@ -24,23 +29,61 @@ from mcuroof.predict.cost_model import EXTENTS, Model
 # past this ratio to its family's shapes a layer gets no interval: the widening was calibrated
 # on shapes 1-4x past the rest, and carrying it 16x further is a guess
 LIMIT = 16.0
-# an extrapolation is never surer than this: +-5 % at 4x past the shapes, growing with log(ratio)
-# (a chosen floor, not a measured one: families whose held-out shapes are exact still meet
-# layers whose cost grows in ways no shape showed)
+# the held-out largest shapes lie up to about this far past the rest (`widening`'s median_ratio
+# is 1.1-1.6 on the boards measured): past it the slope was never tested
+TESTED = 4.0
+# an extrapolation past TESTED is never surer than +-5 % (a chosen floor, not a measured one:
+# families whose held-out shapes are exact still meet layers whose cost grows in ways no shape showed)
 FLOOR_AT_4X = math.log(1.05)
+# no interval is narrower than the calibration's timing resolution: suites.calibration times each
+# shape over a window of at least 1000 ticks of the board's timer, so a time is known to 1 in 1000
+RESOLUTION = math.log(1.001)
 # the share of a family's shapes left out as its largest (at least one) to calibrate the widening
 HOLD = 0.2
-# widening's entry over every family of the board: an emitter/dtype with too few held-out shapes widens by it
+# the entry over every family of the board: an emitter/dtype with too few held-out shapes uses it
 POOLED = "all"
 # the correlation of a whole model's layer errors: 0, as leave-one-network-out estimated it on
 # qemu-m3, qemu-m7, qemu-m55, qemu-rv32 and the unix port (tools/prediction_error.py;
-# docs/prediction.md): 109 whole-model intervals held 95 % at rho 0 (median ±6.1 %), 98 % at 1 (±11.1 %)
+# docs/prediction.md)
 RHO = 0.0
 
 
+def group(family: str) -> str:
+    """The emitter/dtype of a family ('viper/int8/generic/dw3' -> 'viper/int8')."""
+    return "/".join(family.split("/")[:2])
+
+
+def spread_quantiles(models) -> dict[str, dict]:
+    """Per emitter/dtype, and POOLED over all: the conformal quantile of its families' held-out
+    |errors|, each divided by its own family's scale (families with no scale, or an exact one,
+    left out), and how many errors it is of."""
+    pools: dict[str, list[float]] = {}
+    for m in sorted(models, key=lambda m: m.family):
+        s = m.scale
+        if not s:
+            continue
+        norm = [abs(e) / s for e in m.cv_log_errors]
+        pools.setdefault(group(m.family), []).extend(norm)
+        pools.setdefault(POOLED, []).extend(norm)
+    return {g: {"quantile": cost_model.conformal(v), "held_out": len(v)} for g, v in pools.items()}
+
+
+def spread(model: Model, quantiles: dict[str, dict]) -> float | None:
+    """A family's log half-width in range: its scale x its emitter/dtype's pooled quantile (the
+    board's POOLED where that has none), at least RESOLUTION (None: the family has no scale)."""
+    s = model.scale
+    if s is None:
+        return None
+    own = quantiles.get(group(model.family))
+    q = own if own and own.get("quantile") is not None else quantiles.get(POOLED)
+    if not q or q.get("quantile") is None:
+        return None
+    return max(RESOLUTION, s * q["quantile"])
+
+
 def floor(ratio: float) -> float:
-    """The least log half-width of a layer `ratio` past its family's shapes (0 inside them)."""
-    return FLOOR_AT_4X * math.log(ratio) / math.log(4) if ratio > 1 else 0.0
+    """The least log half-width of a layer `ratio` past its family's shapes: +-5 % past TESTED, else 0."""
+    return FLOOR_AT_4X if ratio > TESTED else 0.0
 
 
 def half_width(spread: float, ratio: float, slope: float) -> float:
@@ -48,11 +91,14 @@ def half_width(spread: float, ratio: float, slope: float) -> float:
     return max(spread + slope * math.log(max(ratio, 1.0)), spread, floor(ratio))
 
 
-def held_largest(samples: list[tuple[dict, float]], extents: list[dict]) -> list[tuple[float, float, float]]:
+def held_largest(
+    samples: list[tuple[dict, float]], extents: list[dict], quantiles: dict[str, dict] | None = None
+) -> list[tuple[float, float, float]]:
     """(ratio past the rest, |log(predicted / timed)|, the rest's spread) of a family's largest
     shapes by each extent (HOLD of them; once where two extents hold out the same shapes), each
-    predicted by the fit of the rest. A shape that lies within the rest's range on every extent
-    is not an extrapolation and is left out."""
+    predicted by the fit of the rest; the rest's spread as `spread` gives it with the board's
+    `quantiles` (RESOLUTION where the rest has too few shapes). A shape that lies within the
+    rest's range on every extent is not an extrapolation and is left out."""
     samples = list(samples)
     n = len(samples)
     held = max(1, round(n * HOLD))
@@ -67,7 +113,7 @@ def held_largest(samples: list[tuple[dict, float]], extents: list[dict]) -> list
             continue
         seen.add(frozenset(top))
         model = cost_model.fit("rest", [samples[i] for i in rest], [extents[i] for i in rest])
-        q = model.spread if model.spread is not None else cost_model.CV_FLOOR
+        q = spread(model, quantiles or {}) or RESOLUTION
         for i in top:
             r = model.ratio(extents[i])
             if r <= 1.0:
@@ -90,10 +136,12 @@ def widening(by_family: dict[str, list[tuple[dict, float, dict]]]) -> dict[str, 
     """Per emitter/dtype, and POOLED over all: the slope calibrated from its families' largest
     shapes held out (None: fewer than cost_model.min_held_out of them), how many there were and
     their ratios' median. `by_family`: (term counts, seconds, extent) of each shape (suites.calibration.samples)."""
+    whole = [cost_model.fit(f, [(t, s) for t, s, _ in got]) for f, got in sorted(by_family.items())]
+    quantiles = spread_quantiles(whole)
     groups: dict[str, list] = {}
     for fam, got in sorted(by_family.items()):
-        pts = held_largest([(t, s) for t, s, _ in got], [e for _, _, e in got])
-        groups.setdefault("/".join(fam.split("/")[:2]), []).extend(pts)
+        pts = held_largest([(t, s) for t, s, _ in got], [e for _, _, e in got], _scoped(quantiles, fam))
+        groups.setdefault(group(fam), []).extend(pts)
         groups.setdefault(POOLED, []).extend(pts)
     return {
         g: {
@@ -105,6 +153,12 @@ def widening(by_family: dict[str, list[tuple[dict, float, dict]]]) -> dict[str, 
     }
 
 
+def _scoped(quantiles: dict[str, dict], family: str) -> dict[str, dict]:
+    """The quantiles as a fit of part of `family` (named 'rest') finds them: its group's as POOLED."""
+    own = quantiles.get(group(family))
+    return {POOLED: own if own and own.get("quantile") is not None else quantiles.get(POOLED)}
+
+
 def widening_of(widen: dict, emitter: str, dtype: str) -> dict | None:
     """The widening of an emitter and type: its own where it has a slope, else the board's pooled."""
     own = widen.get(f"{emitter}/{dtype}")
@@ -112,11 +166,13 @@ def widening_of(widen: dict, emitter: str, dtype: str) -> dict | None:
 
 
 def layer_interval(
-    model: Model, seconds: float, ratio: float, widen: dict | None, dtype: str
+    model: Model, seconds: float, ratio: float, widen: dict | None, dtype: str, quantiles: dict[str, dict] | None = None
 ) -> tuple[tuple[float, float] | None, str]:
-    """A layer's interval, and why it has none ('' where it has one): its family's spread,
-    widened past the family's shapes by `widen` (widening's entry of its emitter/dtype)."""
-    q = model.spread
+    """A layer's interval, and why it has none ('' where it has one): its family's `spread` with
+    the board's `quantiles` (spread_quantiles; None: the family's own conformal quantile,
+    Model.spread, as a calibration read without its families has), widened past the family's
+    shapes by `widen` (widening's entry of its emitter/dtype)."""
+    q = model.spread if quantiles is None else spread(model, quantiles)
     if q is None:
         n = len(model.cv_log_errors)
         return None, f"{n} held-out shapes: a {1 - cost_model.CV_ALPHA:.0%} interval needs {cost_model.min_held_out()}"

@@ -39,6 +39,7 @@ class Board:
     floats: bool = True  # the board has floats (the probe's `float`)
     caches: tuple[int, ...] = ()  # the data cache sizes the calibration's fit knew (design.cache_sizes)
     widening: dict = dataclasses.field(default_factory=dict)  # per emitter/dtype (intervals.widening)
+    spreads: dict = dataclasses.field(default_factory=dict)  # per emitter/dtype (intervals.spread_quantiles)
 
 
 def board(data: dict) -> Board | None:
@@ -48,9 +49,10 @@ def board(data: dict) -> Board | None:
         return None
     b = data.get("board", {})
     free = cal.get("free_heap") or b.get("free_heap") or 0
+    models = {m["family"]: cost_model.Model.from_dict(m) for m in cal.get("families", [])}
     return Board(
         b.get("name", "?"),
-        {m["family"]: cost_model.Model.from_dict(m) for m in cal.get("families", [])},
+        models,
         frozenset(cal.get("isa", [])),
         free,
         tuple(e for e in b.get("emitters", []) if e in EMITTERS),
@@ -59,6 +61,7 @@ def board(data: dict) -> Board | None:
         bool(b.get("float", True)),
         tuple(cal.get("caches") or ()),
         dict(cal.get("widening") or {}),
+        intervals.spread_quantiles(models.values()),
     )
 
 
@@ -140,7 +143,7 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
     extent = design.extent(job, job.tiles[0])
     ratio = model.ratio(extent)
     iv, iv_why = intervals.layer_interval(
-        model, seconds, ratio, intervals.widening_of(bd.widening, emitter, dtype), dtype
+        model, seconds, ratio, intervals.widening_of(bd.widening, emitter, dtype), dtype, bd.spreads
     )
     return {
         "status": status,
