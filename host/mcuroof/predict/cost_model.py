@@ -276,6 +276,12 @@ class Model:
     cv_log_errors: tuple[float, ...] = ()  # log(predicted / timed) of each shape, left out of the fit
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # EXTENTS: (least, most)
     merged: dict[str, list[str]] = field(default_factory=dict)  # terms fitted as one (merges)
+    cv_seconds: tuple[float, ...] = ()  # the timed seconds of each shape, in cv_log_errors' order
+
+    @property
+    def median_seconds(self) -> float | None:
+        """The median time of the family's timed shapes (None: a calibration that kept none)."""
+        return float(np.median(self.cv_seconds)) if self.cv_seconds else None
 
     def seconds(self, t: dict[str, float]) -> float:
         return sum(self.coefficients.get(k, 0.0) * v for k, v in t.items())
@@ -357,6 +363,7 @@ class Model:
             "cv": self.cv_summary(),
             "ranges": {k: list(v) for k, v in self.ranges.items()},
             "merged": {k: list(v) for k, v in self.merged.items()},
+            "cv_seconds": list(self.cv_seconds),
         }
 
     @classmethod
@@ -369,6 +376,7 @@ class Model:
             tuple(d.get("cv_log_errors") or ()),
             {k: tuple(v) for k, v in (d.get("ranges") or {}).items()},
             {k: list(v) for k, v in (d.get("merged") or {}).items()},
+            tuple(d.get("cv_seconds") or ()),
         )
 
 
@@ -438,7 +446,8 @@ def fit(
     worst = max((abs(_predict(coef, t) / s - 1) for t, s in samples), default=0.0)
     cv = cross_validate(used, samples) if len(samples) > 1 else ()
     ranges = {k: (min(e[k] for e in extents), max(e[k] for e in extents)) for k in EXTENTS} if extents else {}
-    return Model(family, coef, len(samples), float(worst), cv, ranges, merges(used, samples))
+    times = tuple(s for _, s in samples) if cv else ()
+    return Model(family, coef, len(samples), float(worst), cv, ranges, merges(used, samples), times)
 
 
 def describe(name: str, share: float, merged: dict[str, list[str]] | None = None) -> str:

@@ -53,32 +53,48 @@ def group(family: str) -> str:
     return "/".join(family.split("/")[:2])
 
 
+def size(model: Model, seconds: float | None) -> str:
+    """'large' where a call of `seconds` takes at least the median time of the family's shapes,
+    'small' where less ('' where the calibration kept no shape times, or no time is given)."""
+    mid = model.median_seconds
+    if mid is None or seconds is None:
+        return ""
+    return "large" if seconds >= mid else "small"
+
+
 def spread_quantiles(models) -> dict[str, dict]:
-    """Per emitter/dtype, and POOLED over all: the conformal quantile of its families' held-out
-    |errors|, each divided by its own family's scale (families with no scale, or an exact one,
-    left out), and how many errors it is of."""
+    """Per emitter/dtype, and POOLED over all, and each of those per size ('viper/int8 large'):
+    the conformal quantile of its families' held-out |errors|, each divided by its own family's
+    scale (families with no scale, or an exact one, left out), and how many errors it is of.
+    A small shape's time is more the call's and its edges', which the terms fit worst: on
+    QEMU the small half's errors are 2-3x the large half's, and a network's layers are large."""
     pools: dict[str, list[float]] = {}
     for m in sorted(models, key=lambda m: m.family):
         s = m.scale
         if not s:
             continue
-        norm = [abs(e) / s for e in m.cv_log_errors]
-        pools.setdefault(group(m.family), []).extend(norm)
-        pools.setdefault(POOLED, []).extend(norm)
-    return {g: {"quantile": cost_model.conformal(v), "held_out": len(v)} for g, v in pools.items()}
+        sizes = [size(m, t) for t in m.cv_seconds] or [""] * len(m.cv_log_errors)
+        for e, z in zip(m.cv_log_errors, sizes):
+            for g in (group(m.family), POOLED):
+                pools.setdefault(g, []).append(abs(e) / s)
+                if z:
+                    pools.setdefault(f"{g} {z}", []).append(abs(e) / s)
+    return {g: {"quantile": cost_model.conformal(v), "held_out": len(v)} for g, v in sorted(pools.items())}
 
 
-def spread(model: Model, quantiles: dict[str, dict]) -> float | None:
-    """A family's log half-width in range: its scale x its emitter/dtype's pooled quantile (the
-    board's POOLED where that has none), at least RESOLUTION (None: the family has no scale)."""
+def spread(model: Model, quantiles: dict[str, dict], seconds: float | None = None) -> float | None:
+    """A family's log half-width in range for a call of `seconds`: its scale x the pooled
+    quantile of its emitter/dtype and size (else of its emitter/dtype, else the board's POOLED of
+    that size, else POOLED), at least RESOLUTION (None: the family has no scale)."""
     s = model.scale
     if s is None:
         return None
-    own = quantiles.get(group(model.family))
-    q = own if own and own.get("quantile") is not None else quantiles.get(POOLED)
-    if not q or q.get("quantile") is None:
-        return None
-    return max(RESOLUTION, s * q["quantile"])
+    g, z = group(model.family), size(model, seconds)
+    for key in [f"{g} {z}", g, f"{POOLED} {z}", POOLED] if z else [g, POOLED]:
+        q = quantiles.get(key)
+        if q and q.get("quantile") is not None:
+            return max(RESOLUTION, s * q["quantile"])
+    return None
 
 
 def floor(ratio: float) -> float:
@@ -113,7 +129,6 @@ def held_largest(
             continue
         seen.add(frozenset(top))
         model = cost_model.fit("rest", [samples[i] for i in rest], [extents[i] for i in rest])
-        q = spread(model, quantiles or {}) or RESOLUTION
         for i in top:
             r = model.ratio(extents[i])
             if r <= 1.0:
@@ -121,7 +136,7 @@ def held_largest(
             t, s = samples[i]
             pred = model.seconds(t)
             err = abs(math.log(pred / s)) if pred > 0 else math.log(100.0)
-            out.append((r, err, q))
+            out.append((r, err, spread(model, quantiles or {}, pred) or RESOLUTION))
     return out
 
 
@@ -155,8 +170,10 @@ def widening(by_family: dict[str, list[tuple[dict, float, dict]]]) -> dict[str, 
 
 def _scoped(quantiles: dict[str, dict], family: str) -> dict[str, dict]:
     """The quantiles as a fit of part of `family` (named 'rest') finds them: its group's as POOLED."""
-    own = quantiles.get(group(family))
-    return {POOLED: own if own and own.get("quantile") is not None else quantiles.get(POOLED)}
+    g = group(family)
+    return {k.replace(g, POOLED, 1): v for k, v in quantiles.items() if k.split(" ")[0] == g} or {
+        k: v for k, v in quantiles.items() if k.split(" ")[0] == POOLED
+    }
 
 
 def widening_of(widen: dict, emitter: str, dtype: str) -> dict | None:
@@ -166,13 +183,19 @@ def widening_of(widen: dict, emitter: str, dtype: str) -> dict | None:
 
 
 def layer_interval(
-    model: Model, seconds: float, ratio: float, widen: dict | None, dtype: str, quantiles: dict[str, dict] | None = None
+    model: Model,
+    seconds: float,
+    ratio: float,
+    widen: dict | None,
+    dtype: str,
+    quantiles: dict[str, dict] | None = None,
+    call_seconds: float | None = None,
 ) -> tuple[tuple[float, float] | None, str]:
-    """A layer's interval, and why it has none ('' where it has one): its family's `spread` with
-    the board's `quantiles` (spread_quantiles; None: the family's own conformal quantile,
-    Model.spread, as a calibration read without its families has), widened past the family's
-    shapes by `widen` (widening's entry of its emitter/dtype)."""
-    q = model.spread if quantiles is None else spread(model, quantiles)
+    """A layer's interval, and why it has none ('' where it has one): its family's `spread` for
+    a call of `call_seconds` (the tile it is timed on) with the board's `quantiles`
+    (spread_quantiles; None: the family's own conformal quantile, Model.spread), widened past
+    the family's shapes by `widen` (widening's entry of its emitter/dtype)."""
+    q = model.spread if quantiles is None else spread(model, quantiles, call_seconds)
     if q is None:
         n = len(model.cv_log_errors)
         return None, f"{n} held-out shapes: a {1 - cost_model.CV_ALPHA:.0%} interval needs {cost_model.min_held_out()}"

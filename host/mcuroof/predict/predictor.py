@@ -138,12 +138,13 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
             return {"status": "none", "family": fam, "why": f"{fam} has no calibrated shape on {bd.name}"}
         status, (used, note) = "other", got
     model = bd.models[used]
-    seconds, how = points_mod.project(job, _timed(bd, job, model))
+    timed = _timed(bd, job, model)
+    seconds, how = points_mod.project(job, timed)
     name, share = model.dominant(design.terms(job, full_tile(layer, dtype), bd.caches))
     extent = design.extent(job, job.tiles[0])
     ratio = model.ratio(extent)
     iv, iv_why = intervals.layer_interval(
-        model, seconds, ratio, intervals.widening_of(bd.widening, emitter, dtype), dtype, bd.spreads
+        model, seconds, ratio, intervals.widening_of(bd.widening, emitter, dtype), dtype, bd.spreads, timed[0][1]
     )
     return {
         "status": status,
