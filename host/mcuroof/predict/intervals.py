@@ -30,7 +30,7 @@ from mcuroof.predict.cost_model import EXTENTS, Model
 # on shapes 1-4x past the rest, and carrying it 16x further is a guess
 LIMIT = 16.0
 # the held-out largest shapes lie up to about this far past the rest (`widening`'s median_ratio
-# is 1.1-1.6 on the boards measured): past it the slope was never tested
+# is 1.4-2.7 on the five boards of docs/prediction.md): past it the slope was never tested
 TESTED = 4.0
 # an extrapolation past TESTED is never surer than +-5 % (a chosen floor, not a measured one:
 # families whose held-out shapes are exact still meet layers whose cost grows in ways no shape showed)
