@@ -62,38 +62,56 @@ def size(model: Model, seconds: float | None) -> str:
     return "large" if seconds >= mid else "small"
 
 
+def classes(model: Model, seconds: float | None, channels: float | None = None) -> list[str]:
+    """The shapes of its family a call is compared with, finest first: its size, then whether
+    its widest channel count fills whole groups of cost_model.GROUP ('aligned') or leaves a
+    tail ('odd'): ['large aligned', 'large']; [] where the calibration kept no shape times."""
+    z = size(model, seconds)
+    if not z:
+        return []
+    if channels is None or not model.cv_channels:
+        return [z]
+    return [f"{z} {'aligned' if channels % cost_model.GROUP == 0 else 'odd'}", z]
+
+
 def spread_quantiles(models) -> dict[str, dict]:
-    """Per emitter/dtype, and POOLED over all, and each of those per size ('viper/int8 large'):
-    the conformal quantile of its families' held-out |errors|, each divided by its own family's
-    scale (families with no scale, or an exact one, left out), and how many errors it is of.
-    A small shape's time is more the call's and its edges', which the terms fit worst: on
-    QEMU the small half's errors are 2-3x the large half's, and a network's layers are large."""
+    """Per emitter/dtype, and POOLED over all, and each of those per class of shape
+    ('viper/int8 large aligned', 'viper/int8 large': `classes`): the conformal quantile of its
+    families' held-out |errors|, each divided by its own family's scale (families with no scale,
+    or an exact one, left out), and how many errors it is of. A small shape's time is more the
+    call's, and an odd channel count's more its tails', which the terms fit worst: on QEMU those
+    shapes' errors are 2-3x the others', and a network's layers are mostly large and aligned."""
     pools: dict[str, list[float]] = {}
     for m in sorted(models, key=lambda m: m.family):
         s = m.scale
         if not s:
             continue
-        sizes = [size(m, t) for t in m.cv_seconds] or [""] * len(m.cv_log_errors)
-        for e, z in zip(m.cv_log_errors, sizes):
+        n = len(m.cv_log_errors)
+        secs = m.cv_seconds or (None,) * n
+        chans = m.cv_channels or (None,) * n
+        for e, t, c in zip(m.cv_log_errors, secs, chans):
             for g in (group(m.family), POOLED):
-                pools.setdefault(g, []).append(abs(e) / s)
-                if z:
-                    pools.setdefault(f"{g} {z}", []).append(abs(e) / s)
+                for key in [g] + [f"{g} {k}" for k in classes(m, t, c)]:
+                    pools.setdefault(key, []).append(abs(e) / s)
     return {g: {"quantile": cost_model.conformal(v), "held_out": len(v)} for g, v in sorted(pools.items())}
 
 
-def spread(model: Model, quantiles: dict[str, dict], seconds: float | None = None) -> float | None:
-    """A family's log half-width in range for a call of `seconds`: its scale x the pooled
-    quantile of its emitter/dtype and size (else of its emitter/dtype, else the board's POOLED of
-    that size, else POOLED), at least RESOLUTION (None: the family has no scale)."""
+def spread(
+    model: Model, quantiles: dict[str, dict], seconds: float | None = None, channels: float | None = None
+) -> float | None:
+    """A family's log half-width in range for a call of `seconds` on `channels`: its scale x
+    the pooled quantile of its emitter/dtype and the finest class of shapes that has one (else
+    of its emitter/dtype, else the board's POOLED alike), at least RESOLUTION (None: the family
+    has no scale)."""
     s = model.scale
     if s is None:
         return None
-    g, z = group(model.family), size(model, seconds)
-    for key in [f"{g} {z}", g, f"{POOLED} {z}", POOLED] if z else [g, POOLED]:
-        q = quantiles.get(key)
-        if q and q.get("quantile") is not None:
-            return max(RESOLUTION, s * q["quantile"])
+    cls = classes(model, seconds, channels)
+    for g in (group(model.family), POOLED):
+        for key in [f"{g} {k}" for k in cls] + [g]:
+            q = quantiles.get(key)
+            if q and q.get("quantile") is not None:
+                return max(RESOLUTION, s * q["quantile"])
     return None
 
 
@@ -136,7 +154,7 @@ def held_largest(
             t, s = samples[i]
             pred = model.seconds(t)
             err = abs(math.log(pred / s)) if pred > 0 else math.log(100.0)
-            out.append((r, err, spread(model, quantiles or {}, pred) or RESOLUTION))
+            out.append((r, err, spread(model, quantiles or {}, pred, extents[i]["channels"]) or RESOLUTION))
     return out
 
 
@@ -151,7 +169,9 @@ def widening(by_family: dict[str, list[tuple[dict, float, dict]]]) -> dict[str, 
     """Per emitter/dtype, and POOLED over all: the slope calibrated from its families' largest
     shapes held out (None: fewer than cost_model.min_held_out of them), how many there were and
     their ratios' median. `by_family`: (term counts, seconds, extent) of each shape (suites.calibration.samples)."""
-    whole = [cost_model.fit(f, [(t, s) for t, s, _ in got]) for f, got in sorted(by_family.items())]
+    whole = [
+        cost_model.fit(f, [(t, s) for t, s, _ in got], [e for _, _, e in got]) for f, got in sorted(by_family.items())
+    ]
     quantiles = spread_quantiles(whole)
     groups: dict[str, list] = {}
     for fam, got in sorted(by_family.items()):
@@ -190,12 +210,13 @@ def layer_interval(
     dtype: str,
     quantiles: dict[str, dict] | None = None,
     call_seconds: float | None = None,
+    channels: float | None = None,
 ) -> tuple[tuple[float, float] | None, str]:
     """A layer's interval, and why it has none ('' where it has one): its family's `spread` for
-    a call of `call_seconds` (the tile it is timed on) with the board's `quantiles`
+    a call of `call_seconds` on `channels` (the tile it is timed on) with the board's `quantiles`
     (spread_quantiles; None: the family's own conformal quantile, Model.spread), widened past
     the family's shapes by `widen` (widening's entry of its emitter/dtype)."""
-    q = model.spread if quantiles is None else spread(model, quantiles, call_seconds)
+    q = model.spread if quantiles is None else spread(model, quantiles, call_seconds, channels)
     if q is None:
         n = len(model.cv_log_errors)
         return None, f"{n} held-out shapes: a {1 - cost_model.CV_ALPHA:.0%} interval needs {cost_model.min_held_out()}"

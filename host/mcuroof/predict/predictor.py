@@ -144,7 +144,14 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
     extent = design.extent(job, job.tiles[0])
     ratio = model.ratio(extent)
     iv, iv_why = intervals.layer_interval(
-        model, seconds, ratio, intervals.widening_of(bd.widening, emitter, dtype), dtype, bd.spreads, timed[0][1]
+        model,
+        seconds,
+        ratio,
+        intervals.widening_of(bd.widening, emitter, dtype),
+        dtype,
+        bd.spreads,
+        timed[0][1],
+        extent["channels"],
     )
     return {
         "status": status,
