@@ -166,3 +166,46 @@ def test_the_pooled_rank_sits_below_a_single_familys_largest():
     # scale = median of 0.01 .. 0.20 = 0.105; 181st of the pooled /0.105: 0.19 / 0.105
     assert q["asm_thumb/int8"]["quantile"] == pytest.approx(0.19 / 0.105)
     assert intervals.spread(fams[0], q) == pytest.approx(0.19)
+
+
+def _timed(name: str, errors, seconds, channels=()) -> Model:
+    return Model(name, {"call": 1.0}, len(errors), 0.0, tuple(errors), cv_seconds=tuple(seconds),
+                 cv_channels=tuple(channels))  # fmt: skip
+
+
+def test_a_call_is_large_from_its_familys_median_shape_time_and_aligned_in_groups_of_8():
+    m = _timed("asm_thumb/int8/g/conv", [0.1] * 9, [1, 2, 3, 4, 5, 6, 7, 8, 9], [8] * 9)  # median 5 s
+    assert intervals.classes(m, 5.0, 16) == ["large aligned", "large"]  # the median itself: large
+    assert intervals.classes(m, 4.9, 12) == ["small odd", "small"]
+    assert intervals.classes(m, 4.9) == ["small"]  # no channel count given
+    assert intervals.classes(_family("f", [0.1] * 9), 5.0, 16) == []  # no shape times kept
+
+
+def test_the_quantile_of_a_layers_class_and_the_coarser_one_where_it_has_too_few():
+    # 18 shapes: times 1..18 (median 9.5), |e| = 0.1 for the 9 small ones, 0.3 for the 9 large,
+    # scale (median of nine 0.1 and nine 0.3) = 0.2: small 0.5, large 1.5 over it; the large
+    # ones' channels: 5 aligned (16), 4 odd (12)
+    errs = [0.1] * 9 + [0.3] * 9
+    m = _timed("viper/int8/g/dw", errs, range(1, 19), [16] * 9 + [16] * 5 + [12] * 4)
+    assert m.scale == pytest.approx(0.2)
+    q = intervals.spread_quantiles([m])
+    assert q["viper/int8 small"] == {"quantile": pytest.approx(0.5), "held_out": 9}
+    assert q["viper/int8 large"] == {"quantile": pytest.approx(1.5), "held_out": 9}
+    assert q["viper/int8"]["quantile"] == pytest.approx(1.5)  # rank 18 of 18
+    assert q["viper/int8 large aligned"] == {"quantile": None, "held_out": 5}  # 5: no 90 % rank
+    assert q["viper/int8 small aligned"]["held_out"] == 9
+    assert intervals.spread(m, q, 2.0, 16) == pytest.approx(0.2 * 0.5)  # small aligned: 9 of them
+    assert intervals.spread(m, q, 12.0, 16) == pytest.approx(0.2 * 1.5)  # large aligned: 5, so large
+    assert intervals.spread(m, q) == pytest.approx(0.2 * 1.5)  # no time: the emitter/dtype's
+    iv, _ = intervals.layer_interval(m, 1.0, 1.0, None, "int8", q, 2.0, 16)
+    assert iv[1] == pytest.approx(math.exp(0.1))
+
+
+def test_a_fit_keeps_each_shapes_time_and_channels_beside_its_held_out_error():
+    # timed in another order than the canonical (by term counts): the channels follow their shape
+    samples = [({"call": 1, "mac": m}, 1.0 + m) for m in (4, 1, 3, 2, 5, 7, 6, 9, 8)]
+    extents = [{"macs": float(m), "channels": float(m * 8), "work_bytes": 1.0} for m in (4, 1, 3, 2, 5, 7, 6, 9, 8)]
+    m = cost_model.fit("f", samples, extents)
+    assert m.cv_seconds == tuple(float(k) for k in range(2, 11))
+    assert m.cv_channels == tuple(8.0 * k for k in range(1, 10))
+    assert cost_model.Model.from_dict(m.as_dict()) == m

@@ -3,13 +3,16 @@ Pure computation.
 
 In range a layer's log half-width is its family's scale (the median of its held-out errors,
 cost_model.Model.scale) times the conformal quantile of the held-out errors of every family of
-its emitter and type, each over its own family's scale (`spread_quantiles`): a scale-free error
-pooled over some 150-250 shapes, where a family's own 20 put the 90 % rank at its largest but
-one (`spread`). Past the shapes (Model.ratio: how far its MACs, channels or working set lie
-beyond them) the half-width grows with the log of the ratio, at a slope calibrated on the
-board's own shapes: each family's largest shapes by each extent are left out, predicted from the
-rest, and the slope is the conformal quantile of what their errors needed past the rest's
-spread (`widening`). Past TESTED x, further than those held-out shapes reached, it is at least
+its emitter and type, each over its own family's scale, among the shapes of the layer's class
+(`classes`: small or large for their family, channels in whole groups of 8 or not)
+(`spread_quantiles`, `spread`): a scale-free error pooled over some 30-300 shapes, where a
+family's own 20 put the 90 % rank at its largest but one, and the small, odd shapes the terms
+fit worst no longer set the width of the large, aligned layers networks are made of.
+
+Past the shapes (Model.ratio: how far its MACs, channels or working set lie beyond them) the
+half-width grows with the log of the ratio, at a slope calibrated on the board's own shapes:
+each family's largest shapes by each extent are left out, predicted from the rest, and the
+slope is the conformal quantile of what their errors needed past the rest's spread (`widening`). Past TESTED x, further than those held-out shapes reached, it is at least
 +-5 %; past LIMIT no interval is given.
 
 A whole model's interval combines its layers' half-widths with a correlation RHO: 1 is the sum
