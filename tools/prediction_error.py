@@ -195,8 +195,9 @@ def diagnosis(boards: dict, rows: list[dict]) -> list[dict]:
     """Per board and emitter, why its intervals are as wide as they are: what its layers' errors
     needed (their 90th percentile), the family's own conformal quantile (its n errors' rank
     ceil(0.9 (n+1)), near their largest) against the 90th percentile of the same errors, the
-    pooled scale-free quantile by size and its n, the widening slope, and how many layers'
-    half-widths a floor set (+-5 % past 4x, or the timing resolution)."""
+    pooled scale-free quantile (over all shapes, and its two extreme classes) and its n, the
+    widening slope, and how many layers' half-widths a floor set (+-5 % past 4x, or the timing
+    resolution)."""
     out = []
     for key in sorted({(r["board"], r["emitter"], r["dtype"]) for r in rows}):
         bd = boards[key[0]]
@@ -205,7 +206,7 @@ def diagnosis(boards: dict, rows: list[dict]) -> list[dict]:
         own = [m.spread for m in fams if m.spread is not None]
         p90 = [float(np.quantile(np.abs(m.cv_log_errors), 0.9)) for m in fams if m.cv_log_errors]
         g = intervals.group(f"{key[1]}/{key[2]}")
-        q = {z: (bd.spreads.get(f"{g} {z}") or {}) for z in ("small", "large")}
+        q = {z: (bd.spreads.get(f"{g} {z}".strip()) or {}) for z in ("", "large aligned", "small odd")}
         widen = intervals.widening_of(bd.widening, key[1], key[2]) or {}
         out.append(
             {
@@ -238,14 +239,13 @@ def _floored(r: dict) -> bool:
 
 def print_diagnosis(diag: list[dict]) -> None:
     print("\n| kernel | layers | their 90th pct error | family's own q (median; n) | own q / its errors' p90 "
-          "| pooled q small, large (n) | slope | floored |")  # fmt: skip
+          "| pooled q / scale: all, large aligned, small odd (n) | slope | floored |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|")
     for d in diag:
-        pooled = ", ".join("-" if v is None else f"{v:.2f}" for v, _ in d["pooled"].values())
-        n = "+".join(str(k or 0) for _, k in d["pooled"].values())
+        pooled = ", ".join(f"{_num(v)} ({k or 0})" for v, k in d["pooled"].values())
         print(
             f"| {d['kernel']} | {d['layers']} | ±{_pct(_e(d['needed']))} | ±{_pct(_e(d['own_q']))}; {d['own_n']:g} "
-            f"| {_num(d['own_q_over_p90'])} | {pooled} ({n}) | {_num(d['slope'])} | {d['floored']} |"
+            f"| {_num(d['own_q_over_p90'])} | {pooled} | {_num(d['slope'])} | {d['floored']} |"
         )
 
 
