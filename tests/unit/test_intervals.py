@@ -209,3 +209,11 @@ def test_a_fit_keeps_each_shapes_time_and_channels_beside_its_held_out_error():
     assert m.cv_seconds == tuple(float(k) for k in range(2, 11))
     assert m.cv_channels == tuple(8.0 * k for k in range(1, 10))
     assert cost_model.Model.from_dict(m.as_dict()) == m
+
+
+def test_the_pool_a_layer_takes_is_named_with_its_n():
+    m = _timed("viper/int8/g/dw", [0.1] * 9 + [0.3] * 9, range(1, 19), [16] * 14 + [12] * 4)
+    q = intervals.spread_quantiles([m])
+    assert intervals.pool(m, q, 2.0, 16) == ("viper/int8 small aligned", q["viper/int8 small aligned"])
+    assert intervals.pool(m, q, 12.0, 16)[0] == "viper/int8 large"  # large aligned: 5, too few
+    assert intervals.pool(m, {}, 2.0, 16) is None and intervals.spread(m, {}, 2.0, 16) is None

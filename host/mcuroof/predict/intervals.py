@@ -99,23 +99,29 @@ def spread_quantiles(models) -> dict[str, dict]:
     return {g: {"quantile": cost_model.conformal(v), "held_out": len(v)} for g, v in sorted(pools.items())}
 
 
-def spread(
+def pool(
     model: Model, quantiles: dict[str, dict], seconds: float | None = None, channels: float | None = None
-) -> float | None:
-    """A family's log half-width in range for a call of `seconds` on `channels`: its scale x
-    the pooled quantile of its emitter/dtype and the finest class of shapes that has one (else
-    of its emitter/dtype, else the board's POOLED alike), at least RESOLUTION (None: the family
-    has no scale)."""
-    s = model.scale
-    if s is None:
-        return None
+) -> tuple[str, dict] | None:
+    """The pool whose quantile a call of `seconds` on `channels` takes, and its entry: its
+    emitter/dtype's finest class that has a quantile, else its emitter/dtype's, else the
+    board's POOLED alike (None: no pool has one)."""
     cls = classes(model, seconds, channels)
     for g in (group(model.family), POOLED):
         for key in [f"{g} {k}" for k in cls] + [g]:
             q = quantiles.get(key)
             if q and q.get("quantile") is not None:
-                return max(RESOLUTION, s * q["quantile"])
+                return key, q
     return None
+
+
+def spread(
+    model: Model, quantiles: dict[str, dict], seconds: float | None = None, channels: float | None = None
+) -> float | None:
+    """A family's log half-width in range for a call of `seconds` on `channels`: its scale x
+    its `pool`'s quantile, at least RESOLUTION (None: the family has no scale, or no pool a quantile)."""
+    s = model.scale
+    got = pool(model, quantiles, seconds, channels)
+    return None if s is None or got is None else max(RESOLUTION, s * got[1]["quantile"])
 
 
 def floor(ratio: float) -> float:

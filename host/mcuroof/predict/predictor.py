@@ -122,8 +122,10 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
     `why`) or "none" (`why`); with a time, `seconds`, `interval` (cross-validated; None where the
     family has too few shapes), `outside` (what lies beyond the family's calibrated range), the
     family, the projection and the cost term that dominates; `ratio`, how far it lies past its
-    family's shapes (Model.ratio), `held_out`, the n of its family's conformal quantile, and
-    `interval_why`, why it has no interval (intervals.layer_interval)."""
+    family's shapes (Model.ratio), `held_out`, the n of its family's held-out errors (its
+    scale), `pool` and `pool_held_out`, the pool of scale-free errors whose conformal quantile
+    its interval takes and its n (intervals.pool), and `interval_why`, why it has no interval
+    (intervals.layer_interval)."""
     why = _no_kernel(bd, layer, dtype, emitter)
     if why:
         return {"status": "none", "why": why}
@@ -153,6 +155,7 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
         timed[0][1],
         extent["channels"],
     )
+    pooled = intervals.pool(model, bd.spreads, timed[0][1], extent["channels"])
     return {
         "status": status,
         "why": note,
@@ -160,6 +163,8 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
         "interval": iv,
         "interval_why": iv_why,
         "held_out": len(model.cv_log_errors),
+        "pool": pooled[0] if pooled else None,
+        "pool_held_out": pooled[1]["held_out"] if pooled else None,
         "ratio": ratio,
         "outside": model.outside(extent),
         "family": used,
