@@ -39,6 +39,7 @@ class Board:
     floats: bool = True  # the board has floats (the probe's `float`)
     caches: tuple[int, ...] = ()  # the data cache sizes the calibration's fit knew (design.cache_sizes)
     widening: dict = dataclasses.field(default_factory=dict)  # per emitter/dtype (intervals.widening)
+    spreads: dict = dataclasses.field(default_factory=dict)  # per emitter/dtype (intervals.spread_quantiles)
 
 
 def board(data: dict) -> Board | None:
@@ -48,9 +49,10 @@ def board(data: dict) -> Board | None:
         return None
     b = data.get("board", {})
     free = cal.get("free_heap") or b.get("free_heap") or 0
+    models = {m["family"]: cost_model.Model.from_dict(m) for m in cal.get("families", [])}
     return Board(
         b.get("name", "?"),
-        {m["family"]: cost_model.Model.from_dict(m) for m in cal.get("families", [])},
+        models,
         frozenset(cal.get("isa", [])),
         free,
         tuple(e for e in b.get("emitters", []) if e in EMITTERS),
@@ -59,6 +61,7 @@ def board(data: dict) -> Board | None:
         bool(b.get("float", True)),
         tuple(cal.get("caches") or ()),
         dict(cal.get("widening") or {}),
+        intervals.spread_quantiles(models.values()),
     )
 
 
@@ -119,8 +122,10 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
     `why`) or "none" (`why`); with a time, `seconds`, `interval` (cross-validated; None where the
     family has too few shapes), `outside` (what lies beyond the family's calibrated range), the
     family, the projection and the cost term that dominates; `ratio`, how far it lies past its
-    family's shapes (Model.ratio), `held_out`, the n of its family's conformal quantile, and
-    `interval_why`, why it has no interval (intervals.layer_interval)."""
+    family's shapes (Model.ratio), `held_out`, the n of its family's held-out errors (its
+    scale), `pool` and `pool_held_out`, the pool of scale-free errors whose conformal quantile
+    its interval takes and its n (intervals.pool), and `interval_why`, why it has no interval
+    (intervals.layer_interval)."""
     why = _no_kernel(bd, layer, dtype, emitter)
     if why:
         return {"status": "none", "why": why}
@@ -135,13 +140,22 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
             return {"status": "none", "family": fam, "why": f"{fam} has no calibrated shape on {bd.name}"}
         status, (used, note) = "other", got
     model = bd.models[used]
-    seconds, how = points_mod.project(job, _timed(bd, job, model))
+    timed = _timed(bd, job, model)
+    seconds, how = points_mod.project(job, timed)
     name, share = model.dominant(design.terms(job, full_tile(layer, dtype), bd.caches))
     extent = design.extent(job, job.tiles[0])
     ratio = model.ratio(extent)
     iv, iv_why = intervals.layer_interval(
-        model, seconds, ratio, intervals.widening_of(bd.widening, emitter, dtype), dtype
+        model,
+        seconds,
+        ratio,
+        intervals.widening_of(bd.widening, emitter, dtype),
+        dtype,
+        bd.spreads,
+        timed[0][1],
+        extent["channels"],
     )
+    pooled = intervals.pool(model, bd.spreads, timed[0][1], extent["channels"])
     return {
         "status": status,
         "why": note,
@@ -149,6 +163,8 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
         "interval": iv,
         "interval_why": iv_why,
         "held_out": len(model.cv_log_errors),
+        "pool": pooled[0] if pooled else None,
+        "pool_held_out": pooled[1]["held_out"] if pooled else None,
         "ratio": ratio,
         "outside": model.outside(extent),
         "family": used,
