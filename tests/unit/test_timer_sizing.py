@@ -47,12 +47,12 @@ def test_exact_time_gets_one_call_of_1000_ticks_and_noisy_time_keeps_its_rule():
 
 
 def test_the_calibration_follows_the_same_rule():
-    assert calibration.trials(M3, _timer(1, [1000] * 5, True)) == {"win_us": 1000, "trials": 2}
+    assert calibration.trials(M3, _timer(1, [1000] * 5, True)) == {"win_us": 1000, "trials": 1, "alloc_trials": 2}
     assert calibration.trials(M3, _timer(1, [1000, 1030], True)) == {"win_us": 2000, "trials": 3}
     assert calibration.trials(M3) == {"win_us": 2000, "trials": 3}
     assert calibration.trials(UNIX, _timer(1, [1000] * 5, False)) == {"win_us": 2000, "trials": 5}
     cfg = registry.suite_config("calibration", M3, Context(timer=_timer(1, [1000] * 5, True)))
-    assert (cfg["win_us"], cfg["trials"]) == (1000, 2)
+    assert (cfg["win_us"], cfg["trials"], cfg["alloc_trials"]) == (1000, 1, 2)
 
 
 def test_every_suite_is_sized_by_the_context_timer():
@@ -82,7 +82,7 @@ def test_the_record_names_the_rule_and_both_sizings():
         "repeats": 5,
         "check_us": 1000.0,
         "suites": {"win_us": 1000, "trials": 2, "precision": 0.001},
-        "calibration": {"win_us": 1000, "trials": 2, "precision": 0.001},
+        "calibration": {"win_us": 1000, "trials": 1, "precision": 0.001, "alloc_trials": 2},
     }
 
 
@@ -156,3 +156,23 @@ def test_a_unit_whose_set_up_the_board_holds_is_sent_its_call_alone():
     # a pass that starts at a2 (a1 finished before a fault) sends a2 its own set-up
     assert sent_chunks([a2, b], True) == [a2.chunks, b.chunks]
     assert sent_chunks([a1, a2], False) == [a1.chunks, a2.chunks]  # a suite that does not reuse
+
+
+def test_an_exact_calibration_times_one_call_a_shape_and_two_where_the_call_allocates():
+    cfg = registry.suite_config(
+        "calibration", {**M3, "emitters": ["bytecode", "viper"]}, Context(timer=_timer(1, [1000] * 5, True))
+    )
+    by_kind = {}
+    for k in calibration.kernels(cfg):
+        _, em, dtype, _ = k.key.split("/")
+        call = k.scripts()[-1]
+        by_kind.setdefault((em, dtype), set()).add(call.split("\n", 1)[0])
+    # boxed floats allocate in bytecode; viper and int8 do not
+    assert by_kind == {
+        ("bytecode", "int8"): {"TRIALS = 1"},
+        ("bytecode", "float32"): {"TRIALS = 2"},
+        ("viper", "int8"): {"TRIALS = 1"},
+    }
+    assert "alloc_trials" not in registry.chunks("calibration", cfg)[0]  # the board's CFG holds no more
+    noisy = registry.suite_config("calibration", M3, Context(timer=_timer(1, [1000, 1030], True)))
+    assert not any("TRIALS =" in s for k in calibration.kernels(noisy) for s in k.scripts())

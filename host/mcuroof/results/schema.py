@@ -81,7 +81,7 @@ ROOF = {
 }
 
 # a window and trial count, and the error bound of one window (suites.timing.precision)
-SIZED = obj({"win_us": POSITIVE, "trials": COUNT, "precision": NON_NEGATIVE})
+SIZED = obj({"win_us": POSITIVE, "trials": COUNT, "precision": NON_NEGATIVE}, {"alloc_trials": COUNT})
 
 BOARD = obj(
     {"name": TEXT},

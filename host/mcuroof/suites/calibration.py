@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from mcuroof.analysis import roofs as roofs_mod
 from mcuroof.board import identity
-from mcuroof.kernels.contract import Kernel, unit_key
+from mcuroof.kernels import emitters
+from mcuroof.kernels.contract import SPLIT, Kernel, unit_key
 from mcuroof.kernels.emitters import LAYER_EMITTERS
 from mcuroof.kernels.ops import dispatch, reference
 from mcuroof.kernels.ops.contract import Job
@@ -52,7 +53,8 @@ def trials(probe: dict, timer: timing.Timer | None = None) -> dict:
     many = probe.get("platform") in timing.HOST_PLATFORMS
     noisy = {"win_us": max(2000, 1000 * probe.get("tick_us", 1)), "trials": 5 if many else 3}
     if timer is not None and timer.exact:
-        return timing.timing(probe, timer=timer)
+        # one timed call a shape; a call that allocates (allocates()) takes the suites' trials
+        return {**timing.timing(probe, timer=timer), "trials": 1, "alloc_trials": timing.EXACT_TRIALS}
     return noisy
 
 
@@ -67,7 +69,24 @@ def key(rec: dict) -> str | None:
 
 
 def kernels(cfg: dict) -> list[Kernel]:
-    return [Kernel(key_of(job), SET_TYPE + dispatch.script(job)) for job in cfg.get("jobs", [])]
+    return [Kernel(key_of(job), SET_TYPE + with_trials(dispatch.script(job), job, cfg)) for job in cfg.get("jobs", [])]
+
+
+def allocates(job: Job) -> bool:
+    """Whether a shape's call allocates: float32 values in an interpreted emitter are heap
+    objects, so a garbage collection may land in one timed call and not another."""
+    em = emitters.get(job.emitter)
+    return job.dtype == "float32" and em is not None and em.interpreted
+
+
+def with_trials(script: str, job: Job, cfg: dict) -> str:
+    """The shape's script with its own TRIALS set in its call (the last piece) where time is exact
+    (cfg "alloc_trials"): 1, or alloc_trials where the call allocates. In the call, not the
+    set-up: shapes of one kernel definition share their set-up (Suite.reuses_setup)."""
+    if "alloc_trials" not in cfg:
+        return script
+    head, sep, call = script.rpartition(SPLIT)
+    return head + sep + "TRIALS = %d\n" % (cfg["alloc_trials"] if allocates(job) else 1) + call
 
 
 def key_of(job: Job) -> str:

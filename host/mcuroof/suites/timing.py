@@ -112,7 +112,7 @@ def record(timer: Timer, probe: dict, suites: dict, calibration: dict) -> dict:
 
     def sized(cfg: dict) -> dict:
         out = {"win_us": cfg["win_us"], "trials": cfg["trials"], "precision": round(precision(cfg, timer, probe), 6)}
-        return out
+        return {**out, "alloc_trials": cfg["alloc_trials"]} if "alloc_trials" in cfg else out
 
     return {
         "rule": timer.rule,
