@@ -269,7 +269,7 @@ def test_a_family_without_shapes_is_stood_in_for_or_left_out_by_name(results_fil
     assert cov["layers"] == 4 and cov["macs_share"] == pytest.approx(
         1 - (dw7.layers[1].macc + dw7.layers[2].macc) / macs
     )
-    from mcuroof.commands.predict import coverage_text
+    from mcuroof.report.predicted_models import coverage_text
 
     text = coverage_text(got["whole_model"][0])
     assert text.startswith("4 of 7 layers") and "not predicted: DW 1, DW 2 (viper/int8/generic/dw has no" in text

@@ -49,6 +49,17 @@ class Calibration:
     board: dict  # results.json's board
     seconds: dict  # dtype -> (seconds, emitter)
 
+    @classmethod
+    def of(cls, path: str, board: dict, whole_model: list[dict]) -> Calibration:
+        """The least whole-model time per element type of a run's calibration (`whole_model`:
+        predict.predictor.network's), over the kernels whose prediction holds every MAC."""
+        best: dict[str, tuple[float, str]] = {}
+        for w in whole_model:
+            if w["seconds"] and w["coverage"]["macs_share"] > 0.999:
+                if w["dtype"] not in best or w["seconds"] < best[w["dtype"]][0]:
+                    best[w["dtype"]] = (w["seconds"], w["emitter"])
+        return cls(path, board, best)
+
     @property
     def basis(self) -> timing_basis.Basis:
         return timing_basis.of(self.board)
