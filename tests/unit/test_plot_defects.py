@@ -118,7 +118,7 @@ def test_no_ceiling_label_is_written_over_a_layer_point():
     renderer = fig.canvas.get_renderer()
     boxes = [t.get_window_extent(renderer) for t in ax.texts if getattr(t, "mcuroof_roofs", None)]
     boxes = [b for t, b in zip([t for t in ax.texts if getattr(t, "mcuroof_roofs", None)], boxes)
-             if t.mcuroof_roofs[0]["kind"] == "compute"]  # fmt: skip
+             if t.mcuroof_roofs[0].kind == "compute"]  # fmt: skip
     points = [ax.transData.transform(xy) for c in ax.collections for xy in c.get_offsets()]
     assert boxes and points
     hits = [(b, p) for b in boxes for p in points if b.contains(*p)]

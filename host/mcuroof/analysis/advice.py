@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis import records, timing_basis
+from mcuroof.analysis.records import Roof
 from mcuroof.kernels import compute as compute_kernels
 from mcuroof.kernels import emitters
 from mcuroof.kernels.emitters import ASM_OVERHEAD, EMITTERS, SIMD_ASSEMBLERS, is_assembler
@@ -191,10 +192,11 @@ def _op_clause(p: dict) -> str:
     )
 
 
-def advise(p: dict, roofs: list[dict], feats: Features, peers: list[dict] = ()) -> tuple[str, str]:
+def advise(p: dict, roofs: list, feats: Features, peers: list[dict] = ()) -> tuple[str, str]:
     """(kind, text) for a point of points.point(), judged under the ceiling that limits it
     (limiting); `peers`: points of the same run, whose runs of the same layer with other
     emitters give measured speed-ups."""
+    roofs = records.roofs(roofs)
     view = limiting(p)
     k = kind(view, feats.emulated or not feats.tells_bound)
     h = view.get("headroom") or 1.0
@@ -248,16 +250,16 @@ def _peer_step(p: dict, peers: list[dict], feats: Features | None = None) -> str
     return f"{best['emitter']} ran this layer {ratio:.3g}x faster here"
 
 
-def _ceilings(roofs: list[dict]) -> dict[tuple[str, str], float]:
+def _ceilings(roofs: list[Roof]) -> dict[tuple[str, str], float]:
     out: dict[tuple[str, str], float] = {}
     for r in roofs:
-        if r["kind"] == "compute" and r["source"] == "measured" and r.get("emitter"):
-            key = (r["emitter"], r["dtype"])
-            out[key] = max(out.get(key, 0.0), r["macs_per_s"])
+        if r.kind == "compute" and r.measured and r.emitter:
+            key = (r.emitter, r.dtype)
+            out[key] = max(out.get(key, 0.0), r.macs_per_s)
     return out
 
 
-def _emitter_step(p: dict, roofs: list[dict], feats: Features) -> str | None:
+def _emitter_step(p: dict, roofs: list[Roof], feats: Features) -> str | None:
     """The fastest other emitter of this board with a kernel for the layer at its type, if its
     measured ceiling beats this point's rate."""
     ceil = _ceilings(roofs)
@@ -275,7 +277,7 @@ def _emitter_step(p: dict, roofs: list[dict], feats: Features) -> str | None:
     return f"{best[1]}'s {p['dtype']} ceiling is {best[0] / own:.3g}x {p['emitter']}'s here: run it with {best[1]}"
 
 
-def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
+def _type_steps(p: dict, roofs: list[Roof], feats: Features) -> list[str]:
     """Element-type steps for a compute-bound point: what this core's ceilings say."""
     if p["bound"] != "compute":
         return []
@@ -369,7 +371,7 @@ def _small_depthwise(p: dict) -> str:
     )
 
 
-def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[str]:
+def _place_steps(p: dict, k: str, roofs: list[Roof], feats: Features) -> list[str]:
     """Where the time goes for a point far below its roof or on the memory slope."""
     steps = []
     cache = feats.has("cache")
@@ -405,13 +407,11 @@ def _fewer_bytes(p: dict) -> str:
     return "fuse layers" + ("" if p["dtype"] == "int8" else ", keep activations int8")
 
 
-def _region_step(roofs: list[dict], feats: Features | None = None) -> list[str]:
+def _region_step(roofs: list[Roof], feats: Features | None = None) -> list[str]:
     """Where weights read faster, from the regions suite's flash and SRAM read roofs; nothing of
     the kind on an emulator whose memories read alike (its flash has no wait states)."""
     reads = {
-        r["region"]: r["bytes_per_s"]
-        for r in roofs
-        if r.get("role") == "region" and r["source"] == "measured" and r.get("region") in ("flash", "SRAM")
+        r.region: r.bytes_per_s for r in roofs if r.role == "region" and r.measured and r.region in ("flash", "SRAM")
     }
     if len(reads) < 2:
         return []

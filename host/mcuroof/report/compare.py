@@ -230,10 +230,10 @@ def _top_lines(lines: list) -> list:
     best: dict = {}
     for ln in lines:
         if ln.kind == "compute":
-            em = ln.roofs[0].get("emitter")
+            em = ln.roofs[0].emitter
             if em not in best or ln.value > best[em].value:
                 best[em] = ln
-    mem = [ln for ln in lines if ln.kind == "memory" and ln.roofs[0].get("role") == "roof"]
+    mem = [ln for ln in lines if ln.kind == "memory" and ln.roofs[0].role == "roof"]
     return mem + sorted(best.values(), key=lambda ln: -ln.value)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import html
 
-from mcuroof.analysis import compare, timing_basis
+from mcuroof.analysis import compare, records, timing_basis
+from mcuroof.analysis.records import Roof
 from mcuroof.model import names as layer_names
 from mcuroof.report import cliff, labels, plot, reference_marks, styles
 from mcuroof.report import compare as report_compare
@@ -35,7 +36,7 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
     all_lines, all_points = [], []
     bases = {t: timing_basis.of(data.get("board", {})) for t, data in tagged}
     for i, (tag, data) in enumerate(tagged):
-        roofs = [r for r in data["roofs"] if r["source"] == "measured"] if runs else data["roofs"]
+        roofs = [r for r in records.roofs(data) if r.measured] if runs else records.roofs(data)
         for ln in plot.roof_lines(roofs):
             if runs:
                 ln.style = {**ln.style, "color": report_compare.RUN_COLORS[i % len(report_compare.RUN_COLORS)]}
@@ -195,12 +196,11 @@ def _macfree_traces(fig, tagged: list[tuple[str, dict]], bases: dict, x0: float,
             )
 
 
-def _per_step(roof: dict, basis: timing_basis.Basis) -> str:
+def _per_step(roof: Roof, basis: timing_basis.Basis) -> str:
     """A roof's rate per instruction or cycle, for its name: " (1.88 MACC/instr)"; "" for host time."""
     if not basis.step:
         return ""
-    memory = roof["kind"] == "memory"
-    return f" ({basis.per_text(roof['bytes_per_s'] if memory else roof['macs_per_s'], 'B' if memory else 'MACC')})"
+    return f" ({basis.per_text(roof.rate, 'B' if roof.kind == 'memory' else 'MACC')})"
 
 
 def _numbers(pts: list[dict], tag: str) -> list[str]:
@@ -216,12 +216,12 @@ def _numbers(pts: list[dict], tag: str) -> list[str]:
     return text
 
 
-def _group(r: dict) -> str:
-    if r["source"] != "measured":
+def _group(r: Roof) -> str:
+    if not r.measured:
         return "theoretical"
-    if r["kind"] == "memory" and r.get("role") in ("roof", "region"):
+    if r.kind == "memory" and r.role in ("roof", "region"):
         return "memory"
-    return f"{r.get('emitter')}"
+    return f"{r.emitter}"
 
 
 def _symbol(dtype: str) -> str:

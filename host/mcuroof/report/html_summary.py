@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis import records, timing_basis
 from mcuroof.model import names as layer_names
 from mcuroof.report import advice_text, layer_tables, summary
 from mcuroof.report import tables as report
@@ -47,11 +47,11 @@ def _sentence(text: str, lead: str) -> str:
 
 def _roofs_line(result: dict) -> str:
     """The fastest measured compute ceiling and memory roof, where the run has no layers."""
-    roofs = [r for r in result.get("roofs") or [] if r["source"] == "measured"]
-    comp = max((r for r in roofs if r["kind"] == "compute"), key=lambda r: r["macs_per_s"], default=None)
-    mem = max((r for r in roofs if r["kind"] == "memory"), key=lambda r: r["bytes_per_s"], default=None)
-    parts = [f"fastest compute ceiling {comp['name']}, {si(comp['macs_per_s'], 'MACC/s')}" if comp else ""]
-    parts += [f"fastest memory roof {mem['name']}, {si(mem['bytes_per_s'], 'B/s')}" if mem else ""]
+    roofs = [r for r in records.roofs(result) if r.measured]
+    comp = max((r for r in roofs if r.kind == "compute"), key=lambda r: r.macs_per_s, default=None)
+    mem = max((r for r in roofs if r.kind == "memory"), key=lambda r: r.bytes_per_s, default=None)
+    parts = [f"fastest compute ceiling {comp.name}, {si(comp.macs_per_s, 'MACC/s')}" if comp else ""]
+    parts += [f"fastest memory roof {mem.name}, {si(mem.bytes_per_s, 'B/s')}" if mem else ""]
     return "; ".join(p for p in parts if p)
 
 

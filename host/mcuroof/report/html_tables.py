@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import re
 
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis import records, timing_basis
 from mcuroof.board import cycle_counter
 from mcuroof.model import names as layer_names
 from mcuroof.published import mlperf
@@ -53,21 +53,21 @@ def num(value, unit: str = "", fmt=None) -> tuple:
 def roofs_table(result: dict) -> str:
     basis = timing_basis.of(result.get("board", {}))
     rows = []
-    for r in result["roofs"]:
-        unit = "B/s" if r["kind"] == "memory" else "MACC/s"
-        value = r["bytes_per_s"] if r["kind"] == "memory" else r["macs_per_s"]
-        per = [num(basis.per_step(value), fmt=lambda v: f"{v:.3g}")] if basis.step else []
+    roofs = records.roofs(result)
+    for r in roofs:
+        unit = "B/s" if r.kind == "memory" else "MACC/s"
+        per = [num(basis.per_step(r.rate), fmt=lambda v: f"{v:.3g}")] if basis.step else []
         rows.append(
             [
-                r["kind"],
-                r["name"],
-                r.get("role", "-"),
-                r.get("emitter") or "-",
-                r.get("dtype") or "-",
-                r["source"],
-                num(value, unit),
+                r.kind,
+                r.name,
+                r.role or "-",
+                r.emitter or "-",
+                r.dtype or "-",
+                r.source,
+                num(r.rate, unit),
                 *per,
-                report.theory_ratio(r, result["roofs"]),
+                report.theory_ratio(r, roofs),
             ]
         )
     per_head = [f"per {basis.step} (B or MACC)"] if basis.step else []

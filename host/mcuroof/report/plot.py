@@ -19,8 +19,9 @@ import matplotlib.ticker
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from mcuroof.analysis import records, timing_basis
 from mcuroof.analysis import roofs as roofs_mod
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis.records import Roof
 from mcuroof.errors import UserError
 from mcuroof.model import names as layer_names
 from mcuroof.report import reference_marks
@@ -40,56 +41,57 @@ MAX_NUMBERED = 150  # above this many point groups the numbers are left out (the
 MAX_KEY_ROWS = 60
 
 
-def roof_lines(roofs: list[dict]) -> list[Line]:
+def roof_lines(roofs: list) -> list[Line]:
     """The segments to draw: pure geometry from the roofs (bends are ridge points, MACC/byte)."""
-    measured = [r for r in roofs if r["source"] == "measured"]
-    comps = sorted((r for r in measured if r["kind"] == "compute"), key=lambda r: -r["macs_per_s"])
+    roofs = records.roofs(roofs)
+    measured = [r for r in roofs if r.source == "measured"]
+    comps = sorted((r for r in measured if r.kind == "compute"), key=lambda r: -r.macs_per_s)
     top_mem = roofs_mod.top_memory(roofs)
     top_c = comps[0] if comps else None
-    peak = top_c["macs_per_s"] if top_c else None
+    peak = top_c.macs_per_s if top_c else None
     lines = []
     for r in measured:
-        if r["kind"] == "memory" and r.get("role") in ("roof", "region"):
-            top = r is top_mem and bool(top_c) and top_c.get("role") == "roof"
+        if r.kind == "memory" and r.role in ("roof", "region"):
+            top = r is top_mem and bool(top_c) and top_c.role == "roof"
             style = (
                 dict(color=TOP_COLOR, ls="-", lw=3.2, zorder=3)
                 if top
-                else dict(color=REGION_COLORS.get(r.get("region"), "#7b4173"), ls=(0, (8, 2, 1, 2, 1, 2)), lw=1.6)
-                if r["role"] == "region"
-                else dict(color=LEVEL_COLORS[min(r.get("level", 1) - 1, len(LEVEL_COLORS) - 1)], ls="-", lw=1.8)
+                else dict(color=REGION_COLORS.get(r.region, "#7b4173"), ls=(0, (8, 2, 1, 2, 1, 2)), lw=1.6)
+                if r.role == "region"
+                else dict(color=LEVEL_COLORS[min((r.level or 1) - 1, len(LEVEL_COLORS) - 1)], ls="-", lw=1.8)
             )
-            lines.append(Line("memory", r["bytes_per_s"], peak / r["bytes_per_s"] if peak else None, style, [r]))
-    for em in dict.fromkeys(r.get("emitter") for r in comps):
-        own = [r for r in measured if r["kind"] == "memory" and r.get("role") == "ceiling" and r.get("emitter") == em]
-        mem = max(own, key=lambda r: r["bytes_per_s"]) if own else top_mem
-        em_comps = [r for r in comps if r.get("emitter") == em]
+            lines.append(Line("memory", r.bytes_per_s, peak / r.bytes_per_s if peak else None, style, [r]))
+    for em in dict.fromkeys(r.emitter for r in comps):
+        own = [r for r in measured if r.kind == "memory" and r.role == "ceiling" and r.emitter == em]
+        mem = max(own, key=lambda r: r.bytes_per_s) if own else top_mem
+        em_comps = [r for r in comps if r.emitter == em]
         if own:
             lines.append(
                 Line(
                     "memory",
-                    mem["bytes_per_s"],
-                    em_comps[0]["macs_per_s"] / mem["bytes_per_s"],
+                    mem.bytes_per_s,
+                    em_comps[0].macs_per_s / mem.bytes_per_s,
                     dict(color=EMITTER_COLORS.get(em, "#555"), ls="-.", lw=1.3),
                     [mem],
                 )
             )
         for c in em_comps:
-            start = c["macs_per_s"] / mem["bytes_per_s"] if mem else None
-            if c is top_c and c.get("role") == "roof":
-                start = min(start, c["macs_per_s"] / top_mem["bytes_per_s"]) if top_mem and start else start
+            start = c.macs_per_s / mem.bytes_per_s if mem else None
+            if c is top_c and c.role == "roof":
+                start = min(start, c.macs_per_s / top_mem.bytes_per_s) if top_mem and start else start
                 style = dict(color=TOP_COLOR, ls="-", lw=3.2, zorder=3)
             else:
-                style = dict(color=EMITTER_COLORS.get(em, "#555"), ls=DTYPE_STYLES.get(c.get("dtype"), "-"), lw=1.5)
-            lines.append(Line("compute", c["macs_per_s"], start, style, [c]))
+                style = dict(color=EMITTER_COLORS.get(em, "#555"), ls=DTYPE_STYLES.get(c.dtype, "-"), lw=1.5)
+            lines.append(Line("compute", c.macs_per_s, start, style, [c]))
     for r in measured:  # an emitter's other memory ceilings: up to its own top compute ceiling, else the top roof
-        if r["kind"] == "memory" and r.get("role") == "ceiling" and not any(r in ln.roofs for ln in lines):
-            own_peak = next((c["macs_per_s"] for c in comps if c.get("emitter") == r.get("emitter")), peak)
+        if r.kind == "memory" and r.role == "ceiling" and not any(r in ln.roofs for ln in lines):
+            own_peak = next((c.macs_per_s for c in comps if c.emitter == r.emitter), peak)
             lines.append(
                 Line(
                     "memory",
-                    r["bytes_per_s"],
-                    own_peak / r["bytes_per_s"] if own_peak else None,
-                    dict(color=EMITTER_COLORS.get(r.get("emitter"), "#555"), ls="-.", lw=1.3),
+                    r.bytes_per_s,
+                    own_peak / r.bytes_per_s if own_peak else None,
+                    dict(color=EMITTER_COLORS.get(r.emitter, "#555"), ls="-.", lw=1.3),
                     [r],
                 )
             )
@@ -97,14 +99,14 @@ def roof_lines(roofs: list[dict]) -> list[Line]:
     return lines
 
 
-def _theory_lines(roofs: list[dict]) -> list[Line]:
-    mems = [r for r in roofs if r["source"] != "measured" and r["kind"] == "memory"]
-    comps = [r for r in roofs if r["source"] != "measured" and r["kind"] == "compute"]
-    peak = max((r["macs_per_s"] for r in comps), default=None)
-    fastest = max((r["bytes_per_s"] for r in mems), default=None)
+def _theory_lines(roofs: list[Roof]) -> list[Line]:
+    mems = [r for r in roofs if r.source != "measured" and r.kind == "memory"]
+    comps = [r for r in roofs if r.source != "measured" and r.kind == "compute"]
+    peak = max((r.macs_per_s for r in comps), default=None)
+    fastest = max((r.bytes_per_s for r in mems), default=None)
     style = dict(color=THEORY_COLOR, ls="--", lw=1.2)
-    return [Line("memory", r["bytes_per_s"], peak / r["bytes_per_s"] if peak else None, style, [r]) for r in mems] + [
-        Line("compute", r["macs_per_s"], r["macs_per_s"] / fastest if fastest else None, style, [r]) for r in comps
+    return [Line("memory", r.bytes_per_s, peak / r.bytes_per_s if peak else None, style, [r]) for r in mems] + [
+        Line("compute", r.macs_per_s, r.macs_per_s / fastest if fastest else None, style, [r]) for r in comps
     ]
 
 
@@ -113,10 +115,10 @@ def select(result: dict, emitters: list[str] | None = None, dtypes: list[str] | 
     roofs, regions and theoretical memory stay: they bound every emitter)."""
     if not emitters and not dtypes:
         return result
-    roofs, points = result["roofs"], result.get("points") or []
+    roofs, points = records.roofs(result), result.get("points") or []
     for what, asked, have in (
-        ("emitter", emitters, {r.get("emitter") for r in roofs} | {p["emitter"] for p in points}),
-        ("dtype", dtypes, {r.get("dtype") for r in roofs if r["kind"] == "compute"} | {p["dtype"] for p in points}),
+        ("emitter", emitters, {r.emitter for r in roofs} | {p["emitter"] for p in points}),
+        ("dtype", dtypes, {r.dtype for r in roofs if r.kind == "compute"} | {p["dtype"] for p in points}),
     ):
         unknown = [a for a in asked or [] if a not in have]
         if unknown:
@@ -125,16 +127,16 @@ def select(result: dict, emitters: list[str] | None = None, dtypes: list[str] | 
                 f"(they have: {', '.join(sorted(h for h in have if h))})"
             )
 
-    def keep(r: dict) -> bool:
-        if r["kind"] == "memory":
-            return r.get("role") != "ceiling" or not emitters or r.get("emitter") in emitters
-        if r["source"] != "measured":
-            return not dtypes or r.get("dtype") in dtypes
-        return (not emitters or r.get("emitter") in emitters) and (not dtypes or r.get("dtype") in dtypes)
+    def keep(r: Roof) -> bool:
+        if r.kind == "memory":
+            return r.role != "ceiling" or not emitters or r.emitter in emitters
+        if not r.measured:
+            return not dtypes or r.dtype in dtypes
+        return (not emitters or r.emitter in emitters) and (not dtypes or r.dtype in dtypes)
 
     return {
         **result,
-        "roofs": [r for r in roofs if keep(r)],
+        "roofs": [r.to_dict() for r in roofs if keep(r)],
         "points": [
             p for p in points if (not emitters or p["emitter"] in emitters) and (not dtypes or p["dtype"] in dtypes)
         ],
@@ -306,7 +308,7 @@ def draw_line(ax, ln: Line, xlim) -> None:
 
 def has_something(result: dict) -> bool:
     """A measured roof or a verified point to draw (a calibration-only run has neither)."""
-    measured = [r for r in result["roofs"] if r["source"] == "measured"]
+    measured = [r for r in records.roofs(result) if r.measured]
     return bool(measured) or any(is_shown(p) for p in result.get("points") or [])
 
 
@@ -316,7 +318,7 @@ def _require_something(result: dict) -> None:
 
 
 def _panel_emitters(result: dict) -> list[str]:
-    ems = [r["emitter"] for r in result["roofs"] if r["kind"] == "compute" and r["source"] == "measured"]
+    ems = [r.emitter for r in records.roofs(result) if r.kind == "compute" and r.measured]
     ems += [p["emitter"] for p in result.get("points") or []]
     return list(dict.fromkeys(e for e in ems if e)) or [None]
 

@@ -9,7 +9,7 @@ import re
 
 from rich.table import Table
 
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis import records, timing_basis
 from mcuroof.model import names as layer_names
 from mcuroof.report import advice_text
 from mcuroof.report.layer_tables import layer_points
@@ -107,8 +107,8 @@ def lead_line(result: dict) -> str | None:
             f"time counts {basis.label}"
         )
     top = max(
-        (r for r in result.get("roofs") or [] if r["kind"] == "compute" and r["source"] == "measured"),
-        key=lambda r: r["macs_per_s"],
+        (r for r in records.roofs(result) if r.kind == "compute" and r.measured),
+        key=lambda r: r.macs_per_s,
         default=None,
     )
     if not top:
@@ -118,9 +118,9 @@ def lead_line(result: dict) -> str | None:
         if not fits
         else "ran some layers on tiles (memory or time budget)"
     )
-    per = f" ({basis.per_text(top['macs_per_s'], 'MACC')})" if basis.step else ""
+    per = f" ({basis.per_text(top.macs_per_s, 'MACC')})" if basis.step else ""
     return (
-        f"measured: the fastest compute ceiling here is {top['name']}, {si(top['macs_per_s'], 'MACC/s')}{per}; "
+        f"measured: the fastest compute ceiling here is {top.name}, {si(top.macs_per_s, 'MACC/s')}{per}; "
         f"{m.get('name', 'the model')} {why}: its whole-model time is projected from them, not measured; "
         f"time counts {basis.label}"
     )
