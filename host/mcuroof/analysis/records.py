@@ -1,6 +1,8 @@
 """The typed records inside mcuroof: a roof of results.json (`Roof`), read from its JSON object
 and written back as the same object (from_dict / to_dict: the keys it had, in their order, and
-fields a newer mcuroof added kept in `extra`). results.json's layout is docs/results.md's; the
+fields a newer mcuroof added kept in `extra`); a layer-kernel family's name (`Family`,
+"em/dtype/gen/cls" in the calibration) and one layer's prediction (`LayerPrediction`, a row of
+`mcuroof predict --json`'s layers). results.json's layout is docs/results.md's; the
 document stays JSON at its boundary (results/document.py loads and saves it), and the code that
 reads it takes typed records with `roofs(...)`. Pure: no I/O."""
 
@@ -9,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+
+from mcuroof.model import names as layer_names
 
 
 @dataclass(frozen=True)
@@ -65,3 +69,92 @@ def roofs(items: Iterable[Roof | Mapping] | Mapping | None) -> list[Roof]:
     if isinstance(items, Mapping):
         items = items.get("roofs")
     return [r if isinstance(r, Roof) else Roof.from_dict(r) for r in items or ()]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A layer-kernel family: one emitter, element type, generator (with its variant: "dsp-rows")
+    and op class ("dw", "conv1x1", ...); its cost model is fitted on the family's shapes."""
+
+    emitter: str
+    dtype: str
+    generator: str
+    op_class: str
+
+    @classmethod
+    def parse(cls, text: str) -> Family:
+        """From its name, "asm_thumb/int8/dsp-rows/dw"."""
+        return cls(*text.split("/"))
+
+    def __str__(self) -> str:
+        return f"{self.emitter}/{self.dtype}/{self.generator}/{self.op_class}"
+
+    def with_op_class(self, op_class: str) -> Family:
+        return dataclasses.replace(self, op_class=op_class)
+
+    def with_generator(self, generator: str) -> Family:
+        return dataclasses.replace(self, generator=generator)
+
+    @property
+    def generator_base(self) -> str:
+        """The generator without its variant's second part: "dsp-rows-k3" -> "dsp-rows"."""
+        parts = self.generator.split("-")
+        return f"{parts[0]}-{parts[1]}" if len(parts) >= 3 else self.generator
+
+
+@dataclass(frozen=True)
+class LayerPrediction:
+    """One layer's prediction (predict.predictor.layer_time): `status` "own" (its family's fit),
+    "other" (another family's fit: `why`) or "none" (`why`); with a time, its interval
+    (cross-validated; None where the family has too few shapes: `interval_why`), `outside` (what
+    lies beyond the family's shapes), `ratio` (how far past them), `held_out` (the n of the
+    family's conformal quantile), the projection and the cost term that dominates. In a network's
+    rows (predictor.network) also the layer (index, name, op, macc), its kernel (emitter, dtype)
+    and its roofline time (`bound_seconds`)."""
+
+    status: str
+    why: str = ""
+    family: str | None = None
+    seconds: float | None = None
+    interval: list | None = None
+    interval_why: str | None = None
+    held_out: int | None = None
+    ratio: float | None = None
+    outside: list | None = None
+    own_family: str | None = None
+    projection: str | None = None
+    dominant: str | None = None
+    index: int | None = None
+    name: str | None = None
+    op: str | None = None
+    macc: int | None = None
+    emitter: str | None = None
+    dtype: str | None = None
+    bound_seconds: float | None = None
+
+    @property
+    def timed(self) -> bool:
+        return self.seconds is not None
+
+    @property
+    def short_name(self) -> str:
+        """op and index: "DW 3" (model.names.short)."""
+        return f"{layer_names.op_short(self.op)} {self.index if self.index is not None else '?'}"
+
+    @property
+    def kernel(self) -> tuple[str | None, str | None]:
+        return self.emitter, self.dtype
+
+    def to_dict(self) -> dict:
+        """layer_time's JSON object (suites/layers.py copies it into points): the status and why,
+        the family where there is one, and with a time every field of it."""
+        out = {"status": self.status, "why": self.why}
+        if self.family is not None and not self.timed:
+            out["family"] = self.family
+        if self.timed:
+            out |= {f: getattr(self, f) for f in _TIMED}
+        return out
+
+
+_TIMED = ("seconds", "interval", "interval_why", "held_out", "ratio", "outside", "family", "own_family")
+_TIMED += ("projection", "dominant")

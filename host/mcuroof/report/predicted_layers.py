@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from mcuroof.model import names as layer_names
+from mcuroof.analysis.records import LayerPrediction
 from mcuroof.report import calibrated
 from mcuroof.units import duration
 
@@ -17,22 +17,22 @@ CAPTION = (
 )
 
 
-def layer_table(doc: dict, rows: list[dict], basis) -> Table:
+def layer_table(doc: dict, rows: list[LayerPrediction], basis) -> Table:
     """One row per layer and kernel; layers by their short name ("DW 3": the points' index)."""
-    one_type = len({r["dtype"] for r in rows}) == 1
-    kind = f"{rows[0]['dtype']} " if one_type and rows else ""
+    one_type = len({r.dtype for r in rows}) == 1
+    kind = f"{rows[0].dtype} " if one_type and rows else ""
     t = Table(title=f"Predicted {kind}layers of {doc['model']} on {doc['board']} ({basis.sentence})")
     for h in ("layer", "kernel", "predicted", "CV", "roofline", "how"):
         t.add_column(h, justify="right" if h in ("predicted", "CV", "roofline") else "left")
     for r in rows:
         t.add_row(
-            layer_names.short(r),
-            r["emitter"] if one_type else f"{r['emitter']} {r['dtype']}",
-            duration(r.get("seconds")),
-            calibrated.spread(r.get("interval"), r.get("seconds")),
-            duration(r.get("bound_seconds")),
-            calibrated.how_text(r["status"], r.get("family"), r.get("why") or "", r.get("outside") or [])
-            + (f"; no interval: {r['interval_why']}" if r.get("interval_why") else ""),
+            r.short_name,
+            r.emitter if one_type else f"{r.emitter} {r.dtype}",
+            duration(r.seconds),
+            calibrated.spread(r.interval, r.seconds),
+            duration(r.bound_seconds),
+            calibrated.how_text(r.status, r.family, r.why or "", r.outside or [])
+            + (f"; no interval: {r.interval_why}" if r.interval_why else ""),
         )
     t.caption = CAPTION
     return t

@@ -4,6 +4,7 @@ the fit, each kernel's whole-model time and every layer (predict.predictor's row
 from __future__ import annotations
 
 from mcuroof.analysis import fit
+from mcuroof.analysis.records import LayerPrediction
 from mcuroof.board import profiles
 
 LAYER_KEYS = ("name", "op", "emitter", "dtype", "status", "why", "family", "seconds", "interval", "interval_why")
@@ -21,9 +22,11 @@ def document(bd, data: dict, net, pred: dict) -> dict:
         "board": bd.name,
         "fit": verdict.text(),
         "whole_model": [{k: r[k] for k in WHOLE_KEYS} for r in pred["whole_model"]],
-        "layers": [{**{k: r.get(k) for k in LAYER_KEYS}, **_extra(r)} for r in pred["layers"]],
+        "layers": [layer(r) for r in pred["layers"]],
     }
 
 
-def _extra(r: dict) -> dict:
-    return {k: r[k] for k in ("bound_seconds", "dominant") if k in r}
+def layer(r: LayerPrediction) -> dict:
+    """A layer's row: LAYER_KEYS, and a timed layer's roofline time and dominant cost term."""
+    out = {k: getattr(r, k) for k in LAYER_KEYS}
+    return out | ({"bound_seconds": r.bound_seconds, "dominant": r.dominant} if r.timed else {})
