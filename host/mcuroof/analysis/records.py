@@ -72,6 +72,79 @@ def roofs(items: Iterable[Roof | Mapping] | Mapping | None) -> list[Roof]:
 
 
 @dataclass(frozen=True)
+class Point:
+    """One layer run of results.json's points (analysis.points places it): the layer (index,
+    name, op, shapes), its kernel (emitter, dtype), what it did (macc, bytes, seconds, oi and
+    their rates), where it sits under its roofs (memory_roof, compute_roof, roof_macs_per_s,
+    headroom, bound; op_* under the ceiling its op can use), its tile and its advice. Fields the
+    schema knows are attributes (None where the point has none); others stay in `extra`."""
+
+    index: int | None = None
+    name: str | None = None
+    op: str | None = None
+    dtype: str | None = None
+    emitter: str | None = None
+    macc: float | None = None
+    macc_executed: float | None = None
+    bytes: float | None = None
+    oi: float | None = None
+    seconds: float | None = None
+    macs_per_s: float | None = None
+    bytes_per_s: float | None = None
+    verified: bool | None = None
+    bound: str | None = None
+    tile_fraction: float | None = None
+    advice: str | None = None
+    advice_kind: str | None = None
+    memory_share: float | None = None
+    roof_macs_per_s: float | None = None
+    headroom: float | None = None
+    above_roof: bool | None = None
+    memory_roof: str | None = None
+    compute_roof: str | None = None
+    op_roof: str | None = None
+    op_bound: str | None = None
+    op_roof_macs_per_s: float | None = None
+    op_headroom: float | None = None
+    input_shapes: list | None = None
+    output_shape: list | None = None
+    projection: str | None = None
+    user: bool | None = None
+    extra: Mapping = field(default_factory=dict)
+    keys: tuple = field(default=(), compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> Point:
+        known = {k: v for k, v in d.items() if k in _POINT_FIELDS}
+        return cls(**known, extra={k: v for k, v in d.items() if k not in _POINT_FIELDS}, keys=tuple(d))
+
+    def to_dict(self) -> dict:
+        """The JSON object: the keys it was read with (a point made here: its fields set)."""
+        keys = self.keys or [f for f in _POINT_FIELDS if getattr(self, f) is not None] + list(self.extra)
+        return {k: getattr(self, k) if k in _POINT_FIELDS else self.extra[k] for k in keys}
+
+    @property
+    def short_name(self) -> str:
+        """op and index: "DW 3" (model.names.short)."""
+        return f"{layer_names.op_short(self.op)} {self.index if self.index is not None else '?'}"
+
+    @property
+    def executed_macc(self) -> float | None:
+        """The MACs the kernel executed (taps in the padding skipped), else the layer's."""
+        return self.macc_executed if self.macc_executed is not None else self.macc
+
+
+_POINT_FIELDS = tuple(f.name for f in dataclasses.fields(Point) if f.name not in ("extra", "keys"))
+
+
+def points(items: Iterable[Point | Mapping] | Mapping | None) -> list[Point]:
+    """Typed points of a results document (its "points") or of a list of JSON objects."""
+    if isinstance(items, Mapping):
+        items = items.get("points")
+    return [p if isinstance(p, Point) else Point.from_dict(p) for p in items or ()]
+
+
+@dataclass(frozen=True)
 class Family:
     """A layer-kernel family: one emitter, element type, generator (with its variant: "dsp-rows")
     and op class ("dw", "conv1x1", ...); its cost model is fitted on the family's shapes."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from mcuroof.analysis.records import Point
 from mcuroof.model import names as layer_names
 
 # a number standing alone in an advice text (2.85x, 79%, 987x), not part of a name (int8, SXTB16)
@@ -67,19 +68,15 @@ def layer_names_text(points: list[dict]) -> str:
     return f"{who}; {ems}"
 
 
-def fastest_peer(p: dict, points: list[dict]) -> tuple[str, float] | None:
+def fastest_peer(p: Point, points: list[Point]) -> tuple[str, float] | None:
     """The emitter that ran this layer at this type in the least time, and how many times less
     (None where this run is the fastest, or has no time)."""
     same = [
         q
         for q in points
-        if q["index"] == p["index"]
-        and q["dtype"] == p["dtype"]
-        and q["emitter"] != p["emitter"]
-        and q.get("verified")
-        and q.get("seconds")
+        if q.index == p.index and q.dtype == p.dtype and q.emitter != p.emitter and q.verified and q.seconds
     ]
-    best = min(same, key=lambda q: q["seconds"], default=None)
-    if not best or not p.get("seconds") or best["seconds"] >= p["seconds"]:
+    best = min(same, key=lambda q: q.seconds, default=None)
+    if not best or not p.seconds or best.seconds >= p.seconds:
         return None
-    return best["emitter"], p["seconds"] / best["seconds"]
+    return best.emitter, p.seconds / best.seconds

@@ -67,7 +67,7 @@ def bottleneck_text(result: dict) -> str | None:
     ranked = sorted(mine, key=lambda p: -p["seconds"])
     top = ranked[0]
     basis = timing_basis.of(result.get("board") or {})
-    bound = layer_tables.bound_text(top, basis)
+    bound = layer_tables.bound_text(top.get("bound"), basis)
     steps = f" ({basis.steps_text(top['seconds'])})" if basis.step and not basis.real_time else ""
     text = (
         f"{layer_names.short(top)} ({top.get('op', '?')}) takes the most time: {duration(top['seconds'])}{steps}, "

@@ -97,26 +97,27 @@ def layers_table(result: dict, key: str = "r0") -> str:
     rows, classes = [], []
     basis = timing_basis.of(result.get("board") or {})
     said = advice_text.ids(pts)  # each advice is said once, below the table: a row links to its own
-    for p in pts:
-        tip = f"{p.get('op', '-')}: {p.get('name') or ''}"
-        name = Raw(f"<span class='tensor' title='{esc(tip)}'>{esc(layer_names.short(p))}</span>")
-        shapes = ", ".join(layer_names.shape_text(s) for s in p.get("input_shapes") or []) or "-"
-        check = "ABOVE ROOF" if p.get("above_roof") else ("ok" if p.get("verified") else "FAILED CHECK")
+    typed = records.points(pts)
+    for p, q in zip(pts, typed):
+        tip = f"{q.op or '-'}: {q.name or ''}"
+        name = Raw(f"<span class='tensor' title='{esc(tip)}'>{esc(q.short_name)}</span>")
+        shapes = ", ".join(layer_names.shape_text(s) for s in q.input_shapes or []) or "-"
+        check = "ABOVE ROOF" if q.above_roof else ("ok" if q.verified else "FAILED CHECK")
         rows.append(
             [
-                (name, p["index"]),
-                f"{p['emitter']} {p['dtype']}",
-                f"{shapes} → {layer_names.shape_text(p.get('output_shape'))}",
-                num(p.get("macc"), ""),
-                num(p.get("bytes"), "B"),
-                num(p.get("oi"), fmt=lambda v: f"{v:.3g}"),
-                num(p.get("macs_per_s"), "MACC/s"),
-                (layer_tables.roof_text(p, "MACC/s"), p.get("roof_macs_per_s")),
-                num(p.get("headroom"), fmt=lambda v: f"{v:.3g}x"),
-                layer_tables.fastest_text(p, pts),
-                layer_tables.bound_text(p, basis),
-                num(p.get("seconds"), fmt=duration),
-                num(p.get("tile_fraction"), fmt=lambda v: f"{v:.2g}"),
+                (name, q.index),
+                f"{q.emitter} {q.dtype}",
+                f"{shapes} → {layer_names.shape_text(q.output_shape)}",
+                num(q.macc, ""),
+                num(q.bytes, "B"),
+                num(q.oi, fmt=lambda v: f"{v:.3g}"),
+                num(q.macs_per_s, "MACC/s"),
+                (layer_tables.roof_text(q, "MACC/s"), q.roof_macs_per_s),
+                num(q.headroom, fmt=lambda v: f"{v:.3g}x"),
+                layer_tables.fastest_text(q, typed),
+                layer_tables.bound_text(q.bound, basis),
+                num(q.seconds, fmt=duration),
+                num(q.tile_fraction, fmt=lambda v: f"{v:.2g}"),
                 check,
                 _advice_link(p, said, key),
             ]
