@@ -110,6 +110,8 @@ class Point:
     output_shape: list | None = None
     projection: str | None = None
     user: bool | None = None
+    kernel_isa: str | None = None  # "dsp" or "mve": the generator's (None: the generic kernel)
+    call_share: float | None = None  # the share of a fitted layer's time spent per call
     extra: Mapping = field(default_factory=dict)
     keys: tuple = field(default=(), compare=False, repr=False)
 
@@ -122,6 +124,10 @@ class Point:
         """The JSON object: the keys it was read with (a point made here: its fields set)."""
         keys = self.keys or [f for f in _POINT_FIELDS if getattr(self, f) is not None] + list(self.extra)
         return {k: getattr(self, k) if k in _POINT_FIELDS else self.extra[k] for k in keys}
+
+    def has(self, key: str) -> bool:
+        """Whether the point's JSON object holds `key` (results written before a field existed do not)."""
+        return key in self.keys if self.keys else getattr(self, key, None) is not None
 
     @property
     def short_name(self) -> str:
