@@ -236,7 +236,7 @@ def test_layer_numbers_overlap_no_other_text(drawn):
     renderer = fig.canvas.get_renderer()
     numbers = [t for t in ax.texts if t.get_text().split(":")[0].replace(",", "").isdigit()]
     assert {int(n) for t in numbers for n in t.get_text().split(":")[0].split(",")} == {
-        p["index"] for p in data["points"] if plot.is_shown(p) or plot.is_macfree(p)
+        p.index for p in records.points(data) if plot.is_shown(p) or plot.is_macfree(p)
     }  # a MAC-free layer is numbered at the left edge
     others = [t for t in ax.texts if t not in numbers and t.get_text()]
     boxes = [Text.get_window_extent(t, renderer) for t in numbers]
