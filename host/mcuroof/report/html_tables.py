@@ -7,6 +7,7 @@ import html
 import re
 
 from mcuroof.analysis import records, timing_basis
+from mcuroof.analysis.records import Point
 from mcuroof.board import cycle_counter
 from mcuroof.model import names as layer_names
 from mcuroof.published import mlperf
@@ -96,9 +97,9 @@ def layers_table(result: dict, key: str = "r0") -> str:
         return ""
     rows, classes = [], []
     basis = timing_basis.of(result.get("board") or {})
-    said = advice_text.ids(pts)  # each advice is said once, below the table: a row links to its own
     typed = records.points(pts)
-    for p, q in zip(pts, typed):
+    said = advice_text.ids(typed)  # each advice is said once, below the table: a row links to its own
+    for q in typed:
         tip = f"{q.op or '-'}: {q.name or ''}"
         name = Raw(f"<span class='tensor' title='{esc(tip)}'>{esc(q.short_name)}</span>")
         shapes = ", ".join(layer_names.shape_text(s) for s in q.input_shapes or []) or "-"
@@ -119,7 +120,7 @@ def layers_table(result: dict, key: str = "r0") -> str:
                 num(q.seconds, fmt=duration),
                 num(q.tile_fraction, fmt=lambda v: f"{v:.2g}"),
                 check,
-                _advice_link(p, said, key),
+                _advice_link(q, said, key),
             ]
         )
         classes.append("" if check == "ok" else "bad")
@@ -156,11 +157,11 @@ def layers_table(result: dict, key: str = "r0") -> str:
     )
 
 
-def _advice_link(p: dict, said: dict[int, int], key: str):
+def _advice_link(p: Point, said: dict[int, int], key: str):
     """A row's advice: its kind and a link to the advice's one statement ("below A2")."""
     if id(p) not in said:
         return "-"
-    kind = layer_tables.ADVICE_KEYS.get(p.get("advice_kind"), "-")
+    kind = layer_tables.ADVICE_KEYS.get(p.advice_kind, "-")
     i = said[id(p)]
     return (Raw(f"<a href='#{key}-advice-{i}'>{esc(kind)} A{i}</a>"), i)
 

@@ -301,7 +301,7 @@ def advice_lines(result: dict) -> list[str]:
     line, the numbers as ranges (each run's own are the table's headroom and "vs fastest")."""
     return [
         f"advice [bold]{ADVICE_KEYS.get(kind, '-')}[/] ({advice_text.runs_text(runs)}): {text}"
-        for kind, text, runs in advice_text.merged(layer_points(result))
+        for kind, text, runs in advice_text.merged(records.points(layer_points(result)))
     ]
 
 
