@@ -112,6 +112,16 @@ class Point:
     user: bool | None = None
     kernel_isa: str | None = None  # "dsp" or "mve": the generator's (None: the generic kernel)
     call_share: float | None = None  # the share of a fitted layer's time spent per call
+    file: str | None = None  # a user kernel's file (`mcuroof kernel FILE.py`)
+    # the layer's time predicted from the run's calibration alone (predict.predictor.layer_time)
+    calibrated_seconds: float | None = None
+    calibrated_error: float | None = None
+    calibrated_dominant: str | None = None
+    calibrated_status: str | None = None
+    calibrated_why: str | None = None
+    calibrated_family: str | None = None
+    calibrated_interval: list | None = None
+    calibrated_outside: list | None = None
     extra: Mapping = field(default_factory=dict)
     keys: tuple = field(default=(), compare=False, repr=False)
 

@@ -198,7 +198,7 @@ def kernel_renderables(result: dict, measured_roofs: bool) -> list:
     """What `mcuroof kernel` prints: the user's kernels, the roofs that place them (not the whole
     characterisation) and counts of what it checked."""
     pts = user_report.user_points(result)
-    named = {p[k] for p in pts for k in ("memory_roof", "compute_roof") if p.get(k)}
+    named = {r for p in pts for r in (p.memory_roof, p.compute_roof) if r}
     out = user_report.renderables(result)
     if named:
         table = roofs_table(result, named)
