@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from mcuroof.analysis import fit, timing_basis
+from mcuroof.analysis import fit, records, timing_basis
 from mcuroof.board import profiles
 from mcuroof.model import network
 from mcuroof.npu import vela
@@ -212,9 +212,9 @@ def npu(board: profiles.Board, dtype: str, est: NpuEstimate | None) -> dict:
 
 def roofline(board: profiles.Board, dtype: str, seconds: float | None) -> dict:
     """Every layer at the profile's theoretical roofs, at its clock (predict.bound): a least time."""
-    roofs = profiles.theoretical_roofs(board)
-    compute = [r["macs_per_s"] for r in roofs if r["kind"] == "compute" and r.get("dtype") == dtype]
-    memory = [r["bytes_per_s"] for r in roofs if r["kind"] == "memory" and r.get("bytes_per_s")]
+    roofs = records.roofs(profiles.theoretical_roofs(board))
+    compute = [r.macs_per_s for r in roofs if r.kind == "compute" and r.dtype == dtype]
+    memory = [r.bytes_per_s for r in roofs if r.kind == "memory" and r.bytes_per_s]
     if not compute:
         why = f"{board.name}'s profile has no {dtype} compute figure (MAC/cycle)"
         return cell(why=why, note=f"the profile has no {dtype} compute figure (MAC/cycle): no roofline")
