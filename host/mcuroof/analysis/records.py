@@ -23,7 +23,7 @@ class Roof:
     memory region's read); name: how tables and plots label it."""
 
     kind: str  # "memory" or "compute"
-    source: str  # "measured" or "theoretical"
+    source: str | None = None  # "measured" or "theoretical" (results.json always says which)
     name: str = ""
     role: str | None = None  # "roof", "ceiling" or "region"
     dtype: str | None = None
