@@ -1,7 +1,8 @@
 """The board time a run's calibration shapes took: per emitter and type, the shapes and the sum
 of their timed windows (trials x window: the time the kernels ran, in the board's own time,
-instructions under QEMU), from raw.jsonl. Set-up on the board (filling the buffers, the checksum)
-is not in it; the run's wall time is in its last line.
+instructions under QEMU), from raw.jsonl. The trials are the run's (results.json's
+board.timer.calibration beside raw.jsonl: 1 where its time was exact), else 3. Set-up on the
+board (filling the buffers, the checksum) is not in it; the run's wall time is in its last line.
 
     python tools/calibration_time.py out/raw.jsonl [more/raw.jsonl ...]
 """
@@ -11,8 +12,18 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from pathlib import Path
 
-TRIALS = 3  # suites.calibration.trials on a board whose time counts instructions or cycles
+TRIALS = 3  # suites.calibration.trials on a board whose time counts instructions or cycles, before the timer check
+
+
+def run_trials(path: str) -> int:
+    """The calibration's trials per shape as the run's results.json says (TRIALS without one)."""
+    try:
+        board = json.loads((Path(path).parent / "results.json").read_text())["board"]
+        return int(board["timer"]["calibration"]["trials"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return TRIALS
 
 
 def board_seconds(path: str, trials: int = TRIALS) -> tuple[Counter, Counter]:
@@ -29,9 +40,12 @@ def board_seconds(path: str, trials: int = TRIALS) -> tuple[Counter, Counter]:
 
 def main(argv: list[str]) -> int:
     for path in argv:
-        secs, shapes = board_seconds(path)
+        trials = run_trials(path)
+        secs, shapes = board_seconds(path, trials)
         parts = ", ".join(f"{k} {shapes[k]} shapes {secs[k]:.1f} s" for k in sorted(secs))
-        print(f"{path}: {sum(shapes.values())} shapes, {sum(secs.values()):.1f} s of board time ({parts})")
+        print(
+            f"{path}: {sum(shapes.values())} shapes x {trials} trials, {sum(secs.values()):.1f} s of board time ({parts})"
+        )
     return 0
 
 

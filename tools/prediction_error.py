@@ -29,6 +29,8 @@ import statistics
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from mcuroof.measure import rawlog
 from mcuroof.model.load import load_network
 from mcuroof.predict import cost_model, intervals, predictor
@@ -147,6 +149,7 @@ def coverage(rows: list[dict]) -> dict[str, dict[str, dict]]:
         "board/emitter": lambda r: f"{r['board']} {r['emitter']} {r['dtype']}",
         "range": lambda r: _bin(r["ratio"]),
         "board, range": lambda r: f"{r['board']} {_bin(r['ratio'])}",
+        "board/emitter, range": lambda r: f"{r['board']} {r['emitter']} {r['dtype']}, {_bin(r['ratio'])}",
     }
     out = {}
     for name, key in groups.items():
@@ -188,6 +191,72 @@ def _lono_rho(usable: list[dict], w: dict) -> float:
     return intervals.estimate_rho(others)
 
 
+def diagnosis(boards: dict, rows: list[dict]) -> list[dict]:
+    """Per board and emitter, why its intervals are as wide as they are: what its layers' errors
+    needed (their 90th percentile), the family's own conformal quantile (its n errors' rank
+    ceil(0.9 (n+1)), near their largest) against the 90th percentile of the same errors, the
+    pooled scale-free quantile (over all shapes, and its two extreme classes) and its n, the
+    widening slope, and how many layers' half-widths a floor set (+-5 % past 4x, or the timing
+    resolution)."""
+    out = []
+    for key in sorted({(r["board"], r["emitter"], r["dtype"]) for r in rows}):
+        bd = boards[key[0]]
+        mine = [r for r in rows if (r["board"], r["emitter"], r["dtype"]) == key and r["family"] in bd.models]
+        fams = [bd.models[r["family"]] for r in mine]
+        own = [m.spread for m in fams if m.spread is not None]
+        p90 = [float(np.quantile(np.abs(m.cv_log_errors), 0.9)) for m in fams if m.cv_log_errors]
+        g = intervals.group(f"{key[1]}/{key[2]}")
+        q = {z: (bd.spreads.get(f"{g} {z}".strip()) or {}) for z in ("", "large aligned", "small odd")}
+        widen = intervals.widening_of(bd.widening, key[1], key[2]) or {}
+        out.append(
+            {
+                "kernel": " ".join(key),
+                "layers": len(mine),
+                "needed": _q90([abs(math.log(r["measured"] / r["predicted"])) for r in mine]),
+                "own_q": statistics.median(own) if own else None,
+                "own_n": statistics.median([len(m.cv_log_errors) for m in fams]) if fams else None,
+                "own_q_over_p90": statistics.median([a / b for a, b in zip(own, p90) if b]) if own else None,
+                "pooled": {z: (v.get("quantile"), v.get("held_out")) for z, v in q.items()},
+                "slope": widen.get("slope"),
+                "floored": sum(1 for r in mine if _floored(r)),
+            }
+        )
+    return out
+
+
+def _q90(xs: list[float]) -> float | None:
+    return float(np.quantile(xs, 0.9)) if xs else None
+
+
+def _floored(r: dict) -> bool:
+    """Whether a floor set this layer's half-width: +-5 % past TESTED x, or the timing resolution."""
+    if not r.get("interval"):
+        return False
+    w = math.log(r["interval"][1] / r["predicted"])
+    floors = [intervals.RESOLUTION] + ([intervals.FLOOR_AT_4X] if (r["ratio"] or 1) > intervals.TESTED else [])
+    return any(abs(w - f) < 1e-9 for f in floors)
+
+
+def print_diagnosis(diag: list[dict]) -> None:
+    print("\n| kernel | layers | their 90th pct error | family's own q (median; n) | own q / its errors' p90 "
+          "| pooled q / scale: all, large aligned, small odd (n) | slope | floored |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    for d in diag:
+        pooled = ", ".join(f"{_num(v)} ({k or 0})" for v, k in d["pooled"].values())
+        print(
+            f"| {d['kernel']} | {d['layers']} | ±{_pct(_e(d['needed']))} | ±{_pct(_e(d['own_q']))}; {d['own_n']:g} "
+            f"| {_num(d['own_q_over_p90'])} | {pooled} | {_num(d['slope'])} | {d['floored']} |"
+        )
+
+
+def _e(v):
+    return None if v is None else math.expm1(v)
+
+
+def _num(v) -> str:
+    return "-" if v is None else f"{v:.2f}"
+
+
 def _pct(v) -> str:
     return "-" if v is None else f"{v:.1%}"
 
@@ -223,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=Path, nargs="+", required=True, help="results.json of run --model runs")
     ap.add_argument("--as-saved", action="store_true", help="the fit the calibration's results.json holds")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--diagnose", action="store_true", help="also print why each kernel's intervals are as wide")
     ap.add_argument("--root", type=Path, default=Path("."), help="where relative model paths start")
     args = ap.parse_args(argv)
     boards = {}
@@ -243,10 +313,13 @@ def main(argv: list[str] | None = None) -> int:
     whole = {f"all boards, {k}": v for k, v in whole_check(wholes).items()}
     for b in sorted({w["board"] for w in wholes}) if len(boards) > 1 else []:
         whole |= {f"{b}, {k}": v for k, v in whole_check([w for w in wholes if w["board"] == b]).items()}
+    diag = diagnosis(boards, rows)
     if args.json:
-        print(json.dumps({"coverage": cov, "whole_model": whole, "layers": rows}, indent=1))
+        print(json.dumps({"coverage": cov, "whole_model": whole, "diagnosis": diag, "layers": rows}, indent=1))
         return 0
     print_tables(cov, whole, rows)
+    if args.diagnose:
+        print_diagnosis(diag)
     return 0
 
 

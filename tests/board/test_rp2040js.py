@@ -129,10 +129,16 @@ def test_a_compute_run_counts_cycles_and_keeps_under_the_cycle_bounds(compute_ru
     # so; its records show the 2 ms windows (1000 ticks of 2 us), not a real board's 20 ms
     paces = [e["pace"] for e in raw if e["kind"] == "pace"]
     assert len(paces) == 1 and 0 < paces[0] and data["board"]["pace"] == round(paces[0], 4)
-    sizing = timing.sizing(profiles.find("rp2040js-pico"))
+    # the timer check found its cycles exact: one timed call of 1000 ticks a measurement
+    timer = data["board"]["timer"]
+    assert timer["rule"] == "exact" and timer["counted"] and timer["suites"]["trials"] == 1
+    sizing = data["board"]["sizing"]
     said = " ".join(stdout.split())  # however the terminal wrapped it
-    assert "3 trials of 1000-tick windows" in sizing and f"rp2040js-pico: {sizing}" in said
-    assert data["board"]["sizing"] == sizing
+    assert "one timed call (exact time) of 1000-tick windows" in sizing and f"rp2040js-pico: {sizing}" in said
+    assert sizing == timing.sizing(
+        profiles.find("rp2040js-pico"),
+        timing.read_timer({"us": [0, int(timer["spread_us"])], "win": timer["check_us"]}, timer["tick_us"], True),
+    )
     assert all(2000 <= r["us"] < 20000 for r in _macs(raw).values()), _macs(raw)
     basis = timing_basis.of(data["board"])
     assert (basis.kind, basis.rate_hz) == (timing_basis.CYCLES, 125e6)

@@ -10,6 +10,7 @@ from mcuroof.measure.protocol import frame
 from mcuroof.measure.rawlog import MemoryLog
 from mcuroof.suites import registry
 
+M3 = {"platform": "qemu-m3", "free": 110000, "tick_us": 10, "emitters": ["bytecode", "asm_thumb"], "float": True}
 PROBE = {"emitters": ["bytecode"], "free": 3936, "float": False, "platform": "microbit", "tick_us": 23}
 
 
@@ -47,3 +48,36 @@ def test_a_memory_error_compiling_the_firmware_shrinks_nothing(where):
 def test_a_memory_error_in_a_units_script_halves_its_working_set():
     retries, runs = _run(lambda n: n)  # the first unit's kernel script
     assert runs == 2 and [(r["kernel"], r["max_ws"]) for r in retries] == [("memory/bytecode/int8/copy", 3936 // 2)]
+
+
+class NoRoomFor:
+    """A board that raises MemoryError whenever unit `key`'s own call script runs; every other unit ends."""
+
+    def __init__(self, key: str, units: list):
+        self.key, self.units, self.runs = key, units, 0
+
+    def run(self, chunks, on_line):
+        self.runs += 1
+        seq = 0
+        for n, c in enumerate(chunks):
+            if any(c == u.chunks[-1] and u.key == self.key for u in self.units):
+                raise board_error("MemoryError: memory allocation failed", "board", n)
+            if c.endswith("finish()\n"):
+                on_line(frame(seq, {"t": "end", "records": seq + 1}))
+                seq += 1
+
+
+@pytest.mark.parametrize("position", [0, 1])
+def test_a_unit_that_cannot_shrink_and_meets_a_memory_error_in_a_fresh_heap_is_left_out_at_once(position):
+    cfg = registry.get("calibration").config(M3)
+    col = Collector(None, MemoryLog())
+    units = col.units("calibration", cfg)
+    key = units[position].key
+    col.link = board = NoRoomFor(key, units)
+    recs = col.run_suite("calibration", cfg)
+    assert [r["unit"] for r in recs if r["t"] == "skip"] == [key]
+    # first of its pass: one attempt; second: that pass, then a pass of its own (a fresh heap)
+    assert board.runs == 2 + position
+    faults = [e["what"] for e in col.log.lines if e["kind"] == "fault" and e.get("kernel") == key]
+    assert len(faults) == 1 and faults[0].startswith(f"left out after {1 + position} attempts: ")
+    assert "MemoryError" in faults[0]

@@ -208,6 +208,8 @@ class LayerPrediction:
     interval: list | None = None
     interval_why: str | None = None
     held_out: int | None = None
+    pool: str | None = None  # the pool of scale-free held-out errors its interval takes (intervals.pool)
+    pool_held_out: int | None = None
     ratio: float | None = None
     outside: list | None = None
     own_family: str | None = None
@@ -245,5 +247,6 @@ class LayerPrediction:
         return out
 
 
-_TIMED = ("seconds", "interval", "interval_why", "held_out", "ratio", "outside", "family", "own_family")
+_TIMED = ("seconds", "interval", "interval_why", "held_out", "pool", "pool_held_out", "ratio", "outside")
+_TIMED += ("family", "own_family")
 _TIMED += ("projection", "dominant")

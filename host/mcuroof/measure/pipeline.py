@@ -21,11 +21,12 @@ from mcuroof.errors import BoardError
 from mcuroof.kernels.emitters import MEMCPY
 from mcuroof.measure import calcache, host_memcpy, runfolder
 from mcuroof.measure import pace as board_pace
+from mcuroof.measure import timer as board_timer
 from mcuroof.measure.collect import Collector, fault_line
 from mcuroof.measure.rawlog import RawLog
 from mcuroof.results import document as results
+from mcuroof.suites import calibration, registry, timing
 from mcuroof.suites import layers as layer_suite
-from mcuroof.suites import registry, timing
 from mcuroof.suites.base import Context
 from mcuroof.version import __version__
 
@@ -44,6 +45,7 @@ class Spec:
     # checks of the board once its probe is in, before any suite: check(link, probe) raises to stop
     on_probe: list = field(default_factory=list)
     pace: float | None = None  # board seconds per host second (measure.pace), set by collect()
+    timer: timing.Timer | None = None  # the timer check (measure.timer), set by collect(): sizes the suites
     recalibrate: bool = False  # time the calibration's shapes even where a kept one fits (measure.calcache)
     calibration_source: dict | None = None  # results.json's calibration.source, set by collect()
     cycle_model: dict | None = None  # a modelled board's setup (links.cycle_model.Setup.record())
@@ -110,11 +112,12 @@ def derive(spec: Spec, link, probe: dict, records: list[dict], wall: float, cloc
         memcpy_reference(records) if probe.get("platform") == "linux" else None,
         clock.facts(probe, spec.icount_shift) if clock else {},
         [registry.get(s).results for s in spec.suites if registry.get(s).results],
-        Context(records, spec.layers, profile=profile),
+        Context(records, spec.layers, profile=profile, timer=spec.timer),
         spec.profile or spec.board,
         spec.pace,
-        timing.sizing(profile),
+        timing.sizing(profile, spec.timer),
         spec.cycle_model,
+        timer_record(spec, probe, profile),
     )
     data = results.document(facts, probe, records)
     if spec.calibration_source and "calibration" in data:
@@ -174,12 +177,13 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
         paced = pace_warning(spec, probe, profile)
         if paced and not counter:
             console.print(f"warning: {paced}", highlight=False)
+        check_timer(spec, collector, probe, entries)
         if timing.slow(profile):
-            console.print(f"{spec.board}: {timing.sizing(profile)}", highlight=False, markup=False)
+            console.print(f"{spec.board}: {timing.sizing(profile, spec.timer)}", highlight=False, markup=False)
         progress.update(task, completed=1)
         for suite in spec.suites:
             contract = registry.get(suite)
-            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file, profile))
+            cfg = contract.config(probe, Context(records, spec.layers, spec.user_file, profile, spec.timer))
             keys = [k.key for k in contract.kernels(cfg)]
             task = progress.add_task(suite, total=len(keys))
             seen: set[str] = set()
@@ -201,6 +205,20 @@ def collect(link, log, spec: Spec, console, entries=None) -> tuple[dict, list[di
     if faults:
         console.print(faults, highlight=False, markup=False)
     return probe, records
+
+
+def check_timer(spec: Spec, collector, probe: dict, entries) -> None:
+    """The timer check (measure.timer) into spec.timer, before any suite is sized."""
+    board = results.board_info(spec.board, probe, "", spec.icount_shift, spec.cycle_model)
+    spec.timer = board_timer.for_run(collector, probe, board, entries)
+
+
+def timer_record(spec: Spec, probe: dict, profile) -> dict | None:
+    """results.json's board.timer: the check and the rule it chose (None: a run without one)."""
+    if spec.timer is None:
+        return None
+    suites = timing.timing(probe, timing.slow(profile), spec.timer)
+    return timing.record(spec.timer, probe, suites, calibration.trials(probe, spec.timer))
 
 
 def memcpy_reference(records: list[dict]) -> list[dict]:

@@ -276,6 +276,13 @@ class Model:
     cv_log_errors: tuple[float, ...] = ()  # log(predicted / timed) of each shape, left out of the fit
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # EXTENTS: (least, most)
     merged: dict[str, list[str]] = field(default_factory=dict)  # terms fitted as one (merges)
+    cv_seconds: tuple[float, ...] = ()  # the timed seconds of each shape, in cv_log_errors' order
+    cv_channels: tuple[float, ...] = ()  # the widest channel count of each shape, in that order
+
+    @property
+    def median_seconds(self) -> float | None:
+        """The median time of the family's timed shapes (None: a calibration that kept none)."""
+        return float(np.median(self.cv_seconds)) if self.cv_seconds else None
 
     def seconds(self, t: dict[str, float]) -> float:
         return sum(self.coefficients.get(k, 0.0) * v for k, v in t.items())
@@ -292,9 +299,18 @@ class Model:
         return name, shares.get(name, 1.0)
 
     @property
+    def scale(self) -> float | None:
+        """The family's own size of error: the median |log(predicted / timed)| over its held-out
+        shapes (None: fewer than min_held_out shapes). predict.intervals multiplies it by a
+        quantile pooled over the families of its emitter and type."""
+        n = len(self.cv_log_errors)
+        return float(np.median(np.abs(self.cv_log_errors))) if n and n >= min_held_out() else None
+
+    @property
     def spread(self) -> float | None:
-        """The conformal quantile of |log(predicted / timed)| over held-out shapes, at least
-        CV_FLOOR (None: fewer than min_held_out shapes)."""
+        """The conformal quantile of |log(predicted / timed)| over this family's held-out shapes
+        alone, at least CV_FLOOR (None: fewer than min_held_out shapes): what the family's own
+        n errors say (cv_summary); a layer's interval is predict.intervals.spread's."""
         q = conformal(self.cv_log_errors)
         return None if q is None else max(CV_FLOOR, q)
 
@@ -348,6 +364,8 @@ class Model:
             "cv": self.cv_summary(),
             "ranges": {k: list(v) for k, v in self.ranges.items()},
             "merged": {k: list(v) for k, v in self.merged.items()},
+            "cv_seconds": list(self.cv_seconds),
+            "cv_channels": list(self.cv_channels),
         }
 
     @classmethod
@@ -360,6 +378,8 @@ class Model:
             tuple(d.get("cv_log_errors") or ()),
             {k: tuple(v) for k, v in (d.get("ranges") or {}).items()},
             {k: list(v) for k, v in (d.get("merged") or {}).items()},
+            tuple(d.get("cv_seconds") or ()),
+            tuple(d.get("cv_channels") or ()),
         )
 
 
@@ -399,7 +419,12 @@ def _solve(used: list[str], samples: list[tuple[dict[str, float], float]]) -> di
 def canonical(samples: list[tuple[dict[str, float], float]]) -> list[tuple[dict[str, float], float]]:
     """The samples in one order whatever order they were timed in (by term counts, then time):
     the fit's arithmetic, and so its last bits, do not depend on the records' order."""
-    return sorted(samples, key=lambda ts: (tuple(ts[0].get(k, 0.0) for k in TERMS), ts[1]))
+    return [samples[i] for i in canonical_order(samples)]
+
+
+def canonical_order(samples: list[tuple[dict[str, float], float]]) -> list[int]:
+    """The indices of `samples` in canonical order."""
+    return sorted(range(len(samples)), key=lambda i: (tuple(samples[i][0].get(k, 0.0) for k in TERMS), samples[i][1]))
 
 
 def _predict(coef: dict[str, float], t: dict[str, float]) -> float:
@@ -423,13 +448,17 @@ def fit(
     ((term counts, seconds) of each shape), least squares in relative error, with each shape's
     leave-one-out error and the ranges of `extents` (predict.design.extent of each shape).
     Terms no sample pays are left out; terms no sample tells apart are fitted as one (merges)."""
-    samples = canonical(samples)
+    order = canonical_order(samples)  # extents follow, as cv_channels is read beside cv_log_errors
+    samples = [samples[i] for i in order]
+    extents = [extents[i] for i in order] if extents else extents
     used = [k for k in TERMS if any(t.get(k) for t, _ in samples)]
     coef = _solve(used, samples)
     worst = max((abs(_predict(coef, t) / s - 1) for t, s in samples), default=0.0)
     cv = cross_validate(used, samples) if len(samples) > 1 else ()
     ranges = {k: (min(e[k] for e in extents), max(e[k] for e in extents)) for k in EXTENTS} if extents else {}
-    return Model(family, coef, len(samples), float(worst), cv, ranges, merges(used, samples))
+    times = tuple(s for _, s in samples) if cv else ()
+    chans = tuple(e["channels"] for e in extents) if cv and extents else ()
+    return Model(family, coef, len(samples), float(worst), cv, ranges, merges(used, samples), times, chans)
 
 
 def describe(name: str, share: float, merged: dict[str, list[str]] | None = None) -> str:

@@ -40,6 +40,7 @@ class Board:
     floats: bool = True  # the board has floats (the probe's `float`)
     caches: tuple[int, ...] = ()  # the data cache sizes the calibration's fit knew (design.cache_sizes)
     widening: dict = dataclasses.field(default_factory=dict)  # per emitter/dtype (intervals.widening)
+    spreads: dict = dataclasses.field(default_factory=dict)  # per emitter/dtype (intervals.spread_quantiles)
 
 
 def board(data: dict) -> Board | None:
@@ -49,9 +50,10 @@ def board(data: dict) -> Board | None:
         return None
     b = data.get("board", {})
     free = cal.get("free_heap") or b.get("free_heap") or 0
+    models = {m["family"]: cost_model.Model.from_dict(m) for m in cal.get("families", [])}
     return Board(
         b.get("name", "?"),
-        {m["family"]: cost_model.Model.from_dict(m) for m in cal.get("families", [])},
+        models,
         frozenset(cal.get("isa", [])),
         free,
         tuple(e for e in b.get("emitters", []) if e in EMITTERS),
@@ -60,6 +62,7 @@ def board(data: dict) -> Board | None:
         bool(b.get("float", True)),
         tuple(cal.get("caches") or ()),
         dict(cal.get("widening") or {}),
+        intervals.spread_quantiles(models.values()),
     )
 
 
@@ -125,7 +128,9 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
 
 
 def layer_prediction(bd: Board, layer: Layer, dtype: str, emitter: str) -> LayerPrediction:
-    """One layer's prediction with one kernel (records.LayerPrediction says what each field is)."""
+    """One layer's prediction with one kernel (records.LayerPrediction says what each field is;
+    `pool` and `pool_held_out`: the pool of scale-free errors whose conformal quantile its
+    interval takes and its n, intervals.pool)."""
     why = _no_kernel(bd, layer, dtype, emitter)
     if why:
         return LayerPrediction("none", why)
@@ -140,13 +145,22 @@ def layer_prediction(bd: Board, layer: Layer, dtype: str, emitter: str) -> Layer
             return LayerPrediction("none", f"{fam} has no calibrated shape on {bd.name}", family=fam)
         status, (used, note) = "other", got
     model = bd.models[used]
-    seconds, how = points_mod.project(job, _timed(bd, job, model))
+    timed = _timed(bd, job, model)
+    seconds, how = points_mod.project(job, timed)
     name, share = model.dominant(design.terms(job, full_tile(layer, dtype), bd.caches))
     extent = design.extent(job, job.tiles[0])
     ratio = model.ratio(extent)
     iv, iv_why = intervals.layer_interval(
-        model, seconds, ratio, intervals.widening_of(bd.widening, emitter, dtype), dtype
+        model,
+        seconds,
+        ratio,
+        intervals.widening_of(bd.widening, emitter, dtype),
+        dtype,
+        bd.spreads,
+        timed[0][1],
+        extent["channels"],
     )
+    pooled = intervals.pool(model, bd.spreads, timed[0][1], extent["channels"])
     return LayerPrediction(
         status,
         note,
@@ -155,6 +169,8 @@ def layer_prediction(bd: Board, layer: Layer, dtype: str, emitter: str) -> Layer
         iv,
         iv_why,
         held_out=len(model.cv_log_errors),
+        pool=pooled[0] if pooled else None,
+        pool_held_out=pooled[1]["held_out"] if pooled else None,
         ratio=ratio,
         outside=model.outside(extent),
         own_family=fam,

@@ -54,6 +54,7 @@ class Run:
     pace: float | None = None  # board seconds per host second (measure.pace): a fact, it sizes nothing
     sizing: str | None = None  # suites.timing.sizing: how a slow emulator's run was sized (None: as any board)
     cycle_model: dict | None = None  # a modelled board's setup (links.cycle_model.Setup.record())
+    timer: dict | None = None  # suites.timing.record: the timer check and the sizing rule it chose
 
 
 def firmware_name(probe: dict) -> str:
@@ -93,6 +94,8 @@ def document(run: Run, probe: dict, records: list[dict]) -> dict:
         board["pace"] = round(run.pace, 4)
     if run.sizing:
         board["sizing"] = run.sizing
+    if run.timer:
+        board["timer"] = run.timer
     board.update(run.clock)
     if not board.get("clock_hz"):
         board["clock_hz"] = run.clock.get("clock_set_hz")

@@ -80,6 +80,9 @@ ROOF = {
     ],
 }
 
+# a window and trial count, and the error bound of one window (suites.timing.precision)
+SIZED = obj({"win_us": POSITIVE, "trials": COUNT, "precision": NON_NEGATIVE})
+
 BOARD = obj(
     {"name": TEXT},
     {
@@ -112,6 +115,17 @@ BOARD = obj(
         "wall_seconds": NON_NEGATIVE,
         "pace": POSITIVE,  # board seconds per host second (measure.pace): a fact, it sizes nothing
         "sizing": TEXT,  # a slow emulator's (suites.timing.sizing): its trials, windows and sweeps
+        # the timer check and the sizing rule it chose (suites.timing.record)
+        "timer": obj(
+            {"rule": one_of("exact", "noisy"), "suites": SIZED, "calibration": SIZED},
+            {
+                "counted": FLAG,
+                "tick_us": NON_NEGATIVE,
+                "spread_us": NON_NEGATIVE,
+                "repeats": COUNT,
+                "check_us": NON_NEGATIVE,
+            },
+        ),
         "clock_requested_hz": POSITIVE,
         "clock_set_hz": nullable(POSITIVE),
         "clock_lost": FLAG,

@@ -25,6 +25,7 @@ class Context:
     layers: object | None = None  # suites.layers.Request (--model)
     user_file: object | None = None  # kernels.user.UserFile (`mcuroof kernel FILE.py`)
     profile: object | None = None  # board.profiles.Board: the board's profile, if it has one
+    timer: object | None = None  # suites.timing.Timer: the timer check (None: sized as noisy time)
 
 
 def no_shrink(cfg: dict, key: str) -> None:
@@ -43,6 +44,9 @@ class Suite:
     # value), or None where the unit cannot shrink
     shrink: Callable[[dict, str], tuple[dict, str, int] | None] = no_shrink
     leaves_out_failing: bool = False  # a unit that keeps raising is left out, not the run
+    # a unit whose set-up (every script but its last: the clean-up and the kernel's definition)
+    # is the previous unit's, in the same pass, is sent its last script alone (measure.collect)
+    reuses_setup: bool = False
     tail: str = "finish()\n"  # what closes each unit's last script
     check: Callable[[dict], str | None] | None = None  # a check of its records beyond their fields
     # the parts of results.json it adds itself beyond roofs (records, roofs, board, Context) -> dict

@@ -4,9 +4,10 @@ cost model per layer-kernel family (predict.cost_model) that `mcuroof predict` a
 `mcuroof run --model` read from results.json's `calibration`.
 
 Each shape runs whole (one tile) through firmware/layers.py and is checked against the numpy
-reference like a layer; a shape whose buffers do not fit the heap is skipped on the board. On
-an emulated board (time counts instructions: repeatable to 0.01 %) three trials of a short
-window suffice; a host OS gets a few more (its noise).
+reference like a layer; a shape whose buffers do not fit the heap is skipped on the board. Where
+the timer check found time exact (QEMU's instructions, rp2040js's cycles: suites.timing) a shape
+is a warm-up and two timed calls of 1000 ticks, the least kept; elsewhere three trials of a short window, a few
+more on a host OS (its noise).
 """
 
 from __future__ import annotations
@@ -43,16 +44,20 @@ def jobs(probe: dict) -> list[Job]:
     return [job for dtype in dtypes for em in emitters for job in design.select(em, dtype, heap, isa, host)]
 
 
-def trials(probe: dict) -> dict:
-    """The harness's window and trials: a window of 1000 timer ticks (at least 2 ms), 3 trials
-    where time counts instructions or cycles, 5 on a host OS (the layers suite's 15 made the
-    shapes take 30 s there; the least of 5 is what noise limits)."""
+def trials(probe: dict, timer: timing.Timer | None = None) -> dict:
+    """The harness's window and trials: where time is exact (timer.exact) two timed calls of 1000
+    ticks after a warm-up (suites.timing); else a window of 1000 timer ticks (at least 2 ms), 3
+    trials where time counts instructions or cycles, 5 on a host OS (the layers suite's 15 made
+    the shapes take 30 s there; the least of 5 is what noise limits)."""
     many = probe.get("platform") in timing.HOST_PLATFORMS
-    return {"win_us": max(2000, 1000 * probe.get("tick_us", 1)), "trials": 5 if many else 3}
+    noisy = {"win_us": max(2000, 1000 * probe.get("tick_us", 1)), "trials": 5 if many else 3}
+    if timer is not None and timer.exact:
+        return timing.timing(probe, timer=timer)
+    return noisy
 
 
 def config(probe: dict, ctx: Context | None = None) -> dict:
-    return {**trials(probe), "jobs": jobs(probe)}
+    return {**trials(probe, ctx.timer if ctx is not None else None), "jobs": jobs(probe)}
 
 
 def key(rec: dict) -> str | None:
@@ -144,5 +149,7 @@ SUITE = Suite(
     config,
     lambda cfg: ["layers"],
     leaves_out_failing=True,
+    # 1,031 shapes on qemu-m3 have 103 distinct kernel definitions: each compiled once a pass
+    reuses_setup=True,
     results=lambda records, roofs, board, ctx: results_parts(records, board),
 )

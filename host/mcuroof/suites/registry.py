@@ -5,7 +5,7 @@ from __future__ import annotations
 from mcuroof.errors import UserError
 from mcuroof.kernels import firmware
 from mcuroof.kernels.contract import Kernel
-from mcuroof.suites import calibration, clock, compute, layers, memory, pace, probe, regions, user
+from mcuroof.suites import calibration, clock, compute, layers, memory, pace, probe, regions, timer, user
 from mcuroof.suites.base import Context, Suite
 
 SUITES: dict[str, Suite] = {
@@ -13,6 +13,7 @@ SUITES: dict[str, Suite] = {
     for s in (
         probe.SUITE,
         pace.SUITE,
+        timer.SUITE,
         memory.SUITE,
         compute.SUITE,
         regions.SUITE,
