@@ -10,8 +10,9 @@ from mcuroof.report import calibrated
 from mcuroof.units import duration
 
 CAPTION = (
-    "CV: the 90 % interval of the calibration shapes left out of their family's fit (the "
-    "ceil((n+1) 0.9)-th of n held-out errors; n: --json's held_out); 'macs 2.7x': the layer's MACs "
+    "CV: the 90 % interval from the calibration shapes left out of their family's fit (the "
+    "family's median held-out error times the 90 % quantile of held-out errors pooled over its "
+    "emitter, type and shape class; n: --json's pool_held_out); 'macs 2.7x': the layer's MACs "
     "(channels, working set) are 2.7x the most its family's shapes had, an extrapolation: its interval is "
     "widened (docs/prediction.md), and past 16x it has none"
 )
