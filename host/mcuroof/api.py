@@ -4,57 +4,17 @@
 
 from __future__ import annotations
 
-import dataclasses
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from mcuroof.analysis import compare
-from mcuroof.model import names as layer_names
+from mcuroof.analysis import compare, records
+from mcuroof.analysis.records import Point, Roof
 from mcuroof.report import compare as report_compare
 from mcuroof.results import document as results
 from mcuroof.results import export
 
-
-@dataclass
-class Roof:
-    kind: str  # "memory" or "compute"
-    name: str
-    role: str  # "roof", "ceiling" or "region"
-    source: str  # "measured" or "theoretical"
-    emitter: str | None = None
-    dtype: str | None = None
-    bytes_per_s: float | None = None  # memory roofs
-    macs_per_s: float | None = None  # compute roofs
-    level: int | None = None
-    ws_range: list | None = None
-    extra: dict = field(default_factory=dict)
-
-
-@dataclass
-class Point:
-    index: int
-    name: str  # the model's tensor name
-    short_name: str  # op and index: "DW 3"
-    op: str
-    dtype: str
-    emitter: str
-    macc: float
-    bytes: float | None
-    oi: float  # MACC / byte
-    seconds: float
-    macs_per_s: float
-    roof_macs_per_s: float | None
-    headroom: float | None
-    bound: str
-    verified: bool
-    advice: str
-    input_shapes: list = field(default_factory=list)
-    output_shape: list | None = None
-    bytes_per_s: float | None = None
-    above_roof: bool = False
-    tile_fraction: float = 1.0
-    extra: dict = field(default_factory=dict)
+__all__ = ["Point", "Roof", "Sweep", "Results", "load", "plot_compare", "run"]
 
 
 @dataclass
@@ -64,28 +24,6 @@ class Sweep:
     dtype: str
     working_set_bytes: list[int]
     bytes_per_s: list[float]
-
-
-def _typed(cls, data: dict, **more):
-    names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
-    known = {k: v for k, v in {**data, **more}.items() if k in names}
-    kwargs = {
-        f.name: None
-        for f in dataclasses.fields(cls)
-        if f.name not in known
-        and f.name != "extra"
-        and f.default is dataclasses.MISSING
-        and f.default_factory is dataclasses.MISSING
-    }
-    return cls(
-        **kwargs,
-        **known,
-        **(
-            {"extra": {k: v for k, v in data.items() if k not in names}}
-            if "extra" in {f.name for f in dataclasses.fields(cls)}
-            else {}
-        ),
-    )
 
 
 class Results:
@@ -101,11 +39,11 @@ class Results:
 
     @property
     def roofs(self) -> list[Roof]:
-        return [_typed(Roof, r) for r in self.data["roofs"]]
+        return records.roofs(self.data)
 
     @property
     def points(self) -> list[Point]:
-        return [_typed(Point, p, short_name=layer_names.short(p)) for p in self.data.get("points") or []]
+        return records.points(self.data)
 
     @property
     def sweeps(self) -> list[Sweep]:

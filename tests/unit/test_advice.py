@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from mcuroof.analysis import advice
+from mcuroof.analysis import advice, records
 from mcuroof.board import cycle_counter
 
 M0 = advice.Features(frozenset(), ("bytecode", "asm_thumb"))  # micro:bit: nothing
@@ -223,7 +223,7 @@ def test_mve_depthwise_is_judged_under_vmla_not_vmladava():
     assert "the VMLA ceiling does not count" in p["advice"] and "VMLADAVA ceiling" not in p["advice"]
     from mcuroof.report import layer_tables
 
-    assert layer_tables._headroom(p) == "16.1x (4.03x vmla)"  # the terminal's headroom column
+    assert layer_tables._headroom(records.Point.from_dict(p)) == "16.1x (4.03x vmla)"  # the terminal's headroom column
     # the whole model is predicted at the VMLA ceiling for this layer: 4.03x its time, not 16.1x
     row = points.whole_model([{**p, "index": 1, "projection": "scaled"}])[0]
     assert row["measured_over_predicted"] == pytest.approx(4.03, abs=0.01)

@@ -16,7 +16,8 @@ from mcuroof.cli import main
 from mcuroof.commands import choose as choose_command
 from mcuroof.model.builtins import builtin_network
 from mcuroof.published import mlperf
-from mcuroof.report import choose, choose_table
+from mcuroof.report import board_choice as choose
+from mcuroof.report import board_choice_table as choose_table
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 M3 = DATA / "results-calibration-qemu-m3.json"  # a qemu-m3 calibration (asm_thumb int8 families)

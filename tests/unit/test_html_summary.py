@@ -38,11 +38,11 @@ def test_summary_comes_first_and_names_the_bottleneck(data):
     page = html.section(data, "r0")
     assert page.index("Summary") < page.index("Roofline") < page.index("Glossary")
     best = summary.best_per_layer(data)
-    mine = [p for p in best if p["dtype"] == best[0]["dtype"]]
-    top = max(mine, key=lambda p: p["seconds"])  # by hand: the layer with the most time, at its best
+    mine = [p for p in best if p.dtype == best[0].dtype]
+    top = max(mine, key=lambda p: p.seconds)  # by hand: the layer with the most time, at its best
     neck = html_summary.bottleneck_text(data)
-    assert neck.startswith(f"{names.short(top)} ({top['op']}) takes the most time")
-    assert f"{top['seconds'] / sum(p['seconds'] for p in mine):.0%} of the" in neck
+    assert neck.startswith(f"{names.short(top.to_dict())} ({top.op}) takes the most time")
+    assert f"{top.seconds / sum(p.seconds for p in mine):.0%} of the" in neck
     assert "What this run measured" in page and "What to do next" in page
 
 

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+from mcuroof.analysis import records
 from mcuroof.report import plot
 
 DATA = Path(__file__).parents[1] / "data"
@@ -41,7 +42,7 @@ def _kws() -> dict:
 
 def test_a_mac_free_layer_is_drawn_at_the_left_edge_its_gap_its_headroom():
     data = _kws()
-    pool = next(p for p in data["points"] if p["op"] == "AVERAGE_POOL_2D")
+    pool = next(p for p in records.points(data) if p.op == "AVERAGE_POOL_2D")
     assert not plot.is_shown(pool) and plot.is_macfree(pool)  # intensity 0: no place on a log axis
     fig = plot.figure(data)
     ax = fig.axes[0]
@@ -51,10 +52,10 @@ def test_a_mac_free_layer_is_drawn_at_the_left_edge_its_gap_its_headroom():
     (x, y), *_ = marks[0].get_offsets()
     assert x == x0 and y0 < y < y1
     # at the left edge, its gap under its memory ceiling is its headroom (bytes/s against bytes/s)
-    ceiling = next(r for r in data["roofs"] if r["name"] == pool["memory_roof"])
-    assert abs(ceiling["bytes_per_s"] * x0 / y - pool["headroom"]) < 1e-6 * pool["headroom"]
+    ceiling = next(r for r in data["roofs"] if r["name"] == pool.memory_roof)
+    assert abs(ceiling["bytes_per_s"] * x0 / y - pool.headroom) < 1e-6 * pool.headroom
     # numbered with its own unit's figure (not the MACC/s axis's), and in the key
-    assert any(n[2] == f"{pool['index']}: {pool['bytes_per_s'] / 1e3:.3g} kB/s" for n in ax.mcuroof_numbers)
+    assert any(n[2] == f"{pool.index}: {pool.bytes_per_s / 1e3:.3g} kB/s" for n in ax.mcuroof_numbers)
     plot.plt.close(fig)
 
 
@@ -76,8 +77,8 @@ def test_the_html_roofline_has_the_mac_free_layer_with_its_byte_rates():
     data = _kws()
     fig = html_figures.roofline_figure(data)
     traces = [t for t in fig.data if "MAC-free" in (t.name or "")]
-    pool = next(p for p in data["points"] if plot.is_macfree(p))
-    assert len(traces) == 1 and list(traces[0].text) == [f"9: {pool['bytes_per_s'] / 1e3:.3g} kB/s"]
+    pool = next(p for p in records.points(data) if plot.is_macfree(p))
+    assert len(traces) == 1 and list(traces[0].text) == [f"9: {pool.bytes_per_s / 1e3:.3g} kB/s"]
     assert "memory roof" in traces[0].hovertext[0] and "MACC/s" not in traces[0].hovertext[0].split("no MACs")[1]
 
 
@@ -118,7 +119,7 @@ def test_no_ceiling_label_is_written_over_a_layer_point():
     renderer = fig.canvas.get_renderer()
     boxes = [t.get_window_extent(renderer) for t in ax.texts if getattr(t, "mcuroof_roofs", None)]
     boxes = [b for t, b in zip([t for t in ax.texts if getattr(t, "mcuroof_roofs", None)], boxes)
-             if t.mcuroof_roofs[0]["kind"] == "compute"]  # fmt: skip
+             if t.mcuroof_roofs[0].kind == "compute"]  # fmt: skip
     points = [ax.transData.transform(xy) for c in ax.collections for xy in c.get_offsets()]
     assert boxes and points
     hits = [(b, p) for b in boxes for p in points if b.contains(*p)]

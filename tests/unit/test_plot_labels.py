@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from matplotlib.text import Text
 
-from mcuroof.analysis import roofs
+from mcuroof.analysis import records, roofs
 from mcuroof.report import labels, plot
 
 
@@ -129,11 +129,11 @@ def test_every_roof_named_once_and_no_label_overlaps(drawn):
     ax = fig.axes[0]
     renderer = fig.canvas.get_renderer()
     labels = roof_labels(ax)
-    named = [id(r) for t in labels for r in t.mcuroof_roofs]
-    assert sorted(named) == sorted(id(r) for r in data["roofs"])  # every roof named, and only once
+    named = [json.dumps(r.to_dict(), sort_keys=True) for t in labels for r in t.mcuroof_roofs]
+    assert sorted(named) == sorted(json.dumps(r, sort_keys=True) for r in data["roofs"])  # each named, once
     for t in labels:
         for r in t.mcuroof_roofs:
-            assert r["name"].split()[-1] in t.get_text()
+            assert r.name.split()[-1] in t.get_text()
     assert ax.get_legend() is None or all(h.get_label().startswith("layer") for h in ax.get_legend().legend_handles)
     boxes = [Text.get_window_extent(t, renderer) for t in labels]  # the text itself, not its leader line
     axes_box = ax.get_window_extent(renderer)
@@ -148,9 +148,9 @@ def test_group_label_shares_the_common_words():
         {"kind": "compute", "name": f"{dt} viper", "source": "measured", "macs_per_s": v}
         for dt, v in [("int8", 4.8e8), ("int16", 4.7e8)]
     ]
-    assert labels.group_label(rs) == "int8/int16 viper: 480/470 MMACC/s"
+    assert labels.group_label(records.roofs(rs)) == "int8/int16 viper: 480/470 MMACC/s"
     rs[1]["macs_per_s"] = 4.8e8
-    assert labels.group_label(rs) == "int8/int16 viper: 480 MMACC/s"
+    assert labels.group_label(records.roofs(rs)) == "int8/int16 viper: 480 MMACC/s"
 
 
 def test_group_label_of_several_kernels_at_one_height_names_the_value_once():
@@ -158,9 +158,12 @@ def test_group_label_of_several_kernels_at_one_height_names_the_value_once():
         {"kind": "compute", "name": name, "source": "measured", "macs_per_s": 1.47e7}
         for name in ("int8 asm_thumb mla", "int16 asm_thumb mla", "float32 asm_thumb vfma")
     ]
-    assert labels.group_label(rs) == "int8/int16 asm_thumb mla, float32 asm_thumb vfma: 14.7 MMACC/s"
+    assert labels.group_label(records.roofs(rs)) == "int8/int16 asm_thumb mla, float32 asm_thumb vfma: 14.7 MMACC/s"
     rs[2]["macs_per_s"] = 1.5e7
-    assert labels.group_label(rs) == "int8/int16 asm_thumb mla: 14.7 MMACC/s; float32 asm_thumb vfma: 15 MMACC/s"
+    assert (
+        labels.group_label(records.roofs(rs))
+        == "int8/int16 asm_thumb mla: 14.7 MMACC/s; float32 asm_thumb vfma: 15 MMACC/s"
+    )
 
 
 def test_axes_fit_the_data():
@@ -173,7 +176,7 @@ def test_axes_fit_the_data():
 
 def test_each_emitter_bends_at_its_own_ridge():
     lines = plot.roof_lines(many_roofs()["roofs"])
-    bytecode = [ln for ln in lines if ln.roofs[0]["emitter"] == "bytecode"]
+    bytecode = [ln for ln in lines if ln.roofs[0].emitter == "bytecode"]
     mem = next(ln for ln in bytecode if ln.kind == "memory")
     for ln in bytecode:
         if ln.kind == "compute":
@@ -195,7 +198,7 @@ def test_an_emitters_slower_memory_ceilings_rise_only_to_its_own_compute_ceiling
         {"kind": "memory", "role": "ceiling", "name": "c copy", "emitter": "c", "bytes_per_s": 4e7,
          "source": "measured"},
     ]  # fmt: skip
-    bends = {ln.roofs[0]["name"]: ln.bend for ln in plot.roof_lines(rs) if ln.kind == "memory"}
+    bends = {ln.roofs[0].name: ln.bend for ln in plot.roof_lines(rs) if ln.kind == "memory"}
     assert bends["bc add int8"] == pytest.approx(1.64e4 / 3.96e4)
     assert bends["bc add"] == pytest.approx(1.64e4 / 1.56e5)
     assert bends["c copy"] == pytest.approx(3.4e6 / 4e7)  # no compute ceiling of its own: the top roof
@@ -233,7 +236,7 @@ def test_layer_numbers_overlap_no_other_text(drawn):
     renderer = fig.canvas.get_renderer()
     numbers = [t for t in ax.texts if t.get_text().split(":")[0].replace(",", "").isdigit()]
     assert {int(n) for t in numbers for n in t.get_text().split(":")[0].split(",")} == {
-        p["index"] for p in data["points"] if plot.is_shown(p) or plot.is_macfree(p)
+        p.index for p in records.points(data) if plot.is_shown(p) or plot.is_macfree(p)
     }  # a MAC-free layer is numbered at the left edge
     others = [t for t in ax.texts if t not in numbers and t.get_text()]
     boxes = [Text.get_window_extent(t, renderer) for t in numbers]

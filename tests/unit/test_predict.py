@@ -169,7 +169,7 @@ def test_float32_predicted_from_float32_families(tmp_path):
     bd = predictor.board(data)
     assert predictor.calibrated(bd, "float32") and predictor.calibrated(bd, "int8")
     got = predictor.network(bd, _float_net(), ["float32"])
-    assert got["layers"] and {(r["emitter"], r["dtype"]) for r in got["layers"]} == {("bytecode", "float32")}
+    assert got["layers"] and {r.kernel for r in got["layers"]} == {("bytecode", "float32")}
     assert [(w["emitter"], w["dtype"]) for w in got["whole_model"]] == [("bytecode", "float32")]
     dense = next(l for l in _float_net().layers if l.op == "FULLY_CONNECTED")
     assert predictor.layer_time(bd, dense, "float32", "bytecode")["family"] == "bytecode/float32/generic/dense"
@@ -241,10 +241,10 @@ def test_every_layer_is_accounted_for(results_file, dw7):
     bd = predictor.board(data)
     got = predictor.network(bd, dw7, ["int8"])
     for em in ("viper", "asm_thumb"):
-        rows = {r["index"]: r for r in got["layers"] if r["emitter"] == em}
+        rows = {r.index: r for r in got["layers"] if r.emitter == em}
         assert sorted(rows) == [l.index for l in dw7.layers]  # none dropped
-        assert rows[1]["status"] == rows[2]["status"] == "own" and rows[1]["family"].endswith("/dw")
-        assert rows[5]["status"] == "none" and "RESHAPE" in rows[5]["why"]
+        assert rows[1].status == rows[2].status == "own" and rows[1].family.endswith("/dw")
+        assert rows[5].status == "none" and "RESHAPE" in rows[5].why
         whole = next(w for w in got["whole_model"] if w["emitter"] == em)
         cov = whole["coverage"]
         assert (cov["layers"], cov["of_layers"]) == (6, 7) and cov["macs_share"] == pytest.approx(1.0)
@@ -269,7 +269,7 @@ def test_a_family_without_shapes_is_stood_in_for_or_left_out_by_name(results_fil
     assert cov["layers"] == 4 and cov["macs_share"] == pytest.approx(
         1 - (dw7.layers[1].macc + dw7.layers[2].macc) / macs
     )
-    from mcuroof.commands.predict import coverage_text
+    from mcuroof.report.predicted_models import coverage_text
 
     text = coverage_text(got["whole_model"][0])
     assert text.startswith("4 of 7 layers") and "not predicted: DW 1, DW 2 (viper/int8/generic/dw has no" in text

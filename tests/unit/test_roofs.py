@@ -2,7 +2,7 @@
 
 import pytest
 
-from mcuroof.analysis import roofs
+from mcuroof.analysis import records, roofs
 
 
 def mem(em="c", k="copy", ty="int8", n=1024, us=1100, ovh=100, r=10, f=1, isz=1, na=2):
@@ -202,4 +202,4 @@ def test_a_dot_product_ceiling_is_named_by_its_loop_and_compared_only_with_the_s
     drawn = [r for r in roofs.compute_roofs(small) if r["name"].endswith("4x")]
     for r in drawn:
         r["macs_per_s"] = 1.6e6
-    assert labels.group_label(drawn) == "int8/int16 asm_thumb 4x: 1.6 MMACC/s"
+    assert labels.group_label(records.roofs(drawn)) == "int8/int16 asm_thumb 4x: 1.6 MMACC/s"

@@ -7,7 +7,6 @@ from pathlib import Path
 from rich.console import Console
 
 from mcuroof.commands import run as run_cmd
-from mcuroof.model import names
 from mcuroof.report import summary, tables, terminal
 from mcuroof.results import document
 
@@ -28,13 +27,13 @@ def _text(items, width: int) -> str:
 def test_the_best_emitter_per_layer_is_the_run_that_took_least_time():
     data = _kws()
     best = summary.best_per_layer(data)
-    assert [p["index"] for p in best] == sorted({p["index"] for p in data["points"] if p["verified"]})
+    assert [p.index for p in best] == sorted({p["index"] for p in data["points"] if p["verified"]})
     for p in best:
-        others = [q for q in data["points"] if q["index"] == p["index"] and q["verified"]]
-        assert p["seconds"] == min(q["seconds"] for q in others)
-    pool = next(p for p in best if p["op"] == "AVERAGE_POOL_2D")
-    assert pool["emitter"] == "bytecode"  # its asm_thumb run is a lone tile, slower here
-    rows = [[p["index"] for p in g] for g in summary.groups(best)]
+        others = [q for q in data["points"] if q["index"] == p.index and q["verified"]]
+        assert p.seconds == min(q["seconds"] for q in others)
+    pool = next(p for p in best if p.op == "AVERAGE_POOL_2D")
+    assert pool.emitter == "bytecode"  # its asm_thumb run is a lone tile, slower here
+    rows = [[p.index for p in g] for g in summary.groups(best)]
     assert rows == [[0, 2, 4, 6, 8], [1, 3, 5, 7], [9], [11]]  # by op kind and emitter
 
 
@@ -42,11 +41,11 @@ def test_advice_that_differs_only_in_numbers_is_said_once_with_their_range():
     data = _kws()
     lines = summary.advice_lines(data)
     best = summary.best_per_layer(data)
-    assert len(lines) < len({p["advice"] for p in best})  # merged
+    assert len(lines) < len({p.advice for p in best})  # merged
     for p in best:  # every best run's advice is in one line, with its layer named
-        assert any(names.short(p) in ln.split("):")[0] for ln in lines)
+        assert any(p.short_name in ln.split("):")[0] for ln in lines)
     far = next(ln for ln in lines if "far below its roof" in ln)
-    heads = [p["headroom"] for p in best if p.get("advice", "").startswith("far below")]
+    heads = [p.headroom for p in best if (p.advice or "").startswith("far below")]
     assert f"({min(heads):.3g}-{max(heads):.3g}x)" in far
     # a number inside a name is not a number to merge
     assert summary.NUMBER.findall("int8 SXTB16 2.85x 79% 987x, smlad") == ["2.85", "79", "987"]

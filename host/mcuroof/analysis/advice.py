@@ -19,9 +19,11 @@ A board whose profile does not list its features gets no claim about them either
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis import records, timing_basis
+from mcuroof.analysis.records import Point, Roof
 from mcuroof.kernels import compute as compute_kernels
 from mcuroof.kernels import emitters
 from mcuroof.kernels.emitters import ASM_OVERHEAD, EMITTERS, SIMD_ASSEMBLERS, is_assembler
@@ -45,12 +47,12 @@ SLOWEST = EMITTERS[0].overhead
 CALLS_DOMINATE = 0.5  # call_share from which an assembler point blames its calls, below it its MAC loops
 
 
-def _asm_overhead(p: dict) -> str:
+def _asm_overhead(p: Point) -> str:
     """Where an assembler layer's time goes (a Cortex-M0's, or a DSP core's Armv6-M kernel), from
     its fitted call_share where known."""
-    share = p.get("call_share")
+    share = p.call_share
     if share is None:
-        return OVERHEAD.get(p["emitter"], ASM_OVERHEAD)
+        return OVERHEAD.get(p.emitter, ASM_OVERHEAD)
     if share >= CALLS_DOMINATE:
         return (
             f"{share:.0%} of its time is spent once per pixel or row (calls and the loops around the MAC "
@@ -152,67 +154,66 @@ def _modelled_flat(cm: dict | None) -> bool:
     return bool(cm) and not (cm["flash_fetch_wait_states"] or cm["flash_data_wait_states"] or cm.get("line_buffer"))
 
 
-def kind(p: dict, emulated: bool = False) -> str:
+def kind(p: Point, emulated: bool = False) -> str:
     """Where the point sits (the module's docstring); at its roof under QEMU, "roof": no bound."""
-    if p.get("above_roof"):
+    if p.above_roof:
         return "above"
-    if not p["macc"]:
+    if not p.macc:
         return "nomac"
-    h = p.get("headroom")
+    h = p.headroom
     if h and h >= FAR_BELOW:
         return "software"
     if h and h > AT_CEILING:
         return "below"
-    return "roof" if emulated else p["bound"]
+    return "roof" if emulated else p.bound
 
 
-def limiting(p: dict) -> dict:
+def limiting(p: Point) -> Point:
     """The point as judged under the ceiling that limits it: where its op kind has no use for
     its emitter's fastest ceiling (points: op_roof), under the fastest one it can use."""
-    if not p.get("op_roof"):
+    if not p.op_roof:
         return p
-    return {
-        **p,
-        "compute_roof": p["op_roof"],
-        "bound": p["op_bound"],
-        "roof_macs_per_s": p["op_roof_macs_per_s"],
-        "headroom": p["op_headroom"],
-    }
-
-
-def _op_clause(p: dict) -> str:
-    """Which ceiling limits a point whose op kind cannot use its emitter's fastest one."""
-    if not p.get("op_roof"):
-        return ""
-    why = compute_kernels.UNUSABLE.get(p["op"], {}).get(p["compute_roof"].rsplit(" ", 1)[-1], "")
-    return (
-        f" under {p['op_roof']}, the ceiling of the instructions it can use; "
-        f"{p['headroom']:.3g}x under {p['compute_roof']}, but {why}"
+    return dataclasses.replace(
+        p, compute_roof=p.op_roof, bound=p.op_bound, roof_macs_per_s=p.op_roof_macs_per_s, headroom=p.op_headroom
     )
 
 
-def advise(p: dict, roofs: list[dict], feats: Features, peers: list[dict] = ()) -> tuple[str, str]:
+def _op_clause(p: Point) -> str:
+    """Which ceiling limits a point whose op kind cannot use its emitter's fastest one."""
+    if not p.op_roof:
+        return ""
+    why = compute_kernels.UNUSABLE.get(p.op, {}).get(p.compute_roof.rsplit(" ", 1)[-1], "")
+    return (
+        f" under {p.op_roof}, the ceiling of the instructions it can use; "
+        f"{p.headroom:.3g}x under {p.compute_roof}, but {why}"
+    )
+
+
+def advise(point: dict, roofs: list, feats: Features, peers: list[dict] = ()) -> tuple[str, str]:
     """(kind, text) for a point of points.point(), judged under the ceiling that limits it
     (limiting); `peers`: points of the same run, whose runs of the same layer with other
     emitters give measured speed-ups."""
+    roofs = records.roofs(roofs)
+    others = records.points([q for q in peers if q is not point])
+    p = Point.from_dict(point)
     view = limiting(p)
     k = kind(view, feats.emulated or not feats.tells_bound)
-    h = view.get("headroom") or 1.0
-    bound = view["bound"] + " " if feats.tells_bound and not feats.emulated else ""  # QEMU: alike
+    h = view.headroom or 1.0
+    bound = view.bound + " " if feats.tells_bound and not feats.emulated else ""  # QEMU: alike
     text = POSITION[k].format(
         headroom=h,
         bound=bound,
         reach=1 / h,
         op=_op_clause(p),
         at="at" if 1 / h >= AT_ROOF else f"within {AT_CEILING:g}x of",
-        em=view["emitter"],
-        memory_roof=view.get("memory_roof") or "its memory roof",
-        compute_roof=view.get("compute_roof") or "its compute ceiling",
+        em=view.emitter,
+        memory_roof=view.memory_roof or "its memory roof",
+        compute_roof=view.compute_roof or "its compute ceiling",
     )
     if k in ("above", "nomac"):
         return k, text
     p = view
-    steps = [_peer_step(p, peers, feats) or _emitter_step(p, roofs, feats)]
+    steps = [_peer_step(p, others, feats) or _emitter_step(p, roofs, feats)]
     if k in ("compute", "below", "roof"):
         steps += _type_steps(p, roofs, feats)
     steps += _place_steps(p, k, roofs, feats)
@@ -226,60 +227,55 @@ def advise_all(points: list[dict], roofs: list[dict], feats: Features) -> None:
         p["advice_kind"], p["advice"] = advise(p, roofs, feats, points)
 
 
-def _peer_step(p: dict, peers: list[dict], feats: Features | None = None) -> str | None:
+def _peer_step(p: Point, peers: list[Point], feats: Features | None = None) -> str | None:
     """The emitter that ran this very layer fastest at the same type here, if it beat this one
     (under QEMU in fewer instructions: no speed word for an instruction count)."""
     same = [
         q
         for q in peers
-        if q is not p
-        and q["index"] == p["index"]
-        and q["dtype"] == p["dtype"]
-        and q.get("verified")
-        and q["emitter"] != p["emitter"]
-        and q.get("seconds")
+        if q.index == p.index and q.dtype == p.dtype and q.verified and q.emitter != p.emitter and q.seconds
     ]
-    best = min(same, key=lambda q: q["seconds"], default=None)
-    if not best or p["seconds"] < FASTER * best["seconds"]:
+    best = min(same, key=lambda q: q.seconds, default=None)
+    if not best or p.seconds < FASTER * best.seconds:
         return None
-    ratio = p["seconds"] / best["seconds"]
+    ratio = p.seconds / best.seconds
     if feats is not None and feats.emulated:
-        return f"{best['emitter']} ran this layer in {ratio:.3g}x fewer instructions here"
-    return f"{best['emitter']} ran this layer {ratio:.3g}x faster here"
+        return f"{best.emitter} ran this layer in {ratio:.3g}x fewer instructions here"
+    return f"{best.emitter} ran this layer {ratio:.3g}x faster here"
 
 
-def _ceilings(roofs: list[dict]) -> dict[tuple[str, str], float]:
+def _ceilings(roofs: list[Roof]) -> dict[tuple[str, str], float]:
     out: dict[tuple[str, str], float] = {}
     for r in roofs:
-        if r["kind"] == "compute" and r["source"] == "measured" and r.get("emitter"):
-            key = (r["emitter"], r["dtype"])
-            out[key] = max(out.get(key, 0.0), r["macs_per_s"])
+        if r.kind == "compute" and r.measured and r.emitter:
+            key = (r.emitter, r.dtype)
+            out[key] = max(out.get(key, 0.0), r.macs_per_s)
     return out
 
 
-def _emitter_step(p: dict, roofs: list[dict], feats: Features) -> str | None:
+def _emitter_step(p: Point, roofs: list[Roof], feats: Features) -> str | None:
     """The fastest other emitter of this board with a kernel for the layer at its type, if its
     measured ceiling beats this point's rate."""
     ceil = _ceilings(roofs)
     best = max(
         (
-            (ceil[(em, p["dtype"])], em)
+            (ceil[(em, p.dtype)], em)
             for em in feats.emitters
-            if em != p["emitter"] and (em, p["dtype"]) in ceil and contract.runs(p["op"], em, p["dtype"])
+            if em != p.emitter and (em, p.dtype) in ceil and contract.runs(p.op, em, p.dtype)
         ),
         default=None,
     )
-    own = ceil.get((p["emitter"], p["dtype"]))
+    own = ceil.get((p.emitter, p.dtype))
     if not best or not own or best[0] < FASTER * own:
         return None
-    return f"{best[1]}'s {p['dtype']} ceiling is {best[0] / own:.3g}x {p['emitter']}'s here: run it with {best[1]}"
+    return f"{best[1]}'s {p.dtype} ceiling is {best[0] / own:.3g}x {p.emitter}'s here: run it with {best[1]}"
 
 
-def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
+def _type_steps(p: Point, roofs: list[Roof], feats: Features) -> list[str]:
     """Element-type steps for a compute-bound point: what this core's ceilings say."""
-    if p["bound"] != "compute":
+    if p.bound != "compute":
         return []
-    ceil, em, dt = _ceilings(roofs), p["emitter"], p["dtype"]
+    ceil, em, dt = _ceilings(roofs), p.emitter, p.dtype
     own = ceil.get((em, dt))
     steps = []
     if dt == "float32":
@@ -300,7 +296,7 @@ def _type_steps(p: dict, roofs: list[dict], feats: Features) -> list[str]:
     elif dt in ("int8", "int16"):
         simd = feats.simd()
         if _dsp_kernel(p):  # the kernel uses the DSP extension already: only MVE is left, if unused
-            simd = "mve" if feats.has("mve") and p.get("kernel_isa") != "mve" else None
+            simd = "mve" if feats.has("mve") and p.kernel_isa != "mve" else None
         wider = ceil.get((em, "int16" if dt == "int8" else "int32"))
         if simd:
             steps.append(
@@ -330,88 +326,86 @@ def _as_fast(ratio: float, em: str, dt: str, emulated: bool = False) -> str:
     return f"{ratio:.2g}x fewer instructions a MAC{why}" if emulated else f"{ratio:.2g}x faster{why}"
 
 
-def _dsp_kernel(p: dict) -> bool:
+def _dsp_kernel(p: Point) -> bool:
     """An asm_thumb point that ran a DSP or MVE kernel: its kernel_isa, or (results written
     before points had one) its ceiling being SMLAD's or VMLADAVA's. An Armv6-M kernel on a DSP
     core (kernel_isa None) is not one."""
-    if not is_assembler(p["emitter"]):
+    if not is_assembler(p.emitter):
         return False
-    if "kernel_isa" in p:
-        return bool(p["kernel_isa"])
-    roof = p.get("compute_roof") or ""
+    if p.has("kernel_isa"):
+        return bool(p.kernel_isa)
+    roof = p.compute_roof or ""
     return "smlad" in roof or "vmladava" in roof
 
 
-def _isa_overhead(p: dict) -> str:
+def _isa_overhead(p: Point) -> str:
     """Where the time of a DSP or MVE kernel goes, against the ceiling that limits it."""
-    instr = (p.get("compute_roof") or "").rsplit(" ", 1)[-1].upper()
-    if p.get("kernel_isa") == "mve":
+    instr = (p.compute_roof or "").rsplit(" ", 1)[-1].upper()
+    if p.kernel_isa == "mve":
         return MVE_KERNEL_OVERHEAD.format(instr=instr)
     mve = instr.startswith("VML")  # the core's fastest ceiling is MVE's, its kernel the DSP's
     return (MVE_OVERHEAD.format(instr=instr) if mve else DSP_OVERHEAD) + _small_depthwise(p)
 
 
-def _small_depthwise(p: dict) -> str:
+def _small_depthwise(p: Point) -> str:
     """A depthwise layer whose channels yield few outputs each: its per-channel work (the
     channel's weights and inputs loaded, paired and scaled, its outputs requantized and stored)
     is spread over few MACs, whatever the kernel."""
-    if p["op"] != "DEPTHWISE_CONV_2D" or not p.get("macc_executed") or len(p.get("output_shape", ())) != 4:
+    if p.op != "DEPTHWISE_CONV_2D" or not p.macc_executed or len(p.output_shape or ()) != 4:
         return ""
-    _, oh, ow, c = p["output_shape"]
-    h, w = p["input_shapes"][0][1:3]
+    _, oh, ow, c = p.output_shape
+    h, w = p.input_shapes[0][1:3]
     if oh * ow > SMALL_DEPTHWISE:
         return ""
-    taps = round(p["macc"] / (oh * ow * c))  # nominal MACC: every tap of the window
+    taps = round(p.macc / (oh * ow * c))  # nominal MACC: every tap of the window
     return (
         f"; tile too small to amortize the per-channel setup: a channel yields {oh * ow} outputs "
-        f"({p['macc_executed'] / c:.0f} MACs, {p['macc_executed'] / (h * w * c):.2g} an input), and its {taps} weights and "
+        f"({p.macc_executed / c:.0f} MACs, {p.macc_executed / (h * w * c):.2g} an input), and its {taps} weights and "
         f"{h * w} inputs are loaded, paired and scaled and its outputs stored for those few MACs"
     )
 
 
-def _place_steps(p: dict, k: str, roofs: list[dict], feats: Features) -> list[str]:
+def _place_steps(p: Point, k: str, roofs: list[Roof], feats: Features) -> list[str]:
     """Where the time goes for a point far below its roof or on the memory slope."""
     steps = []
     cache = feats.has("cache")
     # far below any roof, the kernel's own work is the gap, whatever the bound: memory steps
     # help once it reaches the memory slope
-    if k == "software" or k == "below" and p["bound"] == "compute":
+    if k == "software" or k == "below" and p.bound == "compute":
         if _dsp_kernel(p):
             steps.append(_isa_overhead(p))
         else:
-            steps.append(_asm_overhead(p) if is_assembler(p["emitter"]) else _overhead(p))
+            steps.append(_asm_overhead(p) if is_assembler(p.emitter) else _overhead(p))
     if feats.emulated:  # no memory-bound advice where a byte moved is an instruction counted
-        memory = p["bound"] == "memory" and k != "software"
+        memory = p.bound == "memory" and k != "software"
         return steps + ([NO_BOUND] + _region_step(roofs, feats) if memory else [])
-    if p["bound"] == "memory" and k in ("memory", "below"):
+    if p.bound == "memory" and k in ("memory", "below"):
         if cache:
             steps.append("reuse data while it is in the cache (tile the loops)")
         elif cache is False:
             steps.append(f"no cache here, so tiling does not help: move fewer bytes ({_fewer_bytes(p)})")
         steps += _region_step(roofs, feats)
-    if k == "software" and p["bound"] == "memory":
+    if k == "software" and p.bound == "memory":
         steps.append("fuse it with its neighbours")  # bytes a fused layer does not move again
     return steps
 
 
-def _overhead(p: dict) -> str:
-    if p.get("user") and p["emitter"] in USER_OVERHEAD:
-        return USER_OVERHEAD[p["emitter"]]
-    return OVERHEAD.get(p["emitter"], SLOWEST)
+def _overhead(p: Point) -> str:
+    if p.user and p.emitter in USER_OVERHEAD:
+        return USER_OVERHEAD[p.emitter]
+    return OVERHEAD.get(p.emitter, SLOWEST)
 
 
-def _fewer_bytes(p: dict) -> str:
+def _fewer_bytes(p: Point) -> str:
     """How a memory-bound layer moves fewer bytes: fusion, and int8 activations where they are wider."""
-    return "fuse layers" + ("" if p["dtype"] == "int8" else ", keep activations int8")
+    return "fuse layers" + ("" if p.dtype == "int8" else ", keep activations int8")
 
 
-def _region_step(roofs: list[dict], feats: Features | None = None) -> list[str]:
+def _region_step(roofs: list[Roof], feats: Features | None = None) -> list[str]:
     """Where weights read faster, from the regions suite's flash and SRAM read roofs; nothing of
     the kind on an emulator whose memories read alike (its flash has no wait states)."""
     reads = {
-        r["region"]: r["bytes_per_s"]
-        for r in roofs
-        if r.get("role") == "region" and r["source"] == "measured" and r.get("region") in ("flash", "SRAM")
+        r.region: r.bytes_per_s for r in roofs if r.role == "region" and r.measured and r.region in ("flash", "SRAM")
     }
     if len(reads) < 2:
         return []

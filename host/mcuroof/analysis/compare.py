@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from mcuroof.analysis import records, timing_basis
 from mcuroof.analysis import roofs as roofs_mod
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis.records import Roof
 from mcuroof.model import names as layer_names
 
 
@@ -51,16 +52,17 @@ def bases(runs: list[tuple[str, dict]]) -> list[timing_basis.Basis]:
     return [timing_basis.of(d.get("board", {})) for _, d in runs]
 
 
-def value(r: dict) -> float:
-    return r["bytes_per_s"] if r["kind"] == "memory" else r["macs_per_s"]
+def value(r: Roof) -> float:
+    return r.rate
 
 
-def measured(data: dict) -> list[dict]:
-    return [r for r in data["roofs"] if r.get("source") == "measured"]
+def measured(data: dict) -> list[Roof]:
+    """The run's measured roofs."""
+    return [r for r in records.roofs(data) if r.measured]
 
 
-def _top_compute(data: dict) -> dict | None:
-    comps = [r for r in measured(data) if r["kind"] == "compute"]
+def _top_compute(data: dict) -> Roof | None:
+    comps = [r for r in measured(data) if r.kind == "compute"]
     return max(comps, key=value) if comps else None
 
 
@@ -88,7 +90,7 @@ def roof_rows(runs: list[tuple[str, dict]]) -> list[dict]:
     keyed: dict[tuple, list] = {}
     for i, (_, data) in enumerate(runs):
         for r in measured(data):
-            key = (r["kind"], r["name"], r.get("emitter"), r.get("dtype"))
+            key = (r.kind, r.name, r.emitter, r.dtype)
             keyed.setdefault(key, [None] * len(runs))[i] = value(r)
     for (kind, name, em, dt), values in keyed.items():
         if sum(v is not None for v in values) >= 2:
@@ -111,7 +113,7 @@ def not_compared(runs: list[tuple[str, dict]]) -> str | None:
     return None
 
 
-def _v(r: dict | None) -> float | None:
+def _v(r: Roof | None) -> float | None:
     return value(r) if r else None
 
 

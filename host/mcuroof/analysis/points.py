@@ -14,8 +14,9 @@ ceilings count them. `macc` is nominal, `macc_executed` what the kernel executes
 from __future__ import annotations
 
 from mcuroof.analysis import advice as advice_mod
+from mcuroof.analysis import records, tile_error
 from mcuroof.analysis import roofs as roofs_mod
-from mcuroof.analysis import tile_error
+from mcuroof.analysis.records import Roof
 from mcuroof.kernels import compute as compute_kernels
 from mcuroof.kernels.emitters import DONORS
 from mcuroof.kernels.ops import reference, tiles
@@ -33,43 +34,43 @@ def layer_bytes(layer: Layer, dtype: str) -> int:
     return act * isz + weights
 
 
-def _memory_roof(roofs: list[dict], emitter: str, dtype: str | None = None) -> dict | None:
+def _memory_roof(roofs: list[Roof], emitter: str, dtype: str | None = None) -> Roof | None:
     """The fastest memory roof or ceiling of this emitter and element type; of the emitter
     where it has none of that type; else the run's top memory roof."""
     own = [
         r
         for r in roofs
-        if r["kind"] == "memory" and r["source"] == "measured" and r["emitter"] == emitter and r.get("role") != "region"
+        if r.kind == "memory" and r.source == "measured" and r.emitter == emitter and r.role != "region"
     ]
-    typed = [r for r in own if r.get("dtype") == dtype]
+    typed = [r for r in own if r.dtype == dtype]
     pick = typed or own
-    return max(pick, key=lambda r: r["bytes_per_s"]) if pick else roofs_mod.top_memory(roofs)
+    return max(pick, key=lambda r: r.bytes_per_s) if pick else roofs_mod.top_memory(roofs)
 
 
-def _compute_roof(roofs: list[dict], emitter: str, dtype: str) -> dict | None:
+def _compute_roof(roofs: list[Roof], emitter: str, dtype: str) -> Roof | None:
     comp = [
         r
         for r in roofs
-        if r["kind"] == "compute"
-        and r["source"] == "measured"
-        and (emitter is None or r["emitter"] == emitter and r["dtype"] == dtype)
+        if r.kind == "compute"
+        and r.source == "measured"
+        and (emitter is None or r.emitter == emitter and r.dtype == dtype)
     ]
-    return max(comp, key=lambda r: r["macs_per_s"]) if comp else None
+    return max(comp, key=lambda r: r.macs_per_s) if comp else None
 
 
-def _op_roof(roofs: list[dict], emitter: str, dtype: str, op: str) -> dict | None:
+def _op_roof(roofs: list[Roof], emitter: str, dtype: str, op: str) -> Roof | None:
     """The fastest compute ceiling of this emitter and type whose instruction `op` can use."""
     out = compute_kernels.UNUSABLE.get(op, {})
     comp = [
         r
         for r in roofs
-        if r["kind"] == "compute"
-        and r["source"] == "measured"
-        and r["emitter"] == emitter
-        and r["dtype"] == dtype
-        and r.get("kernel") not in out
+        if r.kind == "compute"
+        and r.source == "measured"
+        and r.emitter == emitter
+        and r.dtype == dtype
+        and r.kernel not in out
     ]
-    return max(comp, key=lambda r: r["macs_per_s"]) if comp else None
+    return max(comp, key=lambda r: r.macs_per_s) if comp else None
 
 
 def _tile_of(job, rec: dict):
@@ -265,14 +266,15 @@ def place(p: dict, roofs: list[dict], emitters: list[str], features=None) -> dic
     memory share, bound, attainable roof, headroom and advice. An emitter of None goes under
     the board's top roofs (a user kernel that names none). The MAC rate counts `macc_executed`
     where the point has it (see the module docstring)."""
+    roofs = records.roofs(roofs)
     seconds, moved, oi = p["seconds"], p["bytes"], p["oi"]
     p["macs_per_s"], p["bytes_per_s"] = p.get("macc_executed", p["macc"]) / seconds, moved / seconds
     mem, comp = _memory_roof(roofs, p["emitter"], p["dtype"]), _compute_roof(roofs, p["emitter"], p["dtype"])
-    p["memory_roof"], p["compute_roof"] = (mem["name"] if mem else None), (comp["name"] if comp else None)
-    p["memory_share"] = p["bytes_per_s"] / mem["bytes_per_s"] if mem else None
+    p["memory_roof"], p["compute_roof"] = (mem.name if mem else None), (comp.name if comp else None)
+    p["memory_share"] = p["bytes_per_s"] / mem.bytes_per_s if mem else None
     if p["macc"]:
-        by_mem = mem["bytes_per_s"] * oi if mem else float("inf")
-        by_comp = comp["macs_per_s"] if comp else float("inf")
+        by_mem = mem.bytes_per_s * oi if mem else float("inf")
+        by_comp = comp.macs_per_s if comp else float("inf")
         roof = min(by_mem, by_comp)
         p["bound"] = "memory" if by_mem <= by_comp else "compute"
         p["roof_macs_per_s"] = roof if roof != float("inf") else None
@@ -290,15 +292,15 @@ def place(p: dict, roofs: list[dict], emitters: list[str], features=None) -> dic
     return p
 
 
-def _place_under_op_roof(p: dict, roofs: list[dict], by_mem: float) -> None:
+def _place_under_op_roof(p: dict, roofs: list[Roof], by_mem: float) -> None:
     """Where the op kind cannot use the emitter's fastest ceiling (kernels.compute.UNUSABLE), its place
     under the fastest one it can use: op_roof (its name), op_bound, op_roof_macs_per_s,
     op_headroom. The advice judges the point there (advice.limiting)."""
     op = _op_roof(roofs, p["emitter"], p["dtype"], p.get("op"))
-    if not op or op["name"] == p["compute_roof"]:
+    if not op or op.name == p["compute_roof"]:
         return
-    roof = min(by_mem, op["macs_per_s"])
-    p["op_roof"], p["op_bound"] = op["name"], "memory" if by_mem <= op["macs_per_s"] else "compute"
+    roof = min(by_mem, op.macs_per_s)
+    p["op_roof"], p["op_bound"] = op.name, "memory" if by_mem <= op.macs_per_s else "compute"
     p["op_roof_macs_per_s"], p["op_headroom"] = roof, roof / p["macs_per_s"]
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from mcuroof.analysis import records
+from mcuroof.analysis.records import Roof
 from mcuroof.kernels import contract
 
 ABOVE_ROOF_TOLERANCE = 1.05  # measurement noise allowed before a point counts as above its roof
@@ -309,48 +311,48 @@ def region_roofs(reg: list[dict]) -> list[dict]:
     return sorted(roofs, key=lambda r: -r["bytes_per_s"])
 
 
-def theoretical_match(roof: dict, roofs: list[dict]) -> dict | None:
+def theoretical_match(roof: Roof | dict, roofs: list) -> Roof | None:
     """The profile's theoretical roof a measured roof is compared with, matched by kind and
     dtype: a compute roof to the first theoretical compute roof of its dtype (the core's own
     figure: profiles.theoretical_roofs lists it before accelerators and multi-core figures); a
     region to the theoretical memory named after it; other memory roofs to the first theoretical
     memory roof (the profile's fastest RAM, whose dtype is None: bytes are bytes)."""
-    if roof.get("source") != "measured":
+    (roof,) = records.roofs([roof])
+    if not roof.measured:
         return None
-    theory = [r for r in roofs if r.get("source") == "theoretical" and r["kind"] == roof["kind"]]
-    if roof["kind"] == "compute":
-        return next((r for r in theory if r.get("dtype") == roof.get("dtype")), None)
-    if roof.get("role") == "region":
-        return next((r for r in theory if roof.get("region", "").lower() in r["name"].lower()), None)
-    return next((r for r in theory if r.get("dtype") in (None, roof.get("dtype"))), None)
+    theory = [r for r in records.roofs(roofs) if r.source == "theoretical" and r.kind == roof.kind]
+    if roof.kind == "compute":
+        return next((r for r in theory if r.dtype == roof.dtype), None)
+    if roof.role == "region":
+        return next((r for r in theory if (roof.region or "").lower() in r.name.lower()), None)
+    return next((r for r in theory if r.dtype in (None, roof.dtype)), None)
 
 
-def top_memory(roofs: list[dict]) -> dict | None:
-    mem = [r for r in roofs if r["kind"] == "memory" and r["role"] == "roof" and r["source"] == "measured"]
-    return max(mem, key=lambda r: r["bytes_per_s"]) if mem else None
+def top_memory(roofs: list) -> Roof | None:
+    """The fastest measured memory roof (role "roof")."""
+    mem = [r for r in records.roofs(roofs) if r.kind == "memory" and r.role == "roof" and r.measured]
+    return max(mem, key=lambda r: r.bytes_per_s) if mem else None
 
 
-def ridges(roofs: list[dict]) -> list[dict]:
+def ridges(roofs: list) -> list[dict]:
     """Operational intensity where each compute ceiling meets each memory roof or region (MACC/byte)."""
-    mems = [r for r in roofs if r["kind"] == "memory" and r["source"] == "measured" and r["role"] in ("roof", "region")]
-    comps = [r for r in roofs if r["kind"] == "compute" and r["source"] == "measured"]
-    return [
-        {"compute": c["name"], "memory": m["name"], "oi": c["macs_per_s"] / m["bytes_per_s"]}
-        for c in comps
-        for m in mems
-    ]
+    measured = [r for r in records.roofs(roofs) if r.measured]
+    mems = [r for r in measured if r.kind == "memory" and r.role in ("roof", "region")]
+    comps = [r for r in measured if r.kind == "compute"]
+    return [{"compute": c.name, "memory": m.name, "oi": c.macs_per_s / m.bytes_per_s} for c in comps for m in mems]
 
 
-def attainable(oi: float, roofs: list[dict], emitter: str | None = None, dtype: str | None = None) -> float:
+def attainable(oi: float, roofs: list, emitter: str | None = None, dtype: str | None = None) -> float:
     """The roofline at this intensity: min(top memory roof * oi, matching compute ceiling)."""
-    mem = top_memory(roofs)
+    typed = records.roofs(roofs)
+    mem = top_memory(typed)
     comps = [
         r
-        for r in roofs
-        if r["kind"] == "compute"
-        and r["source"] == "measured"
-        and (emitter is None or r["emitter"] == emitter)
-        and (dtype is None or r["dtype"] == dtype)
+        for r in typed
+        if r.kind == "compute"
+        and r.measured
+        and (emitter is None or r.emitter == emitter)
+        and (dtype is None or r.dtype == dtype)
     ]
-    peak = max((r["macs_per_s"] for r in comps), default=float("inf"))
-    return min(mem["bytes_per_s"] * oi if mem else float("inf"), peak)
+    peak = max((r.macs_per_s for r in comps), default=float("inf"))
+    return min(mem.bytes_per_s * oi if mem else float("inf"), peak)

@@ -8,6 +8,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from mcuroof.analysis import records
+from mcuroof.analysis.records import Roof
 from mcuroof.board import profiles as boards
 from mcuroof.board.profiles import Board
 
@@ -40,10 +42,10 @@ def fmt_hz(hz: float | None) -> str:
     return f"{hz / 1e6:g} MHz" if hz else "-"
 
 
-def fmt_rate(roof: dict) -> str:
-    if roof["kind"] == "memory":
-        return f"{roof['bytes_per_s'] / 1e6:,.1f} MB/s"
-    return f"{roof['macs_per_s'] / 1e6:,.1f} MMAC/s"
+def fmt_rate(roof: Roof) -> str:
+    if roof.kind == "memory":
+        return f"{roof.bytes_per_s / 1e6:,.1f} MB/s"
+    return f"{roof.macs_per_s / 1e6:,.1f} MMAC/s"
 
 
 def boards_table(items: list[Board]) -> Table:
@@ -132,14 +134,14 @@ def _published_table(b: Board) -> Table:
 
 
 def _roofs_table(b: Board) -> Table | Text:
-    roofs = boards.theoretical_roofs(b)
+    roofs = records.roofs(boards.theoretical_roofs(b))
     if not roofs:
         return Text("Theoretical roofs: none (no published per-cycle figures for this board)")
     t = Table(title="Theoretical roofs")
     for col in ("kind", "name", "peak", "basis"):
         t.add_column(col)
     for r in roofs:
-        t.add_row(r["kind"], r["name"], fmt_rate(r), r["basis"])
+        t.add_row(r.kind, r.name, fmt_rate(r), r.basis)
     return t
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mcuroof.analysis import compare
+from mcuroof.commands import options
 from mcuroof.commands.plot import FORMATS
 from mcuroof.errors import UserError, writable_file
 from mcuroof.report import compare as report_compare
@@ -21,7 +22,7 @@ def configure(p):
         default=Path("compare.png"),
         help="plot file (.png, .svg or .pdf; default: compare.png)",
     )
-    p.add_argument("--html", type=Path, metavar="FILE", help="also write the comparison as one interactive HTML report")
+    options.add_html(p, "also write the comparison as one interactive HTML report")
 
 
 def run(args) -> int:

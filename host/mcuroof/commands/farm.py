@@ -114,16 +114,16 @@ def _resume_plan(args) -> farm.Plan:
 
 def _check_options(options: dict) -> None:
     """Bad options fail here, once, not in every place's run."""
+    from mcuroof.commands import options as shared
     from mcuroof.model.load import load_network
-    from mcuroof.suites import layers as layer_suite
 
     chosen = registry.chosen(options["suite"])
     if options.get("model"):
         load_network(options["model"])
     elif "layers" in chosen:
         raise UserError("--suite layers needs --model MODEL (a .tflite file or a built-in name)")
-    layer_suite.parse_list(options.get("dtype"), tuple(layer_plan.DTYPES), "--dtype")
-    layer_suite.parse_list(options.get("emitter"), layer_suite.EMITTERS, "--emitter")
+    shared.dtypes(options.get("dtype"), layer_plan.DTYPES)
+    shared.emitters(options.get("emitter"))
 
 
 def _fresh_dir(out: Path, names: list[str]) -> Path:

@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 
 from mcuroof.board import profiles as boards
+from mcuroof.commands import options
 from mcuroof.errors import UserError
 from mcuroof.kernels.contract import Kernel
 from mcuroof.kernels.emitters import get as emitter
@@ -59,8 +60,8 @@ def run(args) -> int:
         args.what,
         boards.load_board(args.board),
         _indices(args.layer),
-        layers.parse_list(args.emitter, layers.EMITTERS, "--emitter"),
-        layers.parse_list(args.dtype, tuple(layer_plan.DTYPES), "--dtype"),
+        options.emitters(args.emitter),
+        options.dtypes(args.dtype, layer_plan.DTYPES),
         args.heap,
         args.key,
         args.sent,

@@ -9,6 +9,7 @@ own files under DIR/vela/MODEL-CONFIG/. Nothing runs on an NPU: every NPU figure
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from mcuroof.board import profiles
@@ -63,7 +64,7 @@ def _defaults(args) -> tuple[list[str], str | None, str | None]:
     return configs, args.system or npu.get("system"), args.memory_mode or npu.get("memory_mode")
 
 
-def _model(spec: str, out: Path) -> tuple[Path, dict, str | None, str | None]:
+def model_file(spec: str, out: Path) -> tuple[Path, dict, str | None, str | None]:
     """The .tflite Vela compiles, the MACs mcuroof's analyzer gives each output tensor, a note,
     and the model's element type."""
     from mcuroof.npu import synth
@@ -79,6 +80,24 @@ def _model(spec: str, out: Path) -> tuple[Path, dict, str | None, str | None]:
         raise UserError(f"npu: {spec}: not a .tflite file nor a built-in name ({', '.join(BUILTINS)})")
     net = load_network(spec)
     return path, {l.name: l.macc for l in net.layers}, None, net.layers[0].dtype if net.layers else None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Vela's whole-model estimate of a model on one configuration (predict's and choose's cell)."""
+
+    seconds: float | None
+    clock_hz: float
+    cpu_ops: int  # operators Vela leaves on the CPU, not timed
+
+
+def estimate(path: Path, macs: dict, config: str, system: str, memory_mode: str | None, out: Path) -> Estimate:
+    """Vela's estimate of the .tflite at `path` (model_file's) on `config` and `system`."""
+    from mcuroof.npu import roofline
+
+    est = vela.compile_model(path, config, system, memory_mode, out)
+    cpu_ops = roofline.cpu_operators(est, macs)
+    return Estimate(roofline.whole_model(est, cpu_ops, None)["seconds"], est.summary.clock_hz, len(cpu_ops))
 
 
 def cpu_of(paths: list[Path] | None) -> tuple[dict | None, str | None]:
@@ -106,7 +125,7 @@ def compile_all(args) -> dict:
         core = profiles.load_board(args.board).core_name
     compiled = []
     for spec in args.models:
-        path, macs, note, dtype = _model(spec, args.output)
+        path, macs, note, dtype = model_file(spec, args.output)
         for config in configs:
             out = args.output / "vela" / f"{path.stem}-{config}"
             est = vela.compile_model(path, config, system or vela.default_system(config), memory_mode, out)

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from mcuroof.analysis import compare as compare_runs
 from mcuroof.board import capability
 from mcuroof.board import profiles as boards
+from mcuroof.commands import options
 from mcuroof.errors import Interrupted, UserError
 from mcuroof.kernels.ops import layer_plan
 from mcuroof.links import farm_place as place
@@ -354,8 +355,8 @@ def _layer_request(req, suites: list[str]) -> tuple[list[str], layer_suite.Reque
         return suites, None
     request = layer_suite.Request(
         load_network(model_spec),
-        layer_suite.parse_list(req.dtype, tuple(layer_plan.DTYPES), "--dtype"),
-        layer_suite.parse_list(req.emitter, layer_suite.EMITTERS, "--emitter"),
+        options.dtypes(req.dtype, layer_plan.DTYPES),
+        options.emitters(req.emitter),
         req.tile_seconds,
     )
     return [s for s in suites if s != "layers"] + ["layers"], request

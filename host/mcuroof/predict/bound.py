@@ -5,15 +5,17 @@ reaches the roofs (the measured boards' layers sit 1.2-10x under theirs). Pure c
 
 from __future__ import annotations
 
+from mcuroof.analysis import records
 from mcuroof.analysis.points import layer_bytes
 from mcuroof.model.network import Network
 
 
-def roofline_seconds(net: Network, dtype: str, roofs: list[dict]) -> float | None:
+def roofline_seconds(net: Network, dtype: str, roofs: list) -> float | None:
     """Sum over layers of max(MACs / compute ceiling, bytes / memory roof); None where the roofs
     have no compute ceiling of this type or no memory roof."""
-    compute = [r["macs_per_s"] for r in roofs if r["kind"] == "compute" and r.get("dtype") == dtype]
-    memory = [r["bytes_per_s"] for r in roofs if r["kind"] == "memory" and r.get("bytes_per_s")]
+    typed = records.roofs(roofs)
+    compute = [r.macs_per_s for r in typed if r.kind == "compute" and r.dtype == dtype]
+    memory = [r.bytes_per_s for r in typed if r.kind == "memory" and r.bytes_per_s]
     if not compute or not memory:
         return None
     peak, bandwidth = max(compute), max(memory)

@@ -14,6 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from mcuroof.analysis import points as points_mod
+from mcuroof.analysis.records import Family, LayerPrediction
 from mcuroof.kernels.emitters import LAYER_EMITTERS
 from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.kernels.ops.contract import EMITTER_DTYPES
@@ -68,7 +69,8 @@ def board(data: dict) -> Board | None:
 def calibrated(bd: Board, dtype: str, emitters: list[str] | None = None) -> bool:
     """Whether the calibration fitted any family of this element type (of these emitters; a
     results.json calibrated before the float32 shapes has int8 families only)."""
-    return any(f.split("/")[1] == dtype and (not emitters or f.split("/")[0] in emitters) for f in bd.models)
+    fams = [Family.parse(f) for f in bd.models]
+    return any(f.dtype == dtype and (not emitters or f.emitter in emitters) for f in fams)
 
 
 def _ceilings(bd: Board) -> list[dict]:
@@ -105,39 +107,42 @@ SIBLINGS = {"dw": "dw3", "dw3": "dw", "conv": "conv1x1", "conv1x1": "conv"}
 def stand_in(bd: Board, fam: str) -> tuple[str, str] | None:
     """The family that predicts a layer of an uncalibrated family `fam`, and why it may: the
     same kernel fitted on other windows, else another path of the same generator (None: none)."""
-    em, dtype, gen, cls = fam.split("/")
-    sib = SIBLINGS.get(cls)
-    if sib and f"{em}/{dtype}/{gen}/{sib}" in bd.models:
-        return f"{em}/{dtype}/{gen}/{sib}", f"{fam} has no calibrated shape; the same kernel fitted on {sib} shapes"
-    base = gen.split("-")[0] + "-" + gen.split("-")[1] if gen.count("-") >= 2 else gen
+    f = Family.parse(fam)
+    sib = SIBLINGS.get(f.op_class)
+    if sib and str(f.with_op_class(sib)) in bd.models:
+        return str(f.with_op_class(sib)), f"{fam} has no calibrated shape; the same kernel fitted on {sib} shapes"
     for other in sorted(bd.models):
-        o_em, o_dt, o_gen, o_cls = other.split("/")
-        if (o_em, o_dt, o_cls) == (em, dtype, cls) and o_gen != gen and o_gen.startswith(base):
+        o = Family.parse(other)
+        if (
+            o.with_generator(f.generator) == f
+            and o.generator != f.generator
+            and o.generator.startswith(f.generator_base)
+        ):
             return other, f"{fam} has no calibrated shape; another path of the same generator"
     return None
 
 
 def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
-    """One layer's prediction: `status` "own" (its family's fit), "other" (another family's fit:
-    `why`) or "none" (`why`); with a time, `seconds`, `interval` (cross-validated; None where the
-    family has too few shapes), `outside` (what lies beyond the family's calibrated range), the
-    family, the projection and the cost term that dominates; `ratio`, how far it lies past its
-    family's shapes (Model.ratio), `held_out`, the n of its family's held-out errors (its
-    scale), `pool` and `pool_held_out`, the pool of scale-free errors whose conformal quantile
-    its interval takes and its n (intervals.pool), and `interval_why`, why it has no interval
-    (intervals.layer_interval)."""
+    """layer_prediction as its JSON object (suites/layers.py copies it into the run's points)."""
+    return layer_prediction(bd, layer, dtype, emitter).to_dict()
+
+
+def layer_prediction(bd: Board, layer: Layer, dtype: str, emitter: str) -> LayerPrediction:
+    """One layer's prediction with one kernel (records.LayerPrediction says what each field is;
+    `pool` and `pool_held_out`: the pool of scale-free errors whose conformal quantile its
+    interval takes and its n, intervals.pool)."""
     why = _no_kernel(bd, layer, dtype, emitter)
     if why:
-        return {"status": "none", "why": why}
+        return LayerPrediction("none", why)
     job = plan(bd, layer, dtype, emitter)
     if job is None:
-        return {"status": "none", "why": "no tile of it fits the heap"}
+        return LayerPrediction("none", "no tile of it fits the heap")
     fam = design.family(job)
     status, used, note = "own", fam, ""
     if fam not in bd.models:
         got = stand_in(bd, fam)
         if got is None:
-            return {"status": "none", "family": fam, "why": f"{fam} has no calibrated shape on {bd.name}"}
+            return LayerPrediction("none", f"{fam} has no calibrated shape on {bd.name}", family=fam)
         status, (used, note) = "other", got
     model = bd.models[used]
     timed = _timed(bd, job, model)
@@ -156,22 +161,22 @@ def layer_time(bd: Board, layer: Layer, dtype: str, emitter: str) -> dict:
         extent["channels"],
     )
     pooled = intervals.pool(model, bd.spreads, timed[0][1], extent["channels"])
-    return {
-        "status": status,
-        "why": note,
-        "seconds": seconds,
-        "interval": iv,
-        "interval_why": iv_why,
-        "held_out": len(model.cv_log_errors),
-        "pool": pooled[0] if pooled else None,
-        "pool_held_out": pooled[1]["held_out"] if pooled else None,
-        "ratio": ratio,
-        "outside": model.outside(extent),
-        "family": used,
-        "own_family": fam,
-        "projection": how,
-        "dominant": cost_model.describe(name, share, model.merged),
-    }
+    return LayerPrediction(
+        status,
+        note,
+        used,
+        seconds,
+        iv,
+        iv_why,
+        held_out=len(model.cv_log_errors),
+        pool=pooled[0] if pooled else None,
+        pool_held_out=pooled[1]["held_out"] if pooled else None,
+        ratio=ratio,
+        outside=model.outside(extent),
+        own_family=fam,
+        projection=how,
+        dominant=cost_model.describe(name, share, model.merged),
+    )
 
 
 def _no_kernel(bd: Board, layer: Layer, dtype: str, emitter: str) -> str | None:
@@ -191,8 +196,8 @@ def bound_seconds(bd: Board, layer: Layer, dtype: str, emitter: str, seconds: fl
 
 
 def network(bd: Board, net: Network, dtypes: list[str], emitters: list[str] | None = None) -> dict:
-    """A row per layer, element type and emitter (every layer: predicted or why not), and the
-    whole-model totals per (emitter, dtype) with their coverage."""
+    """A row per layer, element type and emitter (every layer: predicted or why not; a
+    records.LayerPrediction), and the whole-model totals per (emitter, dtype) with their coverage."""
     ems = [e for e in (emitters or bd.emitters) if e in bd.emitters]
     rows = []
     for layer in net.layers:
@@ -200,47 +205,52 @@ def network(bd: Board, net: Network, dtypes: list[str], emitters: list[str] | No
             for em in ems:
                 if dtype not in EMITTER_DTYPES.get(em, ()):  # no kernel of this type at all: no rows
                     continue
-                got = layer_time(bd, layer, dtype, em)
-                row = {"index": layer.index, "name": layer.name, "op": layer.op, "macc": layer.macc}
-                row.update(emitter=em, dtype=dtype, status=got["status"], why=got.get("why", ""))
-                row["family"] = got.get("family")
-                if "seconds" in got:
-                    keys = ("seconds", "interval", "interval_why", "held_out", "ratio", "outside", "projection")
-                    row.update({k: got[k] for k in keys}, dominant=got["dominant"])
-                    row["bound_seconds"] = bound_seconds(bd, layer, dtype, em, got["seconds"])
-                rows.append(row)
+                got = layer_prediction(bd, layer, dtype, em)
+                bound = bound_seconds(bd, layer, dtype, em, got.seconds) if got.timed else None
+                rows.append(
+                    dataclasses.replace(
+                        got,
+                        index=layer.index,
+                        name=layer.name,
+                        op=layer.op,
+                        macc=layer.macc,
+                        emitter=em,
+                        dtype=dtype,
+                        bound_seconds=bound,
+                    )  # fmt: skip
+                )
     return {"layers": rows, "whole_model": whole_model(rows, net)}
 
 
-def whole_model(rows: list[dict], net: Network | None = None) -> list[dict]:
+def whole_model(rows: list[LayerPrediction], net: Network | None = None) -> list[dict]:
     """Per (emitter, dtype): the sum of its layers' predictions, a layer it predicts no time for
     taken from the fastest emitter that has one (points.DONORS: `borrowed`, as the measured whole
     model is), the interval (its layers' combined with intervals.RHO; none where a layer has
     none: `interval_why`), and the coverage: the layers and the
     share of the network's MACs the sum holds."""
     out = []
-    total_macc = sum(l.macc for l in net.layers) if net else sum({r["index"]: r["macc"] for r in rows}.values())
-    n_layers = len(net.layers) if net else len({r["index"] for r in rows})
-    timed = [r for r in rows if r.get("seconds") is not None]
-    for dtype, em in sorted({(r["dtype"], r["emitter"]) for r in timed}):
-        mine = {r["index"]: r for r in timed if (r["dtype"], r["emitter"]) == (dtype, em)}
+    total_macc = sum(l.macc for l in net.layers) if net else sum({r.index: r.macc for r in rows}.values())
+    n_layers = len(net.layers) if net else len({r.index for r in rows})
+    timed = [r for r in rows if r.seconds is not None]
+    for dtype, em in sorted({(r.dtype, r.emitter) for r in timed}):
+        mine = {r.index: r for r in timed if (r.dtype, r.emitter) == (dtype, em)}
         parts, borrowed, left_out = [], [], []
-        for i in sorted({r["index"] for r in rows if r["dtype"] == dtype}):
+        for i in sorted({r.index for r in rows if r.dtype == dtype}):
             r = mine.get(i) or _donor(timed, i, dtype)
             if r is None:
                 left_out.append(_left_out(rows, i, dtype, em))
                 continue
             parts.append(r)
             if i not in mine:
-                borrowed.append({"index": i, "emitter": r["emitter"]})
-        macc = sum(r["macc"] for r in parts)
-        no_iv = [r for r in parts if not r.get("interval")]
+                borrowed.append({"index": i, "emitter": r.emitter})
+        macc = sum(r.macc for r in parts)
+        no_iv = [r for r in parts if not r.interval]
         out.append(
             {
                 "emitter": em,
                 "dtype": dtype,
-                "seconds": sum(r["seconds"] for r in parts),
-                "interval": None if no_iv else list(intervals.combine([(r["seconds"], r["interval"]) for r in parts])),
+                "seconds": sum(r.seconds for r in parts),
+                "interval": None if no_iv else list(intervals.combine([(r.seconds, r.interval) for r in parts])),
                 "interval_why": _no_interval(no_iv),
                 "layers": len(mine),
                 "borrowed": borrowed,
@@ -248,36 +258,34 @@ def whole_model(rows: list[dict], net: Network | None = None) -> list[dict]:
                     "layers": len(parts),
                     "of_layers": n_layers,
                     "macs_share": macc / total_macc if total_macc else 1.0,
-                    "own": sum(1 for r in mine.values() if r["status"] == "own"),
-                    "other_family": sum(1 for r in mine.values() if r["status"] == "other"),
+                    "own": sum(1 for r in mine.values() if r.status == "own"),
+                    "other_family": sum(1 for r in mine.values() if r.status == "other"),
                     "borrowed": len(borrowed),
                     "left_out": left_out,
-                    "outside_range": sum(1 for r in parts if r.get("outside")),
+                    "outside_range": sum(1 for r in parts if r.outside),
                 },
             }
         )
     return out
 
 
-def _no_interval(rows: list[dict]) -> str:
+def _no_interval(rows: list[LayerPrediction]) -> str:
     """Why a whole model has no interval: the layers that have none."""
     if not rows:
         return ""
-    names = ", ".join(f"{r['op']} {r['index']}" for r in rows[:4]) + (
-        f" and {len(rows) - 4} more" if len(rows) > 4 else ""
-    )
-    return f"no interval for {names} ({rows[0].get('interval_why') or 'none'})"
+    names = ", ".join(f"{r.op} {r.index}" for r in rows[:4]) + (f" and {len(rows) - 4} more" if len(rows) > 4 else "")
+    return f"no interval for {names} ({rows[0].interval_why or 'none'})"
 
 
-def _left_out(rows: list[dict], index: int, dtype: str, emitter: str) -> dict:
-    r = next((r for r in rows if (r["index"], r["dtype"], r["emitter"]) == (index, dtype, emitter)), None)
-    r = r or next(r for r in rows if r["index"] == index)
-    return {"index": index, "name": r["name"], "op": r["op"], "why": r.get("why") or "not predicted"}
+def _left_out(rows: list[LayerPrediction], index: int, dtype: str, emitter: str) -> dict:
+    r = next((r for r in rows if (r.index, r.dtype, r.emitter) == (index, dtype, emitter)), None)
+    r = r or next(r for r in rows if r.index == index)
+    return {"index": index, "name": r.name, "op": r.op, "why": r.why or "not predicted"}
 
 
-def _donor(rows: list[dict], index: int, dtype: str) -> dict | None:
-    have = [r for r in rows if r["index"] == index and r["dtype"] == dtype]
+def _donor(rows: list[LayerPrediction], index: int, dtype: str) -> LayerPrediction | None:
+    have = [r for r in rows if r.index == index and r.dtype == dtype]
     if not have:
         return None
     order = points_mod.DONORS
-    return min(have, key=lambda r: order.index(r["emitter"]) if r["emitter"] in order else len(order))
+    return min(have, key=lambda r: order.index(r.emitter) if r.emitter in order else len(order))

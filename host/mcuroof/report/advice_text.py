@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import re
 
-from mcuroof.model import names as layer_names
+from mcuroof.analysis.records import Point
 
 # a number standing alone in an advice text (2.85x, 79%, 987x), not part of a name (int8, SXTB16)
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?=x\b|%|[^\w.]|$)")
 
 
-def merged(points: list[dict]) -> list[tuple[str, str, list[dict]]]:
+def merged(points: list[Point]) -> list[tuple[str, str, list[Point]]]:
     """(advice kind, text with its numbers as ranges, the runs) per distinct advice, in the order
     of each one's first run."""
-    groups: dict[str, list[tuple[dict, list[str]]]] = {}
+    groups: dict[str, list[tuple[Point, list[str]]]] = {}
     for p in points:
-        text = p.get("advice") or ""
+        text = p.advice or ""
         if text:
             groups.setdefault(NUMBER.sub("#", text), []).append((p, NUMBER.findall(text)))
     out = []
@@ -26,11 +26,11 @@ def merged(points: list[dict]) -> list[tuple[str, str, list[dict]]]:
         text = template
         for values in zip(*(nums for _, nums in runs)):
             text = text.replace("#", number_span(values), 1)
-        out.append((runs[0][0].get("advice_kind") or "-", text, [p for p, _ in runs]))
+        out.append((runs[0][0].advice_kind or "-", text, [p for p, _ in runs]))
     return out
 
 
-def ids(points: list[dict]) -> dict[int, int]:
+def ids(points: list[Point]) -> dict[int, int]:
     """id(point) -> the number of its advice among merged(points) (1-based, in the same order)."""
     return {id(p): i for i, (_, _, runs) in enumerate(merged(points), 1) for p in runs}
 
@@ -40,11 +40,11 @@ def number_span(values: tuple[str, ...]) -> str:
     return nums[0] if len(nums) == 1 else f"{nums[0]}-{nums[-1]}"
 
 
-def runs_text(points: list[dict]) -> str:
+def runs_text(points: list[Point]) -> str:
     """The runs of a line by emitter, their layers as index ranges: "bytecode 0-3, 5; viper 9"."""
     by_em: dict[str, list[int]] = {}
     for p in points:
-        by_em.setdefault(p["emitter"], []).append(p["index"])
+        by_em.setdefault(p.emitter, []).append(p.index)
     return "; ".join(f"{em} {index_ranges(ix)}" for em, ix in by_em.items())
 
 
@@ -60,26 +60,22 @@ def index_ranges(indices: list[int]) -> str:
     return ", ".join(spans)
 
 
-def layer_names_text(points: list[dict]) -> str:
+def layer_names_text(points: list[Point]) -> str:
     """The runs of a line by their layers' short names ("CONV 0, DW 1") and emitters."""
-    who = ", ".join(dict.fromkeys(layer_names.short(p) for p in points))
-    ems = ", ".join(dict.fromkeys(p["emitter"] for p in points))
+    who = ", ".join(dict.fromkeys(p.short_name for p in points))
+    ems = ", ".join(dict.fromkeys(p.emitter for p in points))
     return f"{who}; {ems}"
 
 
-def fastest_peer(p: dict, points: list[dict]) -> tuple[str, float] | None:
+def fastest_peer(p: Point, points: list[Point]) -> tuple[str, float] | None:
     """The emitter that ran this layer at this type in the least time, and how many times less
     (None where this run is the fastest, or has no time)."""
     same = [
         q
         for q in points
-        if q["index"] == p["index"]
-        and q["dtype"] == p["dtype"]
-        and q["emitter"] != p["emitter"]
-        and q.get("verified")
-        and q.get("seconds")
+        if q.index == p.index and q.dtype == p.dtype and q.emitter != p.emitter and q.verified and q.seconds
     ]
-    best = min(same, key=lambda q: q["seconds"], default=None)
-    if not best or not p.get("seconds") or best["seconds"] >= p["seconds"]:
+    best = min(same, key=lambda q: q.seconds, default=None)
+    if not best or not p.seconds or best.seconds >= p.seconds:
         return None
-    return best["emitter"], p["seconds"] / best["seconds"]
+    return best.emitter, p.seconds / best.seconds

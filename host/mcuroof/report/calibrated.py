@@ -9,8 +9,8 @@ import statistics
 
 from rich.table import Table
 
-from mcuroof.analysis import timing_basis
-from mcuroof.model import names as layer_names
+from mcuroof.analysis import records, timing_basis
+from mcuroof.analysis.records import Point
 from mcuroof.units import duration
 
 HEADERS = ("layer", "kernel", "measured", "predicted", "error", "CV", "how")
@@ -57,11 +57,11 @@ def how_text(status: str, family: str | None, why: str, outside: list[str]) -> s
     return text + (f"; {beyond(outside)}" if outside else "")
 
 
-def how(p: dict) -> str:
-    if p.get("calibrated_seconds") is None:
-        return f"not: {p.get('calibrated_why') or 'no calibration'}"
-    return how_text(p.get("calibrated_status") or "own", p.get("calibrated_family"), p.get("calibrated_why") or "",
-                    p.get("calibrated_outside") or [])  # fmt: skip
+def how(p: Point) -> str:
+    if p.calibrated_seconds is None:
+        return f"not: {p.calibrated_why or 'no calibration'}"
+    return how_text(p.calibrated_status or "own", p.calibrated_family, p.calibrated_why or "",
+                    p.calibrated_outside or [])  # fmt: skip
 
 
 def _held(iv, seconds: float | None, measured: float) -> str:
@@ -70,38 +70,43 @@ def _held(iv, seconds: float | None, measured: float) -> str:
     return text if not iv or iv[0] <= measured <= iv[1] else text + " miss"
 
 
-def _layer_points(result: dict) -> list[dict]:
-    return [p for p in result.get("points") or [] if not p.get("user") and "calibrated_seconds" in p]
+def _layer_points(result: dict) -> list[Point]:
+    return [p for p in records.points(result) if not p.user and p.has("calibrated_seconds")]
 
 
-def held(pts: list[dict]) -> tuple[int, int]:
+def _tiled(p: Point) -> bool:
+    """Measured on a tile and projected to the whole layer."""
+    return p.tile_fraction is not None and p.tile_fraction < 1
+
+
+def held(pts: list[Point]) -> tuple[int, int]:
     """How many verified layers' measured times lie in their predicted interval, of those with one."""
-    with_iv = [p for p in pts if p.get("calibrated_interval") and p.get("verified", True)]
-    inside = sum(1 for p in with_iv if p["calibrated_interval"][0] <= p["seconds"] <= p["calibrated_interval"][1])
+    with_iv = [p for p in pts if p.calibrated_interval and p.verified is not False]
+    inside = sum(1 for p in with_iv if p.calibrated_interval[0] <= p.seconds <= p.calibrated_interval[1])
     return inside, len(with_iv)
 
 
 def rows(result: dict) -> list[list[str]]:
     """Per layer (every point the calibration saw), then per whole-model row, as text cells."""
     pts = _layer_points(result)
-    one_type = len({p["dtype"] for p in pts}) == 1
+    one_type = len({p.dtype for p in pts}) == 1
     out = [
         [
-            layer_names.short(p),
-            p["emitter"] if one_type else f"{p['emitter']} {p['dtype']}",
-            duration(p["seconds"]) + (" *" if p.get("tile_fraction", 1) < 1 else ""),
-            duration(p["calibrated_seconds"]),
-            _pct(p.get("calibrated_error")),
-            _held(p.get("calibrated_interval"), p["calibrated_seconds"], p["seconds"]),
+            p.short_name,
+            p.emitter if one_type else f"{p.emitter} {p.dtype}",
+            duration(p.seconds) + (" *" if _tiled(p) else ""),
+            duration(p.calibrated_seconds),
+            _pct(p.calibrated_error),
+            _held(p.calibrated_interval, p.calibrated_seconds, p.seconds),
             how(p),
         ]
-        for p in sorted(pts, key=lambda p: (p["index"], p["dtype"], p["emitter"]))
+        for p in sorted(pts, key=lambda p: (p.index, p.dtype, p.emitter))
     ]
     for r in (result.get("model") or {}).get("whole_model") or []:
         if r.get("calibrated_seconds") is None and not r.get("calibrated_not_predicted"):
             continue
-        mine = [p for p in pts if (p["emitter"], p["dtype"]) == (r["emitter"], r["dtype"])]
-        errs = [abs(p["calibrated_error"]) for p in mine if p.get("calibrated_error") is not None]
+        mine = [p for p in pts if (p.emitter, p.dtype) == (r["emitter"], r["dtype"])]
+        errs = [abs(p.calibrated_error) for p in mine if p.calibrated_error is not None]
         inside, n = held(mine)
         spread = f"layers: median {statistics.median(errs):.1%}, worst {max(errs):.1%}" if errs else "-"
         spread += f"; {inside} of {n} in their interval" if n else ""
@@ -112,7 +117,7 @@ def rows(result: dict) -> list[list[str]]:
             [
                 "whole model",
                 f"{r['emitter']} {r['dtype']}",
-                duration(r["measured_seconds"]) + (" *" if any(m.get("tile_fraction", 1) < 1 for m in mine) else ""),
+                duration(r["measured_seconds"]) + (" *" if any(_tiled(m) for m in mine) else ""),
                 duration(r.get("calibrated_seconds")),
                 _pct(r.get("calibrated_error")),
                 _held(r.get("calibrated_interval"), r.get("calibrated_seconds"), r["measured_seconds"]),

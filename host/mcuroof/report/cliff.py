@@ -8,7 +8,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis import records, timing_basis
 from mcuroof.errors import UserError
 from mcuroof.units import si
 
@@ -68,9 +68,9 @@ def levels(result: dict) -> list[dict]:
     None where the sweep found one level and the board knows no cache (cacheless QEMU): a lone
     level is no cliff, and shading it would suggest a cache that is not there."""
     found = [
-        {"name": r["name"], "lo": r["ws_range"][0], "hi": r["ws_range"][1], "bytes_per_s": r["bytes_per_s"]}
-        for r in result["roofs"]
-        if r["kind"] == "memory" and r.get("role") == "roof" and r.get("source") == "measured" and r.get("ws_range")
+        {"name": r.name, "lo": r.ws_range[0], "hi": r.ws_range[1], "bytes_per_s": r.bytes_per_s}
+        for r in records.roofs(result)
+        if r.kind == "memory" and r.role == "roof" and r.measured and r.ws_range
     ]
     return found if len(found) > 1 or known_sizes(result) else []
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis import records, timing_basis
 from mcuroof.analysis.compare import layer_comparison, measured, not_compared, roof_rows, tag, variant
+from mcuroof.analysis.records import Point
 from mcuroof.errors import UserError
 from mcuroof.report import labels, styles
 from mcuroof.report import plot as plot_mod
@@ -230,10 +231,10 @@ def _top_lines(lines: list) -> list:
     best: dict = {}
     for ln in lines:
         if ln.kind == "compute":
-            em = ln.roofs[0].get("emitter")
+            em = ln.roofs[0].emitter
             if em not in best or ln.value > best[em].value:
                 best[em] = ln
-    mem = [ln for ln in lines if ln.kind == "memory" and ln.roofs[0].get("role") == "roof"]
+    mem = [ln for ln in lines if ln.kind == "memory" and ln.roofs[0].role == "roof"]
     return mem + sorted(best.values(), key=lambda ln: -ln.value)
 
 
@@ -280,7 +281,7 @@ def draw_axes(ax, runs: list[tuple[str, dict]]):
         raise UserError("nothing to plot: the results hold no measured roof")
     many = len(runs) >= MANY
     lines = _run_lines(runs, many)
-    points = [p for _, d in runs for p in d.get("points") or []]
+    points = [p for _, d in runs for p in records.points(d)]
     xlim, ylim = plot_mod.fit(lines, points)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -292,21 +293,21 @@ def draw_axes(ax, runs: list[tuple[str, dict]]):
     ax.mcuroof_drawn = list(ax.mcuroof_labels)
     numbers = []
     for i, (_, data) in enumerate(runs):
-        numbers += _draw_run_points(ax, data.get("points") or [], i)
+        numbers += _draw_run_points(ax, records.points(data), i)
     ax.mcuroof_numbers = numbers if len(numbers) <= plot_mod.MAX_NUMBERED else []
     if many:  # the runs' points of a layer share its intensity: its numbers once, over the column
         ax.mcuroof_numbers = []
-        column_numbers(ax, [p for _, d in runs for p in d.get("points") or [] if plot_mod.is_shown(p)])
+        column_numbers(ax, [p for p in points if plot_mod.is_shown(p)])
     bases = [timing_basis.of(d.get("board", {})) for _, d in runs]
     handles = [
         Line2D([], [], color=run_color(i), lw=2.4, label=f"{tag(i)}: {label}") for i, (label, _) in enumerate(runs)
     ]
-    ems = list(dict.fromkeys(p["emitter"] for _, d in runs for p in d.get("points") or [] if plot_mod.is_shown(p)))
+    ems = list(dict.fromkeys(p.emitter for p in points if plot_mod.is_shown(p)))
     handles += [
         Line2D([], [], ls="", marker=EMITTER_MARKERS.get(em, "D"), color="#777777", mec="black", label=f"layers: {em}")
         for em in ems
     ]
-    if any(p.get("above_roof") for p in points if plot_mod.is_shown(p)):
+    if any(p.above_roof for p in points if plot_mod.is_shown(p)):
         handles.append(Line2D([], [], ls="", marker="X", color="#d62728", ms=9, label="point ABOVE its roof"))
     ax.legend(handles=handles, loc="lower right", fontsize=7, framealpha=0.9)
     title = "Empirical rooflines compared: " + ", ".join(f"{tag(i)} {lb}" for i, (lb, _) in enumerate(runs))
@@ -322,17 +323,17 @@ def draw_axes(ax, runs: list[tuple[str, dict]]):
     return ax
 
 
-def column_numbers(ax, points: list[dict]) -> None:
+def column_numbers(ax, points: list[Point]) -> None:
     """Layer numbers once per intensity (points within 12 % of each other's OI share a column),
     along the top of the axes; columns too close for their text are staggered downwards."""
-    columns: dict[int, list[dict]] = {}
+    columns: dict[int, list[Point]] = {}
     for p in points:
-        if isinstance(p.get("index"), int):
-            columns.setdefault(round(math.log10(p["oi"]) * 20), []).append(p)
+        if isinstance(p.index, int):
+            columns.setdefault(round(math.log10(p.oi) * 20), []).append(p)
     placed: list[float] = []
     for key in sorted(columns):
         pts = columns[key]
-        oi = sorted(p["oi"] for p in pts)[len(pts) // 2]
+        oi = sorted(p.oi for p in pts)[len(pts) // 2]
         text = ",".join(sorted({plot_mod.point_number(p) for p in pts}, key=plot_mod.number_order))
         row = sum(1 for x in placed if abs(math.log10(oi / x)) < 0.12)
         placed.append(oi)
@@ -358,18 +359,18 @@ def _bases_line(bases: list[timing_basis.Basis]) -> str:
     return "; ".join(f"{'/'.join(t)}: {text}" for text, t in groups.items())
 
 
-def _draw_run_points(ax, points: list[dict], run: int) -> list[tuple]:
+def _draw_run_points(ax, points: list[Point], run: int) -> list[tuple]:
     """A run's verified points in its colour, a marker per emitter (a point above its roof: a red
     X); returns the number labels to place (run letter and layer numbers)."""
     shown = [p for p in points if plot_mod.is_shown(p)]
-    looks: dict[tuple, list[dict]] = {}
+    looks: dict[tuple, list[Point]] = {}
     for p in shown:
-        looks.setdefault((str(p["emitter"]), bool(p.get("above_roof"))), []).append(p)
+        looks.setdefault((str(p.emitter), bool(p.above_roof)), []).append(p)
     color = run_color(run)
     for (em, above), pts in sorted(looks.items()):
         ax.scatter(
-            [p["oi"] for p in pts],
-            [p["macs_per_s"] for p in pts],
+            [p.oi for p in pts],
+            [p.macs_per_s for p in pts],
             marker="X" if above else EMITTER_MARKERS.get(em, "D"),
             s=70 if above else 30,
             color="#d62728" if above else color,
@@ -377,17 +378,17 @@ def _draw_run_points(ax, points: list[dict], run: int) -> list[tuple]:
             linewidths=0.4,
             zorder=7,
         )
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list[Point]] = {}
     for p in shown:
-        spot = (round(math.log10(p["oi"]) * 20), round(math.log10(p["macs_per_s"]) * 20))
+        spot = (round(math.log10(p.oi) * 20), round(math.log10(p.macs_per_s) * 20))
         groups.setdefault(spot, []).append(p)
     return [
         (
-            pts[0]["oi"],
-            pts[0]["macs_per_s"],
+            pts[0].oi,
+            pts[0].macs_per_s,
             tag(run) + ",".join(sorted({plot_mod.point_number(p) for p in pts}, key=plot_mod.number_order)),
             color,
         )
         for _, pts in sorted(groups.items())
-        if all(isinstance(p.get("index"), int) for p in pts)
+        if all(isinstance(p.index, int) for p in pts)
     ]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import html
 
-from mcuroof.analysis import compare, timing_basis
+from mcuroof.analysis import compare, records, timing_basis
+from mcuroof.analysis.records import Point, Roof
 from mcuroof.model import names as layer_names
 from mcuroof.report import cliff, labels, plot, reference_marks, styles
 from mcuroof.report import compare as report_compare
@@ -35,15 +36,15 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
     all_lines, all_points = [], []
     bases = {t: timing_basis.of(data.get("board", {})) for t, data in tagged}
     for i, (tag, data) in enumerate(tagged):
-        roofs = [r for r in data["roofs"] if r["source"] == "measured"] if runs else data["roofs"]
+        roofs = [r for r in records.roofs(data) if r.measured] if runs else records.roofs(data)
         for ln in plot.roof_lines(roofs):
             if runs:
                 ln.style = {**ln.style, "color": report_compare.RUN_COLORS[i % len(report_compare.RUN_COLORS)]}
                 ln.tag = tag
             all_lines.append(ln)
-        all_points += [(i, tag, p) for p in data.get("points") or [] if plot.is_shown(p)]
+        all_points += [(i, tag, p) for p in records.points(data) if plot.is_shown(p)]
     marks = [] if runs else reference_marks.marks(result)
-    macfree = [p for _, data in tagged for p in data.get("points") or [] if plot.is_macfree(p)]
+    macfree = [p for _, data in tagged for p in records.points(data) if plot.is_macfree(p)]
     (x0, x1), (y0, y1) = plot.with_marks(plot.fit(all_lines, [p for _, _, p in all_points] + macfree), marks)
     fig = go.Figure()
     for ln in all_lines:
@@ -74,14 +75,14 @@ def roofline_figure(result: dict, runs: list[tuple[str, dict]] | None = None):
         )
     looks: dict[tuple, list] = {}
     for i, tag, p in all_points:
-        looks.setdefault((i, tag, p["emitter"], p["dtype"], bool(p.get("above_roof"))), []).append(p)
+        looks.setdefault((i, tag, p.emitter, p.dtype, bool(p.above_roof)), []).append(p)
     for (i, tag, em, dt, above), pts in sorted(looks.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
         # one run: colour by emitter, marker by dtype; several: colour by run (as its lines), marker by emitter
         color = report_compare.run_color(i) if runs else styles.EMITTER_COLORS.get(em, "#555")
         fig.add_trace(
             go.Scatter(
-                x=[p["oi"] for p in pts],
-                y=[p["macs_per_s"] for p in pts],
+                x=[p.oi for p in pts],
+                y=[p.macs_per_s for p in pts],
                 meta="layers",
                 mode="markers+text" if len(all_points) <= plot.MAX_NUMBERED else "markers",
                 text=_numbers(pts, tag),
@@ -170,14 +171,14 @@ def _macfree_traces(fig, tagged: list[tuple[str, dict]], bases: dict, x0: float,
     import plotly.graph_objects as go
 
     for i, (tag, data) in enumerate(tagged):
-        pts = [p for p in data.get("points") or [] if plot.is_macfree(p)]
-        for em in dict.fromkeys(p["emitter"] for p in pts):
-            mine = [p for p in pts if p["emitter"] == em]
+        pts = [p for p in records.points(data) if plot.is_macfree(p)]
+        for em in dict.fromkeys(p.emitter for p in pts):
+            mine = [p for p in pts if p.emitter == em]
             color = report_compare.run_color(i) if several else styles.EMITTER_COLORS.get(em, "#555")
             fig.add_trace(
                 go.Scatter(
                     x=[x0] * len(mine),
-                    y=[p["bytes_per_s"] * x0 for p in mine],
+                    y=[p.bytes_per_s * x0 for p in mine],
                     meta="layers",
                     mode="markers+text",
                     text=[plot.macfree_text(p) for p in mine],
@@ -195,33 +196,37 @@ def _macfree_traces(fig, tagged: list[tuple[str, dict]], bases: dict, x0: float,
             )
 
 
-def _per_step(roof: dict, basis: timing_basis.Basis) -> str:
+def _per_step(roof: Roof, basis: timing_basis.Basis) -> str:
     """A roof's rate per instruction or cycle, for its name: " (1.88 MACC/instr)"; "" for host time."""
     if not basis.step:
         return ""
-    memory = roof["kind"] == "memory"
-    return f" ({basis.per_text(roof['bytes_per_s'] if memory else roof['macs_per_s'], 'B' if memory else 'MACC')})"
+    return f" ({basis.per_text(roof.rate, 'B' if roof.kind == 'memory' else 'MACC')})"
 
 
-def _numbers(pts: list[dict], tag: str) -> list[str]:
+def _numbers(pts: list[Point], tag: str) -> list[str]:
     """Each point's layer number; points drawn on one spot share one label ("1,3,5,7")."""
     import math
 
     spots: dict[tuple, list[int]] = {}
     for i, p in enumerate(pts):
-        spots.setdefault((round(math.log10(p["oi"]) * 20), round(math.log10(p["macs_per_s"]) * 20)), []).append(i)
+        spots.setdefault((round(math.log10(p.oi) * 20), round(math.log10(p.macs_per_s) * 20)), []).append(i)
     text = [""] * len(pts)
     for members in spots.values():
-        text[members[0]] = tag + ",".join(str(i) for i in sorted({pts[m].get("index", "") for m in members}, key=str))
+        text[members[0]] = tag + ",".join(str(i) for i in sorted({_index(pts[m]) for m in members}, key=str))
     return text
 
 
-def _group(r: dict) -> str:
-    if r["source"] != "measured":
+def _index(p: Point):
+    """A point's index for its label ("" where it has none)."""
+    return p.index if p.has("index") else ""
+
+
+def _group(r: Roof) -> str:
+    if not r.measured:
         return "theoretical"
-    if r["kind"] == "memory" and r.get("role") in ("roof", "region"):
+    if r.kind == "memory" and r.role in ("roof", "region"):
         return "memory"
-    return f"{r.get('emitter')}"
+    return f"{r.emitter}"
 
 
 def _symbol(dtype: str) -> str:
@@ -248,40 +253,39 @@ def _layout(xtitle: str, ytitle: str, xr, yr, title: str) -> dict:
     )
 
 
-def hover(p: dict, basis: timing_basis.Basis | None = None) -> str:
+def hover(p: Point, basis: timing_basis.Basis | None = None) -> str:
     """The text shown when a layer point is hovered (rates per step too, where time counts steps)."""
-    per = f" ({basis.per_text(p['macs_per_s'], 'MACC')})" if basis and basis.step else ""
-    shapes = ", ".join(layer_names.shape_text(s) for s in p.get("input_shapes") or []) or "-"
-    name = html.escape(p.get("name") or "")
+    per = f" ({basis.per_text(p.macs_per_s, 'MACC')})" if basis and basis.step else ""
+    shapes = ", ".join(layer_names.shape_text(s) for s in p.input_shapes or []) or "-"
+    name = html.escape(p.name or "")
     name = "<br>".join(name[i : i + 70] for i in range(0, len(name), 70))
     lines = [
-        f"<b>{layer_names.short(p)}</b> ({html.escape(p.get('op') or '?')})",
+        f"<b>{p.short_name}</b> ({html.escape(p.op or '?')})",
         name,
-        f"in {shapes} → out {layer_names.shape_text(p.get('output_shape'))}",
-        f"{p['dtype']} on {p['emitter']}"
-        + (f", tile {p['tile_fraction']:.2g}" if p.get("tile_fraction", 1) < 1 else ""),
-        f"MACC {si(p.get('macc'), '')}, bytes {si(p.get('bytes'), 'B')}, OI {p['oi']:.3g} MACC/B",
+        f"in {shapes} → out {layer_names.shape_text(p.output_shape)}",
+        f"{p.dtype} on {p.emitter}"
+        + (f", tile {p.tile_fraction:.2g}" if p.tile_fraction is not None and p.tile_fraction < 1 else ""),
+        f"MACC {si(p.macc, '')}, bytes {si(p.bytes, 'B')}, OI {p.oi:.3g} MACC/B",
         _achieved(p, per),
-        f"bound: {p.get('bound')}, time {duration(p.get('seconds'))}",
-        "advice: " + "<br>".join(_wrap(html.escape(p.get("advice") or "-"), 80)),
+        f"bound: {p.bound}, time {duration(p.seconds)}",
+        "advice: " + "<br>".join(_wrap(html.escape(p.advice or "-"), 80)),
     ]
     return "<br>".join(x for x in lines if x)
 
 
-def _achieved(p: dict, per: str) -> str:
+def _achieved(p: Point, per: str) -> str:
     """Achieved against the roof, as the headroom counts it: bytes/s for a MAC-free layer."""
-    if plot.is_macfree(p) and p.get("memory_share"):
-        roof = p["bytes_per_s"] / p["memory_share"]
+    if plot.is_macfree(p) and p.memory_share:
+        roof = p.bytes_per_s / p.memory_share
         return (
-            f"no MACs: achieved {si(p['bytes_per_s'], 'B/s')}, memory roof {si(roof, 'B/s')}, "
-            f"headroom {p['headroom']:.3g}x"
+            f"no MACs: achieved {si(p.bytes_per_s, 'B/s')}, memory roof {si(roof, 'B/s')}, headroom {p.headroom:.3g}x"
         )
-    if p.get("headroom"):
+    if p.headroom:
         return (
-            f"achieved {si(p['macs_per_s'], 'MACC/s')}{per}, roof {si(p.get('roof_macs_per_s'), 'MACC/s')}, "
-            f"headroom {p['headroom']:.3g}x"
+            f"achieved {si(p.macs_per_s, 'MACC/s')}{per}, roof {si(p.roof_macs_per_s, 'MACC/s')}, "
+            f"headroom {p.headroom:.3g}x"
         )
-    return f"achieved {si(p['macs_per_s'], 'MACC/s')}{per}"
+    return f"achieved {si(p.macs_per_s, 'MACC/s')}{per}"
 
 
 def _wrap(text: str, width: int) -> list[str]:

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from mcuroof.analysis import timing_basis
-from mcuroof.model import names as layer_names
+from mcuroof.analysis import records, timing_basis
 from mcuroof.report import advice_text, layer_tables, summary
 from mcuroof.report import tables as report
 from mcuroof.report.html_tables import esc
@@ -47,11 +46,11 @@ def _sentence(text: str, lead: str) -> str:
 
 def _roofs_line(result: dict) -> str:
     """The fastest measured compute ceiling and memory roof, where the run has no layers."""
-    roofs = [r for r in result.get("roofs") or [] if r["source"] == "measured"]
-    comp = max((r for r in roofs if r["kind"] == "compute"), key=lambda r: r["macs_per_s"], default=None)
-    mem = max((r for r in roofs if r["kind"] == "memory"), key=lambda r: r["bytes_per_s"], default=None)
-    parts = [f"fastest compute ceiling {comp['name']}, {si(comp['macs_per_s'], 'MACC/s')}" if comp else ""]
-    parts += [f"fastest memory roof {mem['name']}, {si(mem['bytes_per_s'], 'B/s')}" if mem else ""]
+    roofs = [r for r in records.roofs(result) if r.measured]
+    comp = max((r for r in roofs if r.kind == "compute"), key=lambda r: r.macs_per_s, default=None)
+    mem = max((r for r in roofs if r.kind == "memory"), key=lambda r: r.bytes_per_s, default=None)
+    parts = [f"fastest compute ceiling {comp.name}, {si(comp.macs_per_s, 'MACC/s')}" if comp else ""]
+    parts += [f"fastest memory roof {mem.name}, {si(mem.bytes_per_s, 'B/s')}" if mem else ""]
     return "; ".join(p for p in parts if p)
 
 
@@ -61,33 +60,33 @@ def bottleneck_text(result: dict) -> str | None:
     best = summary.best_per_layer(result)
     if not best:
         return None
-    dtype = best[0]["dtype"]
-    mine = [p for p in best if p["dtype"] == dtype]
-    total = sum(p["seconds"] for p in mine)
-    ranked = sorted(mine, key=lambda p: -p["seconds"])
+    dtype = best[0].dtype
+    mine = [p for p in best if p.dtype == dtype]
+    total = sum(p.seconds for p in mine)
+    ranked = sorted(mine, key=lambda p: -p.seconds)
     top = ranked[0]
     basis = timing_basis.of(result.get("board") or {})
-    bound = layer_tables.bound_text(top, basis)
-    steps = f" ({basis.steps_text(top['seconds'])})" if basis.step and not basis.real_time else ""
+    bound = layer_tables.bound_text(top.bound, basis)
+    steps = f" ({basis.steps_text(top.seconds)})" if basis.step and not basis.real_time else ""
     text = (
-        f"{layer_names.short(top)} ({top.get('op', '?')}) takes the most time: {duration(top['seconds'])}{steps}, "
-        f"{top['seconds'] / total:.0%} of the {duration(total)} its {len(mine)} layers take ({dtype}, each at "
-        f"its fastest emitter; here {top['emitter']})."
+        f"{top.short_name} ({top.op or '?'}) takes the most time: {duration(top.seconds)}{steps}, "
+        f"{top.seconds / total:.0%} of the {duration(total)} its {len(mine)} layers take ({dtype}, each at "
+        f"its fastest emitter; here {top.emitter})."
     )
-    if top.get("headroom"):
-        text += f" It runs {top['headroom']:.3g}x under its roof (headroom)"
+    if top.headroom:
+        text += f" It runs {top.headroom:.3g}x under its roof (headroom)"
         text += f", {bound}-bound." if bound != "-" else " (whether memory- or compute-bound: see the glossary)."
-    if top.get("advice"):
-        text += f" Advice: {top['advice']}."
-    rest = [f"{layer_names.short(p)} {p['seconds'] / total:.0%}" for p in ranked[1:3]]
+    if top.advice:
+        text += f" Advice: {top.advice}."
+    rest = [f"{p.short_name} {p.seconds / total:.0%}" for p in ranked[1:3]]
     return text + (f" Next: {', '.join(rest)}." if rest else "")
 
 
 def next_steps(result: dict, basis: timing_basis.Basis) -> list[str]:
     """The advice to the best runs, each once, then what else to run."""
     steps = [
-        f"{', '.join(dict.fromkeys(layer_names.short(p) for p in runs))} "
-        f"({', '.join(dict.fromkeys(p['emitter'] for p in runs))}): {text}"
+        f"{', '.join(dict.fromkeys(p.short_name for p in runs))} "
+        f"({', '.join(dict.fromkeys(p.emitter for p in runs))}): {text}"
         for _, text, runs in advice_text.merged(summary.best_per_layer(result))
     ]
     if not basis.tells_bound:
@@ -106,7 +105,7 @@ def next_steps(result: dict, basis: timing_basis.Basis) -> list[str]:
 def advice_section(points: list[dict], key: str = "r0") -> str:
     """Every layer run's advice, each text once with the runs it concerns (numbers as ranges; each
     run's own are its row's headroom)."""
-    groups = advice_text.merged(points)
+    groups = advice_text.merged(records.points(points))
     if not groups:
         return ""
     items = "".join(

@@ -6,7 +6,8 @@ from __future__ import annotations
 import html
 import re
 
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis import records, timing_basis
+from mcuroof.analysis.records import Point
 from mcuroof.board import cycle_counter
 from mcuroof.model import names as layer_names
 from mcuroof.published import mlperf
@@ -53,21 +54,21 @@ def num(value, unit: str = "", fmt=None) -> tuple:
 def roofs_table(result: dict) -> str:
     basis = timing_basis.of(result.get("board", {}))
     rows = []
-    for r in result["roofs"]:
-        unit = "B/s" if r["kind"] == "memory" else "MACC/s"
-        value = r["bytes_per_s"] if r["kind"] == "memory" else r["macs_per_s"]
-        per = [num(basis.per_step(value), fmt=lambda v: f"{v:.3g}")] if basis.step else []
+    roofs = records.roofs(result)
+    for r in roofs:
+        unit = "B/s" if r.kind == "memory" else "MACC/s"
+        per = [num(basis.per_step(r.rate), fmt=lambda v: f"{v:.3g}")] if basis.step else []
         rows.append(
             [
-                r["kind"],
-                r["name"],
-                r.get("role", "-"),
-                r.get("emitter") or "-",
-                r.get("dtype") or "-",
-                r["source"],
-                num(value, unit),
+                r.kind,
+                r.name,
+                r.role or "-",
+                r.emitter or "-",
+                r.dtype or "-",
+                r.source,
+                num(r.rate, unit),
                 *per,
-                report.theory_ratio(r, result["roofs"]),
+                report.theory_ratio(r, roofs),
             ]
         )
     per_head = [f"per {basis.step} (B or MACC)"] if basis.step else []
@@ -96,29 +97,30 @@ def layers_table(result: dict, key: str = "r0") -> str:
         return ""
     rows, classes = [], []
     basis = timing_basis.of(result.get("board") or {})
-    said = advice_text.ids(pts)  # each advice is said once, below the table: a row links to its own
-    for p in pts:
-        tip = f"{p.get('op', '-')}: {p.get('name') or ''}"
-        name = Raw(f"<span class='tensor' title='{esc(tip)}'>{esc(layer_names.short(p))}</span>")
-        shapes = ", ".join(layer_names.shape_text(s) for s in p.get("input_shapes") or []) or "-"
-        check = "ABOVE ROOF" if p.get("above_roof") else ("ok" if p.get("verified") else "FAILED CHECK")
+    typed = records.points(pts)
+    said = advice_text.ids(typed)  # each advice is said once, below the table: a row links to its own
+    for q in typed:
+        tip = f"{q.op or '-'}: {q.name or ''}"
+        name = Raw(f"<span class='tensor' title='{esc(tip)}'>{esc(q.short_name)}</span>")
+        shapes = ", ".join(layer_names.shape_text(s) for s in q.input_shapes or []) or "-"
+        check = "ABOVE ROOF" if q.above_roof else ("ok" if q.verified else "FAILED CHECK")
         rows.append(
             [
-                (name, p["index"]),
-                f"{p['emitter']} {p['dtype']}",
-                f"{shapes} → {layer_names.shape_text(p.get('output_shape'))}",
-                num(p.get("macc"), ""),
-                num(p.get("bytes"), "B"),
-                num(p.get("oi"), fmt=lambda v: f"{v:.3g}"),
-                num(p.get("macs_per_s"), "MACC/s"),
-                (layer_tables.roof_text(p, "MACC/s"), p.get("roof_macs_per_s")),
-                num(p.get("headroom"), fmt=lambda v: f"{v:.3g}x"),
-                layer_tables.fastest_text(p, pts),
-                layer_tables.bound_text(p, basis),
-                num(p.get("seconds"), fmt=duration),
-                num(p.get("tile_fraction"), fmt=lambda v: f"{v:.2g}"),
+                (name, q.index),
+                f"{q.emitter} {q.dtype}",
+                f"{shapes} → {layer_names.shape_text(q.output_shape)}",
+                num(q.macc, ""),
+                num(q.bytes, "B"),
+                num(q.oi, fmt=lambda v: f"{v:.3g}"),
+                num(q.macs_per_s, "MACC/s"),
+                (layer_tables.roof_text(q, "MACC/s"), q.roof_macs_per_s),
+                num(q.headroom, fmt=lambda v: f"{v:.3g}x"),
+                layer_tables.fastest_text(q, typed),
+                layer_tables.bound_text(q.bound, basis),
+                num(q.seconds, fmt=duration),
+                num(q.tile_fraction, fmt=lambda v: f"{v:.2g}"),
                 check,
-                _advice_link(p, said, key),
+                _advice_link(q, said, key),
             ]
         )
         classes.append("" if check == "ok" else "bad")
@@ -155,11 +157,11 @@ def layers_table(result: dict, key: str = "r0") -> str:
     )
 
 
-def _advice_link(p: dict, said: dict[int, int], key: str):
+def _advice_link(p: Point, said: dict[int, int], key: str):
     """A row's advice: its kind and a link to the advice's one statement ("below A2")."""
     if id(p) not in said:
         return "-"
-    kind = layer_tables.ADVICE_KEYS.get(p.get("advice_kind"), "-")
+    kind = layer_tables.ADVICE_KEYS.get(p.advice_kind, "-")
     i = said[id(p)]
     return (Raw(f"<a href='#{key}-advice-{i}'>{esc(kind)} A{i}</a>"), i)
 

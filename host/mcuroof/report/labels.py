@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from matplotlib.transforms import Bbox
 
+from mcuroof.analysis.records import Roof
 from mcuroof.report.styles import DTYPE_STYLES
 from mcuroof.units import si
 
@@ -31,23 +32,23 @@ class Line:
     tag: str = ""  # the run's letter on a comparison plot
 
 
-def roof_label(r: dict) -> str:
-    value = si(r["bytes_per_s"], "B/s") if r["kind"] == "memory" else si(r["macs_per_s"], "MACC/s")
-    tag = "" if r["source"] == "measured" else " (theory)"
-    return f"{r['name']}{tag}: {value}"
+def roof_label(r: Roof) -> str:
+    value = si(r.bytes_per_s, "B/s") if r.kind == "memory" else si(r.macs_per_s, "MACC/s")
+    tag = "" if r.source == "measured" else " (theory)"
+    return f"{r.name}{tag}: {value}"
 
 
-def group_label(roofs: list[dict]) -> str:
+def group_label(roofs: list[Roof]) -> str:
     """One label for roofs drawn closer than a label's height: names that differ in one word
     share the rest ("int8/int16 asm_thumb"), values that share a unit share it."""
     if len(roofs) == 1:
         return roof_label(roofs[0])
-    words = [r["name"].split() for r in roofs]
-    sources = {r["source"] == "measured" for r in roofs}
+    words = [r.name.split() for r in roofs]
+    sources = {r.source == "measured" for r in roofs}
     if len({len(w) for w in words}) == 1 and len(sources) == 1:
         diff = [i for i in range(len(words[0])) if len({w[i] for w in words}) > 1]
         if not diff:
-            return f"{roofs[0]['name']}{'' if True in sources else ' (theory)'}: {_values(roofs)}"
+            return f"{roofs[0].name}{'' if True in sources else ' (theory)'}: {_values(roofs)}"
         if len(diff) == 1:
             i = diff[0]
             name = " ".join(words[0][:i] + ["/".join(dict.fromkeys(w[i] for w in words))] + words[0][i + 1 :])
@@ -55,22 +56,22 @@ def group_label(roofs: list[dict]) -> str:
     return _by_kernel(roofs)
 
 
-def _by_kernel(roofs: list[dict]) -> str:
+def _by_kernel(roofs: list[Roof]) -> str:
     """Roofs of several kernels at one height: each kernel's element types joined, then the value
     once where they share it ("int8/int16/int32 asm_thumb mla, float32 asm_thumb vfma: 14.7 MMACC/s")."""
-    kernels: dict[tuple, list[dict]] = {}
+    kernels: dict[tuple, list[Roof]] = {}
     for r in roofs:
-        kernels.setdefault((r["source"], tuple(r["name"].split()[1:])), []).append(r)
+        kernels.setdefault((r.source, tuple(r.name.split()[1:])), []).append(r)
     if len(kernels) == len(roofs):
         return "; ".join(roof_label(r) for r in roofs)
     values = {roof_label(r).rsplit(": ", 1)[1] for r in roofs}
-    if len(values) > 1 or len({r["source"] for r in roofs}) > 1:
+    if len(values) > 1 or len({r.source for r in roofs}) > 1:
         return "; ".join(group_label(g) for g in kernels.values())
     names = [group_label(g).rsplit(": ", 1)[0] for g in kernels.values()]
     return f"{', '.join(names)}: {values.pop()}"
 
 
-def _values(roofs: list[dict]) -> str:
+def _values(roofs: list[Roof]) -> str:
     texts = [roof_label(r).rsplit(": ", 1)[1] for r in roofs]
     units = {t.split(" ", 1)[1] for t in texts}
     if len(set(texts)) == 1:
@@ -157,19 +158,19 @@ def _compute_side(ax, lines: list[Line], slot: float) -> tuple[float, str]:
 
 def _distinct(roofs: list[dict]) -> list[dict]:
     """Roofs of several runs that read the same (name and value as shown) are named once."""
-    seen: dict[str, dict] = {}
+    seen: dict[str, Roof] = {}
     for r in roofs:
         seen.setdefault(roof_label(r), r)
     return list(seen.values())
 
 
-def _roof_order(r: dict) -> tuple:
+def _roof_order(r: Roof) -> tuple:
     dtypes = list(DTYPE_STYLES)
     return (
-        r["source"] != "measured",
-        str(r.get("emitter")),
-        dtypes.index(r["dtype"]) if r.get("dtype") in dtypes else len(dtypes),
-        r["name"],
+        r.source != "measured",
+        str(r.emitter),
+        dtypes.index(r.dtype) if r.dtype in dtypes else len(dtypes),
+        r.name,
     )
 
 
@@ -199,7 +200,7 @@ def _by_run(group: list[tuple[float, Line]]) -> list[list[tuple[float, Line]]]:
 
 def _family(ln: Line) -> tuple:
     r = ln.roofs[0]
-    return ("measured", r.get("emitter"), r.get("role") == "region") if r["source"] == "measured" else ("theory",)
+    return ("measured", r.emitter, r.role == "region") if r.measured else ("theory",)
 
 
 def spread(want: list[float], gap: float, lo: float, hi: float) -> list[float]:

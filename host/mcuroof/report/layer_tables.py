@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from mcuroof.analysis import timing_basis
-from mcuroof.model import names as layer_names
+from mcuroof.analysis import records, timing_basis
+from mcuroof.analysis.records import Point
 from mcuroof.report import advice_text, calibrated
 from mcuroof.units import duration, duration_span, si
 
@@ -43,22 +43,23 @@ def layers_table(result: dict) -> Table | None:
     cols = ("layer", "kernel", "tile", "OI", "MACC/s", "bytes/s (of roof)", "roof", "headroom", "vs fastest", "bound")
     for col in cols + ("advice",):
         t.add_column(col, justify="right" if col in ("tile", "OI", "MACC/s", "roof", "headroom") else "left")
-    for p in sorted(pts, key=lambda p: (p["index"], p["dtype"], p["emitter"])):
-        share = f" ({p['memory_share']:.0%})" if p.get("memory_share") else ""
-        name = layer_names.short(p) if p["verified"] else f"{layer_names.short(p)} [bold red]FAILED CHECK[/]"
+    typed = records.points(pts)
+    for p in sorted(typed, key=lambda p: (p.index, p.dtype, p.emitter)):
+        share = f" ({p.memory_share:.0%})" if p.memory_share else ""
+        name = p.short_name if p.verified else f"{p.short_name} [bold red]FAILED CHECK[/]"
         t.add_row(
             name,
-            f"{p['emitter']} {p['dtype']}",
-            f"{p['tile_fraction']:.2g}",
-            f"{p['oi']:.3g}",
-            si(p["macs_per_s"], ""),
-            si(p["bytes_per_s"], "B/s") + share,
+            f"{p.emitter} {p.dtype}",
+            f"{p.tile_fraction:.2g}",
+            f"{p.oi:.3g}",
+            si(p.macs_per_s, ""),
+            si(p.bytes_per_s, "B/s") + share,
             roof_text(p),
             _headroom(p),
-            fastest_text(p, pts),
-            bound_text(p, basis),
-            ADVICE_KEYS.get(p.get("advice_kind"), "-"),
-            style="bold red" if p.get("above_roof") else None,
+            fastest_text(p, typed),
+            bound_text(p.bound, basis),
+            ADVICE_KEYS.get(p.advice_kind, "-"),
+            style="bold red" if p.above_roof else None,
         )
     return t
 
@@ -90,35 +91,35 @@ def layers_note(basis: timing_basis.Basis) -> str:
     )
 
 
-def fastest_text(p: dict, points: list[dict]) -> str:
+def fastest_text(p: Point, points: list[Point]) -> str:
     """The emitter that ran this layer in the least time and how many times less ("viper 24.2x"
     faster, or in fewer instructions under QEMU); "-" for the fastest run itself."""
     peer = advice_text.fastest_peer(p, points)
     return f"{peer[0]} {peer[1]:.3g}x" if peer else "-"
 
 
-def bound_text(p: dict, basis: timing_basis.Basis) -> str:
+def bound_text(bound: str | None, basis: timing_basis.Basis) -> str:
     """A point's bound (memory or compute) where its time tells one from the other, else "-"."""
-    return p.get("bound") or "-" if basis.tells_bound else "-"
+    return bound or "-" if basis.tells_bound else "-"
 
 
-def roof_text(p: dict, macc_unit: str = "") -> str:
+def roof_text(p: Point, macc_unit: str = "") -> str:
     """The roof the headroom is measured against: MACC/s, or for a MAC-free layer (intensity 0,
     headroom in bytes/s) its memory roof in B/s."""
-    if p.get("roof_macs_per_s"):
-        return si(p["roof_macs_per_s"], macc_unit)
-    if not p.get("macc") and p.get("memory_share"):
-        return si(p["bytes_per_s"] / p["memory_share"], "B/s")
+    if p.roof_macs_per_s:
+        return si(p.roof_macs_per_s, macc_unit)
+    if not p.macc and p.memory_share:
+        return si(p.bytes_per_s / p.memory_share, "B/s")
     return "-"
 
 
-def _headroom(p: dict) -> str:
+def _headroom(p: Point) -> str:
     """Headroom under the point's roof, and under the ceiling its op kind can use where that
     differs (a depthwise layer on MVE: "16.1x (4.03x vmla)")."""
-    if not p.get("headroom"):
+    if not p.headroom:
         return "-"
-    op = f" ({p['op_headroom']:.3g}x {p['op_roof'].rsplit(' ', 1)[-1]})" if p.get("op_roof") else ""
-    return f"{p['headroom']:.3g}x{op}"
+    op = f" ({p.op_headroom:.3g}x {p.op_roof.rsplit(' ', 1)[-1]})" if p.op_roof else ""
+    return f"{p.headroom:.3g}x{op}"
 
 
 # the whole-model table's columns (terminal and report.html): a roofline bound is no prediction,
@@ -300,7 +301,7 @@ def advice_lines(result: dict) -> list[str]:
     line, the numbers as ranges (each run's own are the table's headroom and "vs fastest")."""
     return [
         f"advice [bold]{ADVICE_KEYS.get(kind, '-')}[/] ({advice_text.runs_text(runs)}): {text}"
-        for kind, text, runs in advice_text.merged(layer_points(result))
+        for kind, text, runs in advice_text.merged(records.points(layer_points(result)))
     ]
 
 

@@ -19,8 +19,9 @@ import matplotlib.ticker
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from mcuroof.analysis import records, timing_basis
 from mcuroof.analysis import roofs as roofs_mod
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis.records import Point, Roof
 from mcuroof.errors import UserError
 from mcuroof.model import names as layer_names
 from mcuroof.report import reference_marks
@@ -40,56 +41,57 @@ MAX_NUMBERED = 150  # above this many point groups the numbers are left out (the
 MAX_KEY_ROWS = 60
 
 
-def roof_lines(roofs: list[dict]) -> list[Line]:
+def roof_lines(roofs: list) -> list[Line]:
     """The segments to draw: pure geometry from the roofs (bends are ridge points, MACC/byte)."""
-    measured = [r for r in roofs if r["source"] == "measured"]
-    comps = sorted((r for r in measured if r["kind"] == "compute"), key=lambda r: -r["macs_per_s"])
+    roofs = records.roofs(roofs)
+    measured = [r for r in roofs if r.source == "measured"]
+    comps = sorted((r for r in measured if r.kind == "compute"), key=lambda r: -r.macs_per_s)
     top_mem = roofs_mod.top_memory(roofs)
     top_c = comps[0] if comps else None
-    peak = top_c["macs_per_s"] if top_c else None
+    peak = top_c.macs_per_s if top_c else None
     lines = []
     for r in measured:
-        if r["kind"] == "memory" and r.get("role") in ("roof", "region"):
-            top = r is top_mem and bool(top_c) and top_c.get("role") == "roof"
+        if r.kind == "memory" and r.role in ("roof", "region"):
+            top = r is top_mem and bool(top_c) and top_c.role == "roof"
             style = (
                 dict(color=TOP_COLOR, ls="-", lw=3.2, zorder=3)
                 if top
-                else dict(color=REGION_COLORS.get(r.get("region"), "#7b4173"), ls=(0, (8, 2, 1, 2, 1, 2)), lw=1.6)
-                if r["role"] == "region"
-                else dict(color=LEVEL_COLORS[min(r.get("level", 1) - 1, len(LEVEL_COLORS) - 1)], ls="-", lw=1.8)
+                else dict(color=REGION_COLORS.get(r.region, "#7b4173"), ls=(0, (8, 2, 1, 2, 1, 2)), lw=1.6)
+                if r.role == "region"
+                else dict(color=LEVEL_COLORS[min((r.level or 1) - 1, len(LEVEL_COLORS) - 1)], ls="-", lw=1.8)
             )
-            lines.append(Line("memory", r["bytes_per_s"], peak / r["bytes_per_s"] if peak else None, style, [r]))
-    for em in dict.fromkeys(r.get("emitter") for r in comps):
-        own = [r for r in measured if r["kind"] == "memory" and r.get("role") == "ceiling" and r.get("emitter") == em]
-        mem = max(own, key=lambda r: r["bytes_per_s"]) if own else top_mem
-        em_comps = [r for r in comps if r.get("emitter") == em]
+            lines.append(Line("memory", r.bytes_per_s, peak / r.bytes_per_s if peak else None, style, [r]))
+    for em in dict.fromkeys(r.emitter for r in comps):
+        own = [r for r in measured if r.kind == "memory" and r.role == "ceiling" and r.emitter == em]
+        mem = max(own, key=lambda r: r.bytes_per_s) if own else top_mem
+        em_comps = [r for r in comps if r.emitter == em]
         if own:
             lines.append(
                 Line(
                     "memory",
-                    mem["bytes_per_s"],
-                    em_comps[0]["macs_per_s"] / mem["bytes_per_s"],
+                    mem.bytes_per_s,
+                    em_comps[0].macs_per_s / mem.bytes_per_s,
                     dict(color=EMITTER_COLORS.get(em, "#555"), ls="-.", lw=1.3),
                     [mem],
                 )
             )
         for c in em_comps:
-            start = c["macs_per_s"] / mem["bytes_per_s"] if mem else None
-            if c is top_c and c.get("role") == "roof":
-                start = min(start, c["macs_per_s"] / top_mem["bytes_per_s"]) if top_mem and start else start
+            start = c.macs_per_s / mem.bytes_per_s if mem else None
+            if c is top_c and c.role == "roof":
+                start = min(start, c.macs_per_s / top_mem.bytes_per_s) if top_mem and start else start
                 style = dict(color=TOP_COLOR, ls="-", lw=3.2, zorder=3)
             else:
-                style = dict(color=EMITTER_COLORS.get(em, "#555"), ls=DTYPE_STYLES.get(c.get("dtype"), "-"), lw=1.5)
-            lines.append(Line("compute", c["macs_per_s"], start, style, [c]))
+                style = dict(color=EMITTER_COLORS.get(em, "#555"), ls=DTYPE_STYLES.get(c.dtype, "-"), lw=1.5)
+            lines.append(Line("compute", c.macs_per_s, start, style, [c]))
     for r in measured:  # an emitter's other memory ceilings: up to its own top compute ceiling, else the top roof
-        if r["kind"] == "memory" and r.get("role") == "ceiling" and not any(r in ln.roofs for ln in lines):
-            own_peak = next((c["macs_per_s"] for c in comps if c.get("emitter") == r.get("emitter")), peak)
+        if r.kind == "memory" and r.role == "ceiling" and not any(r in ln.roofs for ln in lines):
+            own_peak = next((c.macs_per_s for c in comps if c.emitter == r.emitter), peak)
             lines.append(
                 Line(
                     "memory",
-                    r["bytes_per_s"],
-                    own_peak / r["bytes_per_s"] if own_peak else None,
-                    dict(color=EMITTER_COLORS.get(r.get("emitter"), "#555"), ls="-.", lw=1.3),
+                    r.bytes_per_s,
+                    own_peak / r.bytes_per_s if own_peak else None,
+                    dict(color=EMITTER_COLORS.get(r.emitter, "#555"), ls="-.", lw=1.3),
                     [r],
                 )
             )
@@ -97,14 +99,14 @@ def roof_lines(roofs: list[dict]) -> list[Line]:
     return lines
 
 
-def _theory_lines(roofs: list[dict]) -> list[Line]:
-    mems = [r for r in roofs if r["source"] != "measured" and r["kind"] == "memory"]
-    comps = [r for r in roofs if r["source"] != "measured" and r["kind"] == "compute"]
-    peak = max((r["macs_per_s"] for r in comps), default=None)
-    fastest = max((r["bytes_per_s"] for r in mems), default=None)
+def _theory_lines(roofs: list[Roof]) -> list[Line]:
+    mems = [r for r in roofs if r.source != "measured" and r.kind == "memory"]
+    comps = [r for r in roofs if r.source != "measured" and r.kind == "compute"]
+    peak = max((r.macs_per_s for r in comps), default=None)
+    fastest = max((r.bytes_per_s for r in mems), default=None)
     style = dict(color=THEORY_COLOR, ls="--", lw=1.2)
-    return [Line("memory", r["bytes_per_s"], peak / r["bytes_per_s"] if peak else None, style, [r]) for r in mems] + [
-        Line("compute", r["macs_per_s"], r["macs_per_s"] / fastest if fastest else None, style, [r]) for r in comps
+    return [Line("memory", r.bytes_per_s, peak / r.bytes_per_s if peak else None, style, [r]) for r in mems] + [
+        Line("compute", r.macs_per_s, r.macs_per_s / fastest if fastest else None, style, [r]) for r in comps
     ]
 
 
@@ -113,10 +115,10 @@ def select(result: dict, emitters: list[str] | None = None, dtypes: list[str] | 
     roofs, regions and theoretical memory stay: they bound every emitter)."""
     if not emitters and not dtypes:
         return result
-    roofs, points = result["roofs"], result.get("points") or []
+    roofs, points = records.roofs(result), result.get("points") or []
     for what, asked, have in (
-        ("emitter", emitters, {r.get("emitter") for r in roofs} | {p["emitter"] for p in points}),
-        ("dtype", dtypes, {r.get("dtype") for r in roofs if r["kind"] == "compute"} | {p["dtype"] for p in points}),
+        ("emitter", emitters, {r.emitter for r in roofs} | {p["emitter"] for p in points}),
+        ("dtype", dtypes, {r.dtype for r in roofs if r.kind == "compute"} | {p["dtype"] for p in points}),
     ):
         unknown = [a for a in asked or [] if a not in have]
         if unknown:
@@ -125,16 +127,16 @@ def select(result: dict, emitters: list[str] | None = None, dtypes: list[str] | 
                 f"(they have: {', '.join(sorted(h for h in have if h))})"
             )
 
-    def keep(r: dict) -> bool:
-        if r["kind"] == "memory":
-            return r.get("role") != "ceiling" or not emitters or r.get("emitter") in emitters
-        if r["source"] != "measured":
-            return not dtypes or r.get("dtype") in dtypes
-        return (not emitters or r.get("emitter") in emitters) and (not dtypes or r.get("dtype") in dtypes)
+    def keep(r: Roof) -> bool:
+        if r.kind == "memory":
+            return r.role != "ceiling" or not emitters or r.emitter in emitters
+        if not r.measured:
+            return not dtypes or r.dtype in dtypes
+        return (not emitters or r.emitter in emitters) and (not dtypes or r.dtype in dtypes)
 
     return {
         **result,
-        "roofs": [r for r in roofs if keep(r)],
+        "roofs": [r.to_dict() for r in roofs if keep(r)],
         "points": [
             p for p in points if (not emitters or p["emitter"] in emitters) and (not dtypes or p["dtype"] in dtypes)
         ],
@@ -173,8 +175,9 @@ def figure(
         squeeze=False,
     )
     marks = reference_marks.marks(result)
-    xlim, ylim = with_marks(limits(result["roofs"], result.get("points") or []), marks)
-    shown = [p for p in result.get("points") or [] if is_shown(p) or is_macfree(p)]
+    points = records.points(result)
+    xlim, ylim = with_marks(limits(result["roofs"], points), marks)
+    shown = [p for p in points if is_shown(p) or is_macfree(p)]
     for i, (ax, em) in enumerate(zip(axes[0], groups)):
         part = select(result, [em]) if em else result
         draw_axes(ax, part, xlim, ylim, label_points=False)
@@ -208,7 +211,7 @@ def foot_note(result: dict, width_inches: float) -> str:
 def draw_axes(ax, result: dict, xlim=None, ylim=None, label_points: bool = True):
     """The roofline on one matplotlib Axes (the notebook API's entry point); returns the Axes."""
     if xlim is None or ylim is None:
-        xlim, ylim = limits(result["roofs"], result.get("points") or [])
+        xlim, ylim = limits(result["roofs"], records.points(result))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(*xlim)
@@ -217,8 +220,9 @@ def draw_axes(ax, result: dict, xlim=None, ylim=None, label_points: bool = True)
     ax.mcuroof_ridges = timing_basis.of(result.get("board") or {}).tells_bound  # no ridge dots where time cannot tell
     for ln in roof_lines(result["roofs"]):
         draw_line(ax, ln, xlim)
-    ax.mcuroof_numbers = draw_points(ax, result.get("points") or [])
-    ax.mcuroof_numbers += draw_macfree(ax, result.get("points") or [], xlim)
+    points = records.points(result)
+    ax.mcuroof_numbers = draw_points(ax, points)
+    ax.mcuroof_numbers += draw_macfree(ax, points, xlim)
     ax.set_xlabel("operational intensity (MACC / byte)")
     ax.set_ylabel("attainable performance (MACC / s)")
     ax.grid(True, which="major", alpha=0.3)
@@ -306,8 +310,8 @@ def draw_line(ax, ln: Line, xlim) -> None:
 
 def has_something(result: dict) -> bool:
     """A measured roof or a verified point to draw (a calibration-only run has neither)."""
-    measured = [r for r in result["roofs"] if r["source"] == "measured"]
-    return bool(measured) or any(is_shown(p) for p in result.get("points") or [])
+    measured = [r for r in records.roofs(result) if r.measured]
+    return bool(measured) or any(is_shown(p) for p in records.points(result))
 
 
 def _require_something(result: dict) -> None:
@@ -316,8 +320,8 @@ def _require_something(result: dict) -> None:
 
 
 def _panel_emitters(result: dict) -> list[str]:
-    ems = [r["emitter"] for r in result["roofs"] if r["kind"] == "compute" and r["source"] == "measured"]
-    ems += [p["emitter"] for p in result.get("points") or []]
+    ems = [r.emitter for r in records.roofs(result) if r.kind == "compute" and r.measured]
+    ems += [p.emitter for p in records.points(result)]
     return list(dict.fromkeys(e for e in ems if e)) or [None]
 
 
@@ -354,14 +358,14 @@ def wrap_title(text: str, width_inches: float, fontsize: float) -> str:
     return "\n".join(lines)
 
 
-def is_shown(p: dict) -> bool:
-    return bool(p.get("verified") and p.get("oi") and p.get("macs_per_s"))
+def is_shown(p: Point) -> bool:
+    return bool(p.verified and p.oi and p.macs_per_s)
 
 
-def is_macfree(p: dict) -> bool:
+def is_macfree(p: Point) -> bool:
     """A verified layer that moves bytes without MACs (AVERAGE_POOL, ADD): intensity 0, which a
     log axis cannot show; it is drawn at the left edge (draw_macfree)."""
-    return bool(p.get("verified") and not p.get("macc") and p.get("bytes_per_s"))
+    return bool(p.verified and not p.macc and p.bytes_per_s)
 
 
 MACFREE_MARKER = "<"
@@ -371,12 +375,12 @@ MACFREE_LABEL = (
 )
 
 
-def macfree_text(p: dict) -> str:
+def macfree_text(p: Point) -> str:
     """A MAC-free layer's label: its number and its own unit's figure ("9: 4.91 MB/s")."""
-    return f"{point_number(p)}: {si(p['bytes_per_s'], 'B/s')}"
+    return f"{point_number(p)}: {si(p.bytes_per_s, 'B/s')}"
 
 
-def draw_macfree(ax, points: list[dict], xlim, tag: str = "") -> list[tuple]:
+def draw_macfree(ax, points: list[Point], xlim, tag: str = "") -> list[tuple]:
     """MAC-free layers at the left edge, at their byte rate times that edge's intensity: their gap
     under the memory roofs there is their headroom (bytes/s against the memory roof's). Returns
     their number labels, as draw_points."""
@@ -385,10 +389,10 @@ def draw_macfree(ax, points: list[dict], xlim, tag: str = "") -> list[tuple]:
     if pts:  # one legend entry whatever the emitters (colour: emitter, as the other points)
         ax.scatter(
             [x0] * len(pts),
-            [p["bytes_per_s"] * x0 for p in pts],
+            [p.bytes_per_s * x0 for p in pts],
             marker=MACFREE_MARKER,
             s=46,
-            color=[EMITTER_COLORS.get(p["emitter"], "#555555") for p in pts],
+            color=[EMITTER_COLORS.get(p.emitter, "#555555") for p in pts],
             edgecolors="black",
             linewidths=0.4,
             zorder=7,
@@ -397,45 +401,45 @@ def draw_macfree(ax, points: list[dict], xlim, tag: str = "") -> list[tuple]:
         )
         ax.legend(loc="lower right", fontsize=7, framealpha=0.9, markerscale=0.9)
     return [
-        (x0, p["bytes_per_s"] * x0, macfree_text(p), EMITTER_COLORS.get(p["emitter"], "#555555"))
+        (x0, p.bytes_per_s * x0, macfree_text(p), EMITTER_COLORS.get(p.emitter, "#555555"))
         for p in pts
-        if isinstance(p.get("index"), int)
+        if isinstance(p.index, int)
     ]
 
 
-def limits(roofs: list[dict], points: list[dict], margin: float = 2.5):
+def limits(roofs: list, points: list, margin: float = 2.5):
     """Axis ranges fitted to the data: every bend (ridge) and point with a small margin, room
     right of the last bend for the compute labels, and every drawn line's left end in view."""
-    return fit(roof_lines(roofs), points, margin)
+    return fit(roof_lines(roofs), records.points(points), margin)
 
 
-def fit(lines: list[Line], points: list[dict], margin: float = 2.5):
+def fit(lines: list[Line], points: list[Point], margin: float = 2.5):
     pts = [p for p in points if is_shown(p)]
     bends = [ln.bend for ln in lines if ln.bend]
-    xs = bends + [p["oi"] for p in pts] or [0.05, 20.0]  # compute ceilings alone: a few decades
+    xs = bends + [p.oi for p in pts] or [0.05, 20.0]  # compute ceilings alone: a few decades
     lo = min(xs) / margin
     hi = max(max(xs) * margin, max(bends, default=lo) * 8)
     comps = [ln.value for ln in lines if ln.kind == "compute"]
-    ys = comps + [p["macs_per_s"] for p in pts]
+    ys = comps + [p.macs_per_s for p in pts]
     ys += [ln.value * lo for ln in lines if ln.kind == "memory"]
-    ys += [p["bytes_per_s"] * lo for p in points if is_macfree(p)]  # drawn at the left edge
-    top = max(comps + [p["macs_per_s"] for p in pts], default=None) or max(ln.value * hi for ln in lines)
+    ys += [p.bytes_per_s * lo for p in points if is_macfree(p)]  # drawn at the left edge
+    top = max(comps + [p.macs_per_s for p in pts], default=None) or max(ln.value * hi for ln in lines)
     return (lo, hi), (min(ys) / margin, top * margin)
 
 
-def draw_points(ax, points: list[dict], marker: str | None = None, tag: str = "") -> list[tuple]:
+def draw_points(ax, points: list[Point], marker: str | None = None, tag: str = "") -> list[tuple]:
     """Verified layer points, one scatter per emitter and type (colour: emitter, marker: type);
     a point above its roof is a big red X. Returns the number labels to place, (oi, MACC/s,
     text, colour): points that coincide share one."""
     shown = [p for p in points if is_shown(p)]
-    by_look: dict[tuple, list[dict]] = {}
+    by_look: dict[tuple, list[Point]] = {}
     for p in shown:
-        by_look.setdefault((p["emitter"], p["dtype"], bool(p.get("above_roof")), bool(p.get("user"))), []).append(p)
+        by_look.setdefault((p.emitter, p.dtype, bool(p.above_roof), bool(p.user)), []).append(p)
     for (em, dt, above, user), pts in sorted(by_look.items(), key=lambda kv: (kv[0][2:], str(kv[0][0]), str(kv[0][1]))):
         what = f"your kernels (U1, U2...): {em} {dt}" if user else f"layers: {em} {dt}"
         ax.scatter(
-            [p["oi"] for p in pts],
-            [p["macs_per_s"] for p in pts],
+            [p.oi for p in pts],
+            [p.macs_per_s for p in pts],
             marker="X" if above else USER_MARKER if user else marker or DTYPE_MARKERS.get(dt, "D"),
             s=70 if above or user else 28,
             color="#d62728" if above else EMITTER_COLORS.get(em, "#555555"),
@@ -444,36 +448,33 @@ def draw_points(ax, points: list[dict], marker: str | None = None, tag: str = ""
             zorder=7,
             label=f"{tag}point ABOVE its roof: an accounting error" if above else tag + what,
         )
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list[Point]] = {}
     for p in shown:
-        color = "#d62728" if p.get("above_roof") else EMITTER_COLORS.get(p.get("emitter"), "#555555")
-        spot = (round(math.log10(p["oi"]) * 20), round(math.log10(p["macs_per_s"]) * 20), color)
+        color = "#d62728" if p.above_roof else EMITTER_COLORS.get(p.emitter, "#555555")
+        spot = (round(math.log10(p.oi) * 20), round(math.log10(p.macs_per_s) * 20), color)
         groups.setdefault(spot, []).append(p)
     if shown:
         ax.legend(loc="lower right", fontsize=7, framealpha=0.9, markerscale=0.9)
     if len(groups) > MAX_NUMBERED:
         return []
     return [
-        (pts[0]["oi"], pts[0]["macs_per_s"], ",".join(sorted({point_number(p) for p in pts}, key=number_order)), color)
+        (pts[0].oi, pts[0].macs_per_s, ",".join(sorted({point_number(p) for p in pts}, key=number_order)), color)
         for (_, _, color), pts in groups.items()
-        if all(isinstance(p.get("index"), int) for p in pts)
+        if all(isinstance(p.index, int) for p in pts)
     ]
 
 
-def _key(fig, shown: list[dict]) -> None:
+def _key(fig, shown: list[Point]) -> None:
     """The layers beside the plot: short name, output shape and MACC (tensor names are in the
     hover text of the HTML report and in the exports)."""
-    layers = {p["index"]: p for p in shown if isinstance(p.get("index"), int) and not p.get("user")}
-    name_w = max([len(layer_names.short(p)) for p in layers.values()] + [len("layer")]) + 2  # a gap, always
-    shape_w = max([len(layer_names.shape_text(p.get("output_shape"))) for p in layers.values()] + [len("output")]) + 2
+    layers = {p.index: p for p in shown if isinstance(p.index, int) and not p.user}
+    name_w = max([len(p.short_name) for p in layers.values()] + [len("layer")]) + 2  # a gap, always
+    shape_w = max([len(layer_names.shape_text(p.output_shape)) for p in layers.values()] + [len("output")]) + 2
     rows = [
-        f"{layer_names.short(p):<{name_w}}{layer_names.shape_text(p.get('output_shape')):<{shape_w}}"
-        f"{si(p.get('macc'), 'MACC'):>10}"
+        f"{p.short_name:<{name_w}}{layer_names.shape_text(p.output_shape):<{shape_w}}{si(p.macc, 'MACC'):>10}"
         for _, p in sorted(layers.items())
     ]
-    rows += [
-        f"{'U%d' % p['index']:<4}{p['name'][:18]:<18}{si(p.get('macc'), 'MACC'):>10}" for p in shown if p.get("user")
-    ]
+    rows += [f"{'U%d' % p.index:<4}{p.name[:18]:<18}{si(p.macc, 'MACC'):>10}" for p in shown if p.user]
     more = len(rows) - MAX_KEY_ROWS
     if more > 0:
         rows = rows[:MAX_KEY_ROWS] + [f"... and {more} more layers (see the report)"]
@@ -485,8 +486,8 @@ def _key(fig, shown: list[dict]) -> None:
 USER_MARKER = "*"
 
 
-def point_number(p: dict) -> str:
-    return f"U{p['index']}" if p.get("user") else str(p["index"])
+def point_number(p: Point) -> str:
+    return f"U{p.index}" if p.user else str(p.index)
 
 
 def number_order(number: str) -> tuple:

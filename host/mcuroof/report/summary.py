@@ -9,7 +9,8 @@ import re
 
 from rich.table import Table
 
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis import records, timing_basis
+from mcuroof.analysis.records import Point
 from mcuroof.model import names as layer_names
 from mcuroof.report import advice_text
 from mcuroof.report.layer_tables import layer_points
@@ -19,21 +20,21 @@ NUMBER_UNIT = re.compile(r"^([\d.]+)(\D*)$")  # "12.6 M": the number and its uni
 NUMBER = advice_text.NUMBER
 
 
-def best_per_layer(result: dict) -> list[dict]:
+def best_per_layer(result: dict) -> list[Point]:
     """Per layer and element type, its verified run that took the least time."""
-    best: dict[tuple, dict] = {}
-    for p in layer_points(result):
-        key = (p["index"], p["dtype"])
-        if p["verified"] and p.get("seconds") and (key not in best or p["seconds"] < best[key]["seconds"]):
+    best: dict[tuple, Point] = {}
+    for p in records.points(layer_points(result)):
+        key = (p.index, p.dtype)
+        if p.verified and p.seconds and (key not in best or p.seconds < best[key].seconds):
             best[key] = p
     return [best[k] for k in sorted(best)]
 
 
-def groups(best: list[dict]) -> list[list[dict]]:
+def groups(best: list[Point]) -> list[list[Point]]:
     """The best runs grouped by op kind, emitter and type, in layer order of each group's first."""
-    out: dict[tuple, list[dict]] = {}
+    out: dict[tuple, list[Point]] = {}
     for p in best:
-        out.setdefault((layer_names.op_short(p["op"]), p["emitter"], p["dtype"]), []).append(p)
+        out.setdefault((layer_names.op_short(p.op), p.emitter, p.dtype), []).append(p)
     return list(out.values())
 
 
@@ -41,25 +42,25 @@ def best_table(result: dict) -> Table | None:
     best = best_per_layer(result)
     if not best:
         return None
-    total = sum(p["seconds"] for p in best)
+    total = sum(p.seconds for p in best)
     basis = timing_basis.of(result.get("board", {}))
-    one = len({p["dtype"] for p in best}) == 1  # one element type: named once, in the title
-    kind = f" ({best[0]['dtype']})" if one else ""
+    one = len({p.dtype for p in best}) == 1  # one element type: named once, in the title
+    kind = f" ({best[0].dtype})" if one else ""
     t = Table(
         title=f"Best emitter per layer{kind}; time counts {basis.label}", title_justify="left", caption_justify="left"
     )
     for col in ("op", "layer #", "best", "time", "share", "MACC/s", "headroom"):
         t.add_column(col, justify="right" if col in ("time", "share", "MACC/s", "headroom") else "left")
     for g in groups(best):
-        seconds = sum(p["seconds"] for p in g)
+        seconds = sum(p.seconds for p in g)
         t.add_row(
-            layer_names.op_short(g[0]["op"]),
-            ",".join(str(p["index"]) for p in g),  # as the plot numbers them
-            g[0]["emitter"] if one else f"{g[0]['emitter']} {g[0]['dtype']}",
+            layer_names.op_short(g[0].op),
+            ",".join(str(p.index) for p in g),  # as the plot numbers them
+            g[0].emitter if one else f"{g[0].emitter} {g[0].dtype}",
             duration(seconds),
             _share(seconds / total) if total else "-",
-            _span([p["macs_per_s"] for p in g], lambda v: si(v, "")) if g[0]["macc"] else "no MACs",
-            _span([p["headroom"] for p in g if p.get("headroom")], lambda v: f"{v:.3g}x"),
+            _span([p.macs_per_s for p in g], lambda v: si(v, "")) if g[0].macc else "no MACs",
+            _span([p.headroom for p in g if p.headroom], lambda v: f"{v:.3g}x"),
         )
     t.caption = "time: the layers' sum, each at its best; headroom: under its roof (bytes/s for a layer without MACs)"
     return t
@@ -107,8 +108,8 @@ def lead_line(result: dict) -> str | None:
             f"time counts {basis.label}"
         )
     top = max(
-        (r for r in result.get("roofs") or [] if r["kind"] == "compute" and r["source"] == "measured"),
-        key=lambda r: r["macs_per_s"],
+        (r for r in records.roofs(result) if r.kind == "compute" and r.measured),
+        key=lambda r: r.macs_per_s,
         default=None,
     )
     if not top:
@@ -118,9 +119,9 @@ def lead_line(result: dict) -> str | None:
         if not fits
         else "ran some layers on tiles (memory or time budget)"
     )
-    per = f" ({basis.per_text(top['macs_per_s'], 'MACC')})" if basis.step else ""
+    per = f" ({basis.per_text(top.macs_per_s, 'MACC')})" if basis.step else ""
     return (
-        f"measured: the fastest compute ceiling here is {top['name']}, {si(top['macs_per_s'], 'MACC/s')}{per}; "
+        f"measured: the fastest compute ceiling here is {top.name}, {si(top.macs_per_s, 'MACC/s')}{per}; "
         f"{m.get('name', 'the model')} {why}: its whole-model time is projected from them, not measured; "
         f"time counts {basis.label}"
     )
@@ -148,10 +149,11 @@ def _left_out(m: dict) -> str:
 
 def _tiled(result: dict, row: dict) -> bool:
     """Whether a whole-model row's layers include one run on a tile (its time projected)."""
-    mine = [p for p in layer_points(result) if (p["emitter"], p["dtype"]) == (row["emitter"], row["dtype"])]
+    pts = records.points(layer_points(result))
+    mine = [p for p in pts if (p.emitter, p.dtype) == (row["emitter"], row["dtype"])]
     lent = {(b["index"], b["emitter"]) for b in row.get("borrowed") or []}
-    mine += [p for p in layer_points(result) if (p["index"], p["emitter"]) in lent and p["dtype"] == row["dtype"]]
-    return any(p.get("tile_fraction", 1) < 1 for p in mine)
+    mine += [p for p in pts if (p.index, p.emitter) in lent and p.dtype == row["dtype"]]
+    return any(p.tile_fraction is not None and p.tile_fraction < 1 for p in mine)
 
 
 def renderables(result: dict, folder: str = "DIR") -> list:

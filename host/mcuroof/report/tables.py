@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from mcuroof.analysis import records, timing_basis
 from mcuroof.analysis import roofs as roofs_mod
-from mcuroof.analysis import timing_basis
+from mcuroof.analysis.records import Roof
 from mcuroof.report import layer_tables as layer_report
 from mcuroof.report import summary
 from mcuroof.report import user_tables as user_report
@@ -42,31 +43,32 @@ def roofs_table(result: dict, only: set[str] | None = None, ridges: bool = False
             )
             if x
         )
-    shown = [r for r in result["roofs"] if only is None or (r["name"] in only and r["source"] == "measured")]
-    for r in sorted(shown, key=lambda r: (r["kind"], r["source"], -_value(r), r["name"])):
-        unit = "B" if r["kind"] == "memory" else "MACC"
+    roofs = records.roofs(result)
+    shown = [r for r in roofs if only is None or (r.name in only and r.measured)]
+    for r in sorted(shown, key=lambda r: (r.kind, r.source, -r.rate, r.name)):
+        unit = "B" if r.kind == "memory" else "MACC"
         t.add_row(
-            r["kind"],
-            r["name"],
-            r.get("emitter") or "-",
-            r.get("dtype") or "-",
-            r["source"],
-            si(_value(r), unit + "/s"),
-            *([basis.per_text(_value(r), unit)] if per else []),
-            theory_ratio(r, result["roofs"]),
-            *(f"{oi[(r['name'], m)]:.3g}" if (r["name"], m) in oi else "-" for m in mems),
+            r.kind,
+            r.name,
+            r.emitter or "-",
+            r.dtype or "-",
+            r.source,
+            si(r.rate, unit + "/s"),
+            *([basis.per_text(r.rate, unit)] if per else []),
+            theory_ratio(r, roofs),
+            *(f"{oi[(r.name, m)]:.3g}" if (r.name, m) in oi else "-" for m in mems),
         )
     return t
 
 
-def theory_ratio(roof: dict, roofs: list[dict]) -> str:
+def theory_ratio(roof: Roof, roofs: list[Roof]) -> str:
     """measured / theoretical, against the profile's roof of the same kind and dtype (memory
     roofs name the memory they are compared with); "-" where the profile has no figure."""
     th = roofs_mod.theoretical_match(roof, roofs)
     if not th:
         return "-"
-    ratio = f"{_value(roof) / _value(th):.2g}"
-    return f"{ratio} {th['name']}" if roof["kind"] == "memory" else ratio
+    ratio = f"{roof.rate / th.rate:.2g}"
+    return f"{ratio} {th.name}" if roof.kind == "memory" else ratio
 
 
 def ridges_table(result: dict) -> Table:
@@ -196,7 +198,7 @@ def kernel_renderables(result: dict, measured_roofs: bool) -> list:
     """What `mcuroof kernel` prints: the user's kernels, the roofs that place them (not the whole
     characterisation) and counts of what it checked."""
     pts = user_report.user_points(result)
-    named = {p[k] for p in pts for k in ("memory_roof", "compute_roof") if p.get(k)}
+    named = {r for p in pts for r in (p.memory_roof, p.compute_roof) if r}
     out = user_report.renderables(result)
     if named:
         table = roofs_table(result, named)
@@ -240,7 +242,3 @@ def call_bound_lines(result: dict) -> list[str]:
                 "call, not the memory, sets its rate (call-bound)"
             )
     return out
-
-
-def _value(r: dict) -> float:
-    return r["bytes_per_s"] if r["kind"] == "memory" else r["macs_per_s"]

@@ -22,8 +22,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcuroof.analysis import records, user_points
 from mcuroof.analysis import roofs as roofs_mod
-from mcuroof.analysis import user_points
 from mcuroof.board import caches, cycle_counter, identity
 from mcuroof.board import profiles as boards
 from mcuroof.errors import UserError, read_text
@@ -191,7 +191,7 @@ def build(
     }
     if reference:
         top = roofs_mod.top_memory(roofs)
-        sweep = roofs_mod.series(mem).get((top["emitter"], top["kernel"], top["dtype"]), []) if top else []
+        sweep = roofs_mod.series(mem).get((top.emitter, top.kernel, top.dtype), []) if top else []
         result["reference"] = reference_summary(reference, roofs, sweep)
     return result
 
@@ -210,25 +210,25 @@ def timing_noise(records: list[dict]) -> dict:
     return {"timed": len(timed), "noisy": sum(r["med"] > NOISY * r["us"] for r in timed)}
 
 
-def reference_summary(points: list[dict], roofs: list[dict], sweep: list[tuple[int, float]]) -> dict:
+def reference_summary(points: list[dict], roofs: list, sweep: list[tuple[int, float]]) -> dict:
     """The C memcpy reference beside the measured memory roof, per level.
 
     `ratio` is the median, over the working sets both measured in the level, of roof mover /
     memcpy at the same size; `ratio_at_roof` the same at the working set where the roof was
     measured (`roof_ws`); the level's best values are kept beside them."""
     measured = dict(sweep)
-    levels = [r for r in roofs if r["kind"] == "memory" and r["role"] == "roof" and r["source"] == "measured"]
+    levels = [r for r in records.roofs(roofs) if r.kind == "memory" and r.role == "roof" and r.measured]
     out = []
     for lv in levels:
-        lo, hi = lv["ws_range"]
+        lo, hi = lv.ws_range
         ref = {p["bytes"]: p["bytes_per_s"] for p in points if lo <= p["bytes"] <= hi}
         common = sorted(ws for ws in ref if ws in measured)
         if common:
             at_roof = max(common, key=lambda ws: measured[ws])
             out.append(
                 {
-                    "level": lv["name"],
-                    "roof_bytes_per_s": lv["bytes_per_s"],
+                    "level": lv.name,
+                    "roof_bytes_per_s": lv.bytes_per_s,
                     "reference_bytes_per_s": max(ref.values()),
                     "sizes_compared": len(common),
                     "ratio": statistics.median(measured[ws] / ref[ws] for ws in common),

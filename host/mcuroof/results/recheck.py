@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from mcuroof.analysis import advice as advice_mod
 from mcuroof.analysis import points as points_mod
+from mcuroof.analysis import records
 from mcuroof.analysis import roofs as roofs_mod
+from mcuroof.analysis.records import Roof
 from mcuroof.errors import UserError
 
 RTOL = 0.01  # a rate rounded to 3 significant figures passes; one edited by more does not
@@ -16,7 +18,7 @@ RTOL = 0.01  # a rate rounded to 3 significant figures passes; one edited by mor
 
 def recheck(data: dict) -> dict:
     """The document with every point placed again; UserError on a rate its work and time disagree with."""
-    roofs = data.get("roofs") or []
+    roofs = records.roofs(data)
     for i, p in enumerate(data.get("points") or []):
         _rates(p, f"points[{i}]")
         _place(p, roofs)
@@ -47,24 +49,24 @@ def _rates(p: dict, where: str) -> None:
             )
 
 
-def _named(roofs: list[dict], kind: str, name: str | None) -> dict | None:
-    return next((r for r in roofs if r["kind"] == kind and r["name"] == name and r["source"] == "measured"), None)
+def _named(roofs: list[Roof], kind: str, name: str | None) -> Roof | None:
+    return next((r for r in roofs if r.kind == kind and r.name == name and r.measured), None)
 
 
-def _place(p: dict, roofs: list[dict]) -> None:
+def _place(p: dict, roofs: list[Roof]) -> None:
     """Roof, headroom and above-roof flag again from the roofs the point names (points.place's rule)."""
     mem, comp = _named(roofs, "memory", p.get("memory_roof")), _named(roofs, "compute", p.get("compute_roof"))
     if p["macc"] and (mem or comp) and p["macs_per_s"]:
-        by_mem = mem["bytes_per_s"] * p["oi"] if mem else float("inf")
-        roof = min(by_mem, comp["macs_per_s"] if comp else float("inf"))
+        by_mem = mem.bytes_per_s * p["oi"] if mem else float("inf")
+        roof = min(by_mem, comp.macs_per_s if comp else float("inf"))
         p["roof_macs_per_s"], p["headroom"] = roof, roof / p["macs_per_s"]
     elif not p["macc"] and mem and p.get("bytes_per_s"):
-        p["memory_share"] = p["bytes_per_s"] / mem["bytes_per_s"]
+        p["memory_share"] = p["bytes_per_s"] / mem.bytes_per_s
         p["headroom"] = 1 / p["memory_share"]
     op = _named(roofs, "compute", p.get("op_roof"))  # the ceiling its op kind can use (points._place_under_op_roof)
     if op and p["macc"] and p["macs_per_s"]:
-        by_mem = mem["bytes_per_s"] * p["oi"] if mem else float("inf")
-        p["op_roof_macs_per_s"] = min(by_mem, op["macs_per_s"])
+        by_mem = mem.bytes_per_s * p["oi"] if mem else float("inf")
+        p["op_roof_macs_per_s"] = min(by_mem, op.macs_per_s)
         p["op_headroom"] = p["op_roof_macs_per_s"] / p["macs_per_s"]
     p["above_roof"] = any(roofs_mod.above_roof(h) for h in (p.get("headroom"), p.get("op_headroom")))
     if p["above_roof"]:

@@ -1,4 +1,4 @@
-"""The `mcuroof choose` document (report.choose) as a terminal table that holds at 80 columns and
+"""The `mcuroof choose` document (report.board_choice) as a terminal table that holds at 80 columns and
 as a report.html section: each time cell is its ms, a letter for its label and the number of the
 note that gives its basis; each "-" the number of the note that gives its reason."""
 

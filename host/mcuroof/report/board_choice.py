@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from mcuroof.analysis import fit, timing_basis
+from mcuroof.analysis import fit, records, timing_basis
 from mcuroof.board import profiles
 from mcuroof.model import network
 from mcuroof.npu import vela
@@ -48,6 +48,17 @@ class Calibration:
     path: str
     board: dict  # results.json's board
     seconds: dict  # dtype -> (seconds, emitter)
+
+    @classmethod
+    def of(cls, path: str, board: dict, whole_model: list[dict]) -> Calibration:
+        """The least whole-model time per element type of a run's calibration (`whole_model`:
+        predict.predictor.network's), over the kernels whose prediction holds every MAC."""
+        best: dict[str, tuple[float, str]] = {}
+        for w in whole_model:
+            if w["seconds"] and w["coverage"]["macs_share"] > 0.999:
+                if w["dtype"] not in best or w["seconds"] < best[w["dtype"]][0]:
+                    best[w["dtype"]] = (w["seconds"], w["emitter"])
+        return cls(path, board, best)
 
     @property
     def basis(self) -> timing_basis.Basis:
@@ -201,9 +212,9 @@ def npu(board: profiles.Board, dtype: str, est: NpuEstimate | None) -> dict:
 
 def roofline(board: profiles.Board, dtype: str, seconds: float | None) -> dict:
     """Every layer at the profile's theoretical roofs, at its clock (predict.bound): a least time."""
-    roofs = profiles.theoretical_roofs(board)
-    compute = [r["macs_per_s"] for r in roofs if r["kind"] == "compute" and r.get("dtype") == dtype]
-    memory = [r["bytes_per_s"] for r in roofs if r["kind"] == "memory" and r.get("bytes_per_s")]
+    roofs = records.roofs(profiles.theoretical_roofs(board))
+    compute = [r.macs_per_s for r in roofs if r.kind == "compute" and r.dtype == dtype]
+    memory = [r.bytes_per_s for r in roofs if r.kind == "memory" and r.bytes_per_s]
     if not compute:
         why = f"{board.name}'s profile has no {dtype} compute figure (MAC/cycle)"
         return cell(why=why, note=f"the profile has no {dtype} compute figure (MAC/cycle): no roofline")
