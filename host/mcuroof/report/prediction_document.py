@@ -8,7 +8,7 @@ from mcuroof.analysis.records import LayerPrediction
 from mcuroof.board import profiles
 
 LAYER_KEYS = ("name", "op", "emitter", "dtype", "status", "why", "family", "seconds", "interval", "interval_why")
-LAYER_KEYS += ("held_out", "ratio", "outside")
+LAYER_KEYS += ("held_out", "pool", "pool_held_out", "ratio", "outside")
 WHOLE_KEYS = ("emitter", "dtype", "seconds", "interval", "interval_why", "coverage", "borrowed")
 
 
