@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 from mcuroof.errors import UserError
 
@@ -68,8 +70,16 @@ def command_parser(name: str, debug: bool = False):
     return p, module
 
 
+def _terminated(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     debug = False
+    # `kill`, a CI job's timeout: ended as Ctrl-C is (the emulator stopped, the partial run kept);
+    # by default the process died at once and left its QEMU running
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminated)
     try:
         parser = build_parser()
         top, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)

@@ -70,3 +70,29 @@ def _entries(out: Path) -> list[dict]:
         return [json.loads(line) for line in (out / "raw.jsonl").read_text().splitlines()[:-1]]
     except OSError:
         return []
+
+
+@pytest.mark.qemu
+def test_a_terminated_run_stops_its_emulator_and_keeps_the_partial_run(tmp_path):
+    """`kill` (SIGTERM), as a CI job's timeout sends it, ends a run as Ctrl-C does: before, the
+    process died at once and its QEMU ran on, an orphan, until someone killed it."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcuroof.cli", "run", "--board", "qemu-m3", "--suite", "memory,compute", "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not any(e.get("kind") == "kernel" for e in _entries(out)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    qemu = subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "qemu-system"], capture_output=True, text=True)
+    assert qemu.stdout.split(), "no QEMU under the run"
+    proc.terminate()
+    err = proc.communicate(timeout=60)[1].strip().splitlines()
+    assert proc.returncode == 130 and err == [
+        f"mcuroof: interrupted; the partial run is kept: mcuroof run --resume {out}"
+    ]
+    assert runfolder.state(out) == "interrupted"
+    for pid in qemu.stdout.split():
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
