@@ -17,7 +17,11 @@
 #define AIRCR REG(0xe000ed0c)
 
 #if !MCUROOF_MODELLED_TIME
-static volatile uint32_t ticks_ms;
+// SysTick's period. Each interrupt under -icount woke QEMU's main loop and its I/O thread: at one
+// a millisecond QEMU spent as much time in the kernel as running the board (1.3 M context
+// switches in a qemu-m7 default run); its cost also landed in the timed windows
+#define TICK_MS (100)
+static volatile uint32_t ticks_ms;  // at the last SysTick
 #endif
 
 void hal_init(void) {
@@ -27,7 +31,7 @@ void hal_init(void) {
         NVIC_ISER(i) = 0xffffffff;  // only the UART raises interrupts on these machines
     }
     #if !MCUROOF_MODELLED_TIME
-    SYST_RVR = MCUROOF_CPU_HZ / 1000 - 1;
+    SYST_RVR = MCUROOF_CPU_HZ / 1000 * TICK_MS - 1;
     SYST_CVR = 0;
     SYST_CSR = 0x7;  // processor clock, interrupt, enable
     #endif
@@ -35,7 +39,7 @@ void hal_init(void) {
 
 #if !MCUROOF_MODELLED_TIME
 void SysTick_Handler(void) {
-    ticks_ms += 1;
+    ticks_ms += TICK_MS;
 }
 #endif
 
@@ -47,8 +51,12 @@ void UART_IRQHandler(void) {
 }
 
 #if !MCUROOF_MODELLED_TIME
+// waiting for input sleeps until the UART's interrupt; a timed wait spins (SysTick wakes the
+// core only every TICK_MS)
 void hal_wait(int timeout_ms) {
-    __asm volatile ("wfi");  // SysTick wakes the core every millisecond
+    if (timeout_ms < 0) {
+        console_wait_rx();
+    }
 }
 #endif
 
@@ -73,25 +81,30 @@ uint32_t hal_cpu_hz(void) {
     return MCUROOF_CPU_HZ;
 }
 
+// the count at the last SysTick and the cycles since, read together (again if a tick fell between)
+static uint32_t cycles_since_tick(uint32_t *ms) {
+    uint32_t cvr;
+    do {
+        *ms = ticks_ms;
+        cvr = SYST_CVR;
+    } while (*ms != ticks_ms);
+    return SYST_RVR - cvr;
+}
+
 mp_uint_t mp_hal_ticks_ms(void) {
-    return ticks_ms;
+    uint32_t ms;
+    uint32_t cycles = cycles_since_tick(&ms);
+    return ms + cycles / (MCUROOF_CPU_HZ / 1000);
 }
 
 mp_uint_t mp_hal_ticks_us(void) {
-    // the millisecond count and the SysTick counter read together (again if a tick fell between)
-    uint32_t ms, cvr;
-    do {
-        ms = ticks_ms;
-        cvr = SYST_CVR;
-    } while (ms != ticks_ms);
-    return ms * 1000 + (SYST_RVR - cvr) / (MCUROOF_CPU_HZ / 1000000);
+    uint32_t ms;
+    uint32_t cycles = cycles_since_tick(&ms);
+    return ms * 1000 + cycles / (MCUROOF_CPU_HZ / 1000000);
 }
 
 void mp_hal_delay_ms(mp_uint_t ms) {
-    uint32_t t0 = ticks_ms;
-    while (ticks_ms - t0 < ms) {
-        mp_event_wait_ms(1);
-    }
+    mp_hal_delay_us(ms * 1000);
 }
 
 void mp_hal_delay_us(mp_uint_t us) {

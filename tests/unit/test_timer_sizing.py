@@ -137,7 +137,7 @@ def test_a_slow_emulator_says_which_rule_sized_it():
 
     pico = profiles.find("rp2040js-pico")
     assert "3 trials of 1000-tick windows" in timing.sizing(pico)
-    assert "one timed call (exact time) of 1000-tick windows" in timing.sizing(pico, _timer(2, [2000] * 5, True))
+    assert "2 timed calls (exact time) of 1000-tick windows" in timing.sizing(pico, _timer(2, [2000] * 5, True))
     assert timing.sizing(profiles.find("qemu-m3"), _timer(1, [1000] * 5, True)) is None
 
 

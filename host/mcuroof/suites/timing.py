@@ -150,7 +150,9 @@ def sizing(profile, timer: Timer | None = None) -> str | None:
     """What a slow emulator's run does about it, for the terminal and report.html; None elsewhere."""
     if not slow(profile):
         return None
-    trials = "one timed call (exact time)" if timer is not None and timer.exact else f"{SLOW_TRIALS} trials"
+    trials = (
+        f"{EXACT_TRIALS} timed calls (exact time)" if timer is not None and timer.exact else f"{SLOW_TRIALS} trials"
+    )
     return (
         f"an emulator slower than its chip (profile [run].slow_emulator): {trials} of "
         f"1000-tick windows, interpreted memory sweeps to {INTERPRETED_WS // 1024} KiB"
