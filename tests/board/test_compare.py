@@ -6,6 +6,7 @@ from rich.console import Console
 from conftest import needs_qemu
 from factories import point, roof, run_result
 from mcuroof.analysis import compare
+from mcuroof.analysis.records import Roof
 from mcuroof.cli import main
 from mcuroof.report import tables as report
 from mcuroof.results import document as results
@@ -117,7 +118,8 @@ def test_theory_ratio_column_by_hand():
         roof("compute", "Cortex-M0 int8", 14e6, emitter=None, dtype="int8", source="theoretical"),
     ]
     data = run_result("qemu-microbit", 1, 6, theory=theory)
-    rs = data["roofs"]
+    rs = [Roof.from_dict(r) for r in data["roofs"]]
+    theory = [Roof.from_dict(r) for r in theory]
     assert report.theory_ratio(rs[0], rs) == "0.5 SRAM"  # 40 MB/s of 80 MB/s
     assert report.theory_ratio(rs[1], rs) == "-"  # flash: the profile has no figure
     assert report.theory_ratio(rs[2], rs) == "0.5"  # int32 3.5 of 7 MMACC/s

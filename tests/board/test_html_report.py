@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from mcuroof.analysis.records import Point
 from mcuroof.report import html as html_report
 from mcuroof.report import plot
 
@@ -59,7 +60,8 @@ def test_report_in_chromium(browser, tmp_path, name):
     data = json.loads((DATA / name).read_text())
     out = html_report.write(data, tmp_path / "report.html")
     _load(browser, out)
-    shown = [p for p in data["points"] if plot.is_shown(p) or plot.is_macfree(p)]  # MAC-free: at the left edge
+    points = [Point.from_dict(p) for p in data["points"]]
+    shown = [p for p in points if plot.is_shown(p) or plot.is_macfree(p)]  # MAC-free: at the left edge
     markers = browser.execute_script("return document.querySelectorAll('#r0-roofline .scatterlayer path.point').length")
     assert markers == len(shown)
     traced = browser.execute_script(
@@ -87,7 +89,7 @@ def test_compare_report_in_chromium(browser, tmp_path):
     runs = [(n, json.loads((DATA / n).read_text())) for n in ("results-kws-microbit.json", "results-vww-unix.json")]
     out = html_report.write_compare(runs, tmp_path / "compare.html")
     _load(browser, out)
-    shown = sum(1 for _, d in runs for p in d["points"] if plot.is_shown(p) or plot.is_macfree(p))
+    shown = sum(1 for _, d in runs for p in map(Point.from_dict, d["points"]) if plot.is_shown(p) or plot.is_macfree(p))
     assert (
         browser.execute_script("return document.querySelectorAll('#compare-roofline .scatterlayer path.point').length")
         == shown

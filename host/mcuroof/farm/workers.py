@@ -101,8 +101,9 @@ class Progress:
 def progress(entries: list[dict]) -> Progress:
     """Units finished, units planned (once the probe has arrived; None with the layers suite,
     whose plan needs the model) and the unit now running. Pure."""
-    # the pace unit (measure.pace, after the probe) is not a suite's: counted with neither
-    out = Progress(done=sum(suite != "pace" for suite, _ in complete_kernels(entries)))
+    # the pace unit and the timer check (measure.pace, measure.timer: after the probe) are no
+    # suite's: counted with neither
+    out = Progress(done=sum(suite not in ("pace", "timer") for suite, _ in complete_kernels(entries)))
     headers = [e for e in entries if e["kind"] == "header"]
     suites = headers[-1].get("suites") if headers else None
     probe = next((e["rec"] for e in entries if e["kind"] == "record" and e["rec"].get("t") == "probe"), None)
