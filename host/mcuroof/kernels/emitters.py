@@ -231,6 +231,12 @@ def present(probe: dict, suite: str) -> list[str]:
     return found + [e for e in ems if BY_NAME[e].found == "memoryview" and probe.get("memoryview")]
 
 
+def fills_in_viper(probe: dict) -> bool:
+    """Whether the layers harness fills and sums its int8 buffers in viper on this board
+    (firmware/fill_viper.py: 13x quicker than bytecode, the same data)."""
+    return "viper" in probe.get("emitters", [])
+
+
 def is_assembler(name: str) -> bool:
     return name in ASSEMBLERS
 

@@ -7,7 +7,13 @@ import re
 from mcuroof import package_data
 from mcuroof.errors import UserError
 
-HOST_ONLY = ("jobs", "peaks", "user_file", "alloc_trials")  # config the host keeps: rendered into the kernels
+HOST_ONLY = (
+    "jobs",
+    "peaks",
+    "user_file",
+    "alloc_trials",
+    "viper_fill",
+)  # config the host keeps: rendered into the kernels
 FIRMWARE_DIR = package_data.data_dir("firmware")
 
 

@@ -59,7 +59,8 @@ def trials(probe: dict, timer: timing.Timer | None = None) -> dict:
 
 
 def config(probe: dict, ctx: Context | None = None) -> dict:
-    return {**trials(probe, ctx.timer if ctx is not None else None), "jobs": jobs(probe)}
+    viper_fill = {"viper_fill": True} if emitters.fills_in_viper(probe) else {}
+    return {**trials(probe, ctx.timer if ctx is not None else None), "jobs": jobs(probe), **viper_fill}
 
 
 def key(rec: dict) -> str | None:
@@ -167,7 +168,7 @@ SUITE = Suite(
     key,
     {"cal": ()},
     config,
-    lambda cfg: ["layers"],
+    lambda cfg: ["layers"] + (["fill_viper"] if cfg.get("viper_fill") else []),
     leaves_out_failing=True,
     # 1,031 shapes on qemu-m3 have 103 distinct kernel definitions: each compiled once a pass
     reuses_setup=True,

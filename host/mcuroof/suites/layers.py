@@ -20,7 +20,7 @@ from mcuroof.board import profiles as boards
 from mcuroof.errors import UserError
 from mcuroof.kernels.compute import compute_kernels
 from mcuroof.kernels.contract import TYPE_NAMES, Kernel, unit_key
-from mcuroof.kernels.emitters import LAYER_EMITTERS
+from mcuroof.kernels.emitters import LAYER_EMITTERS, fills_in_viper
 from mcuroof.kernels.ops import dispatch, layer_plan
 from mcuroof.model import network
 from mcuroof.suites import compute, timing
@@ -72,6 +72,8 @@ def config(probe: dict, ctx: Context) -> dict:
     isa = identity.describe(probe, ctx.profile).isa
     request.jobs = [dataclasses.replace(j, isa=isa) for j in request.jobs]
     cfg = {**timing.for_context(probe, ctx), "jobs": request.jobs}
+    if fills_in_viper(probe):
+        cfg["viper_fill"] = True
     if size == "large":
         cfg["peaks"] = peaks_config(probe, request.jobs, ctx)
     return cfg
@@ -251,8 +253,9 @@ def key(rec: dict) -> str | None:
 
 
 def helpers(cfg: dict) -> list[str]:
-    """firmware/layers.py, and compute.py where the ceilings are measured again (cfg "peaks")."""
-    return ["layers"] + (["compute"] if cfg.get("peaks") else [])
+    """firmware/layers.py (with fill_viper.py where the board has viper, as the calibration has
+    it: the same harness), and compute.py where the ceilings are measured again (cfg "peaks")."""
+    return ["layers"] + (["fill_viper"] if cfg.get("viper_fill") else []) + (["compute"] if cfg.get("peaks") else [])
 
 
 SUITE = Suite(
