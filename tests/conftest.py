@@ -79,3 +79,17 @@ def timed_records(out: Path) -> tuple[int, list]:
     tick = next(e["rec"]["tick_us"] for e in lines if e.get("kernel") == "probe" and "tick_us" in e.get("rec", {}))
     rec = [e for e in lines if isinstance(e.get("rec", {}).get("us"), int)]
     return tick, [(e["kernel"], e["rec"]["us"], e["rec"].get("med"), e["rec"].get("r")) for e in rec]
+
+
+def assert_same_timings(out: Path, again: Path) -> None:
+    """Two runs of one board whose time is exact (a model's cycles) timed the same kernels alike:
+    within one tick where a kernel ran the same repeats; where the probes read another timer step
+    (a ticks_us() call's cost, by the phase the probe starts at) and so another repeat count,
+    within 0.3 % a repeat (the window's own timer calls, shared by fewer repeats)."""
+    (tick, first), (tick2, second) = timed_records(out), timed_records(again)
+    assert first and [k for k, *_ in first] == [k for k, *_ in second]
+    for (kernel, us, med, r), (_, us2, med2, r2) in zip(first, second):
+        if r == r2:
+            assert abs(us - us2) <= 1 and abs((med or 0) - (med2 or 0)) <= 1, (kernel, us, us2)
+        else:
+            assert tick != tick2 and abs(us / r - us2 / r2) <= 0.003 * us / r, (kernel, us, r, us2, r2)

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import timed_records
+from conftest import assert_same_timings
 from mcuroof.cli import main
 
 needs_qemu = pytest.mark.skipif(
@@ -58,13 +58,7 @@ def test_ceilings_reach_their_loops_trm_bound_and_never_pass_it(tmp_path, board)
     # less by the same phase: windows are 1000 steps, so a kernel then runs another number of
     # repeats and its time per repeat agrees within 0.3 % (the window's own timer calls)
     again, _ = _run(tmp_path, "b", "--board", board)
-    (tick, first), (tick2, second) = timed_records(out), timed_records(again)
-    assert first and [k for k, *_ in first] == [k for k, *_ in second]
-    for (kernel, us, med, r), (_, us2, med2, r2) in zip(first, second):
-        if r == r2:
-            assert abs(us - us2) <= 1 and abs((med or 0) - (med2 or 0)) <= 1, (kernel, us, us2)
-        else:
-            assert tick != tick2 and abs(us / r - us2 / r2) <= 0.003 * us / r, (kernel, us, r, us2, r2)
+    assert_same_timings(out, again)
 
 
 def test_a_board_timed_as_the_pyboard(tmp_path):

@@ -45,16 +45,7 @@ def test_ctrl_c_prints_the_resume_command_and_the_folder_resumes(tmp_path):
     its children inherit that, and the run then finished (exit 0). Memory and compute suites: 35 s
     of work, so the signal lands mid-run."""
     out = tmp_path / "out dir"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcuroof.cli", "run", "--board", "unix", "--suite", "memory,compute", "-o", str(out)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    deadline = time.monotonic() + 60
-    while not any(e.get("kind") == "kernel" for e in _entries(out)) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    proc = _started(["--board", "unix"], out, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     proc.send_signal(signal.SIGINT)
     err = proc.communicate(timeout=60)[1].strip().splitlines()
     assert proc.returncode == 130 and err == [
@@ -63,6 +54,16 @@ def test_ctrl_c_prints_the_resume_command_and_the_folder_resumes(tmp_path):
     assert runfolder.state(out) == "interrupted"
     with pytest.raises(UserError, match="holds an interrupted run; continue it with `mcuroof run --resume"):
         runfolder.check_new(out, force=False)
+
+
+def _started(board: list[str], out: Path, **popen) -> subprocess.Popen:
+    """`mcuroof run BOARD --suite memory,compute -o OUT` started, once its first kernel is in the raw log."""
+    argv = [sys.executable, "-m", "mcuroof.cli", "run", *board, "--suite", "memory,compute", "-o", str(out)]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **popen)
+    deadline = time.monotonic() + 60
+    while not any(e.get("kind") == "kernel" for e in _entries(out)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return proc
 
 
 def _entries(out: Path) -> list[dict]:
@@ -77,15 +78,7 @@ def test_a_terminated_run_stops_its_emulator_and_keeps_the_partial_run(tmp_path)
     """`kill` (SIGTERM), as a CI job's timeout sends it, ends a run as Ctrl-C does: before, the
     process died at once and its QEMU ran on, an orphan, until someone killed it."""
     out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcuroof.cli", "run", "--board", "qemu-m3", "--suite", "memory,compute", "-o", str(out)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while not any(e.get("kind") == "kernel" for e in _entries(out)) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    proc = _started(["--board", "qemu-m3"], out)
     qemu = subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "qemu-system"], capture_output=True, text=True)
     assert qemu.stdout.split(), "no QEMU under the run"
     proc.terminate()
