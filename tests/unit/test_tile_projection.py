@@ -241,6 +241,11 @@ def test_a_layer_no_emitter_could_time_makes_every_row_partial():
         ("asm_thumb", [5], True, None),
         ("bytecode", [5], True, None),
     ]
+    # layer 5 has a time, a lone tile's: the line says what it lacks, a whole layer's
+    from mcuroof.report import layer_tables
+
+    line = layer_tables.layer_set_lines({"whole_model": rows})[0]
+    assert line.startswith("whole model asm_thumb int8: PARTIAL, layer(s) 5 have no whole-layer time from any emitter")
 
 
 # ---------------------------------------------------------------- theoretical figures

@@ -230,7 +230,8 @@ def layer_set_lines(m: dict) -> list[str]:
         if r.get("missing"):
             lines.append(
                 f"whole model {r['emitter']} {r['dtype']}: PARTIAL, layer(s) "
-                f"{', '.join(str(i) for i in r['missing'])} have no time from any emitter; no inferences/s"
+                f"{', '.join(str(i) for i in r['missing'])} have no whole-layer time from any emitter (a lone "
+                "tile's time is shown per layer, not summed); no inferences/s"
             )
     return lines
 
